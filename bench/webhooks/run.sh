@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Webhook intake benchmark: tfgate against the peer Probot wraps
+# (@octokit/webhooks createNodeMiddleware), same machine, same body, same wrk
+# settings, one after the other (never both at once: 2 cores).
+#
+#   bench/webhooks/run.sh            # build tfgate (release), bench peer, bench tfgate, ratio
+#   bench/webhooks/run.sh peer       # the peer only
+#   bench/webhooks/run.sh tfgate     # tfgate only
+#
+# Needs: scripts/install-deps.sh (wrk, node packages in .tools/node).
+# Settings (environment): BENCH_THREADS (2) BENCH_CONNECTIONS (32) BENCH_DURATION (10s) BENCH_WARMUP (2s)
+#   PEER_PORT (55600) TFGATE_BENCH_PORT (55601) WEBHOOK_SECRET
+#   BENCH_BODY_FILE (issue_comment created on a PR, compacted)  TFGATE_BUILD (1; 0 skips cargo build)
+# Each run sends: X-GitHub-Event: issue_comment, a fixed X-Hub-Signature-256,
+# Content-Type: application/json and a unique X-GitHub-Delivery per request.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+HERE="$ROOT/bench/webhooks"
+cd "$ROOT"
+
+# ============================ FILLED IN BY THE LEAD ============================
+# How to start tfgate. It is started with this environment added:
+#   TFGATE_ADDR=127.0.0.1:$TFGATE_BENCH_PORT TFGATE_DATA_DIR=<fresh tmp dir>
+#   TFGATE_WEBHOOK_SECRET=$WEBHOOK_SECRET
+# plus whatever the caller exports (e.g. app id / key settings).
+TFGATE_CMD="${TFGATE_CMD:-target/release/tfgate serve}"
+# Path tfgate receives webhooks on, and an HTTP path that answers once it is up
+# (empty: wait for the TCP port only).
+TFGATE_WEBHOOK_PATH="${TFGATE_WEBHOOK_PATH:-/api/github/webhooks}"
+TFGATE_READY_PATH="${TFGATE_READY_PATH:-}"
+# ==============================================================================
+
+THREADS="${BENCH_THREADS:-2}"
+CONNECTIONS="${BENCH_CONNECTIONS:-32}"
+DURATION="${BENCH_DURATION:-10s}"
+WARMUP="${BENCH_WARMUP:-2s}" # 0: none. Lets Node's JIT warm up before measuring.
+PEER_PORT="${PEER_PORT:-55600}"
+TFGATE_BENCH_PORT="${TFGATE_BENCH_PORT:-55601}"
+PEER_PATH="${WEBHOOK_PATH:-/api/github/webhooks}"
+export WEBHOOK_SECRET="${WEBHOOK_SECRET:-tfgate-bench-secret-0123456789}"
+export WEBHOOK_EVENT=issue_comment
+FIXTURE="$ROOT/tests/fixtures/webhooks/issue_comment.created.on-pr.json"
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() { printf '[bench] ERROR: %s\n' "$*" >&2; exit 1; }
+
+command -v wrk >/dev/null || die "wrk missing (scripts/install-deps.sh apt)"
+[ -d "$ROOT/.tools/node/node_modules/@octokit/webhooks" ] ||
+  die "@octokit/webhooks missing (scripts/install-deps.sh npm)"
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/tfgate-bench.XXXXXX")"
+PIDS=()
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# The fixed body: GitHub sends compact JSON; sign the exact bytes sent.
+if [ -n "${BENCH_BODY_FILE:-}" ]; then
+  cp "$BENCH_BODY_FILE" "$WORK/body.json"
+else
+  node -e 'process.stdout.write(JSON.stringify(require(process.argv[1])))' "$FIXTURE" >"$WORK/body.json"
+fi
+export WEBHOOK_BODY_FILE="$WORK/body.json"
+WEBHOOK_SIGNATURE="$(node "$HERE/sign.js" "$WEBHOOK_SECRET" "$WEBHOOK_BODY_FILE")"
+export WEBHOOK_SIGNATURE
+
+wait_up() { # wait_up NAME PORT PATH PID
+  local name="$1" port="$2" path="$3" pid="$4" i
+  for ((i = 0; i < 300; i++)); do
+    kill -0 "$pid" 2>/dev/null || { tail -n 20 "$WORK/$name.log" >&2; die "$name exited"; }
+    if [ -n "$path" ]; then
+      curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port$path" && return 0
+    elif (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  tail -n 20 "$WORK/$name.log" >&2
+  die "$name not up on port $port after 30 s"
+}
+
+# One signed request by curl first: a rejected signature must fail loudly.
+sanity() { # sanity NAME URL
+  local code
+  code="$(curl -s -o "$WORK/$1.sanity" -w '%{http_code}' -X POST "$2" \
+    -H 'Content-Type: application/json' -H "X-GitHub-Event: $WEBHOOK_EVENT" \
+    -H "X-GitHub-Delivery: 00000000-0000-4000-8000-sanity$(date +%s%N | tail -c 7)" \
+    -H "X-Hub-Signature-256: $WEBHOOK_SIGNATURE" --data-binary "@$WEBHOOK_BODY_FILE")"
+  [[ "$code" =~ ^2 ]] || die "$1 answered $code to a correctly signed request: $(head -c 300 "$WORK/$1.sanity")"
+  # and a wrong signature must be refused
+  code="$(curl -s -o /dev/null -w '%{http_code}' -X POST "$2" \
+    -H 'Content-Type: application/json' -H "X-GitHub-Event: $WEBHOOK_EVENT" \
+    -H 'X-GitHub-Delivery: 00000000-0000-4000-8000-badsignature' \
+    -H "X-Hub-Signature-256: sha256=$(printf '0%.0s' {1..64})" --data-binary "@$WEBHOOK_BODY_FILE")"
+  [[ "$code" =~ ^4 ]] || die "$1 answered $code to a wrongly signed request (expected 4xx)"
+}
+
+bench() { # bench NAME URL -> prints BENCH_RESULT line, stores it in $WORK/NAME.result
+  if [ "$WARMUP" != 0 ]; then
+    log "$1: warm-up ($WARMUP, not counted)"
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$HERE/wrk-signed.lua" "$2" >/dev/null
+  fi
+  log "$1: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency $2"
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/wrk-signed.lua" "$2" \
+    | tee "$WORK/$1.wrk" >&2
+  grep '^BENCH_RESULT' "$WORK/$1.wrk" | sed "s/^BENCH_RESULT/BENCH_RESULT target=$1/" | tee "$WORK/$1.result"
+}
+
+run_peer() {
+  PEER_PORT="$PEER_PORT" WEBHOOK_PATH="$PEER_PATH" node "$HERE/peer.js" >"$WORK/peer.log" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  wait_up peer "$PEER_PORT" "" "$pid"
+  sanity peer "http://127.0.0.1:$PEER_PORT$PEER_PATH"
+  bench peer "http://127.0.0.1:$PEER_PORT$PEER_PATH"
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  tail -n 1 "$WORK/peer.log" >&2
+}
+
+run_tfgate() {
+  if [ "${TFGATE_BUILD:-1}" = 1 ]; then
+    log "cargo build --release"
+    cargo build --release --quiet
+  fi
+  mkdir -p "$WORK/tfgate-data"
+  # shellcheck disable=SC2086 # TFGATE_CMD is a command line on purpose
+  env TFGATE_ADDR="127.0.0.1:$TFGATE_BENCH_PORT" TFGATE_DATA_DIR="$WORK/tfgate-data" \
+    TFGATE_WEBHOOK_SECRET="$WEBHOOK_SECRET" $TFGATE_CMD >"$WORK/tfgate.log" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  wait_up tfgate "$TFGATE_BENCH_PORT" "$TFGATE_READY_PATH" "$pid"
+  sanity tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
+  bench tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$WORK/$1.result"; }
+
+summary() {
+  local t
+  echo
+  printf '%-8s %10s %9s %9s %8s %8s\n' target 'req/s' 'p50 ms' 'p99 ms' non2xx errors
+  for t in "$@"; do
+    printf '%-8s %10s %9s %9s %8s %8s\n' "$t" "$(field "$t" rps)" "$(field "$t" p50_ms)" \
+      "$(field "$t" p99_ms)" "$(field "$t" non2xx)" "$(field "$t" socket_errors)"
+  done
+  if [ "$#" -eq 2 ]; then
+    awk -v tr="$(field tfgate rps)" -v pr="$(field peer rps)" \
+      -v tp="$(field tfgate p99_ms)" -v pp="$(field peer p99_ms)" 'BEGIN {
+        printf "BENCH_RATIO rps_tfgate_over_peer=%.2f p99_tfgate_over_peer=%.2f\n", tr / pr, tp / pp }'
+  fi
+}
+
+case "${1:-all}" in
+  peer) run_peer; summary peer ;;
+  tfgate) run_tfgate; summary tfgate ;;
+  all) run_peer; run_tfgate; summary peer tfgate ;;
+  *) die "usage: $0 [all|peer|tfgate]" ;;
+esac

@@ -1,0 +1,63 @@
+-- wrk script: POSTs one fixed, pre-signed GitHub webhook body, with a unique
+-- X-GitHub-Delivery on every request (thread id + per-thread counter, in the
+-- shape of a UUID, as GitHub sends).
+--
+-- Environment (read once per thread):
+--   WEBHOOK_BODY_FILE   the exact bytes to send (signed as they are)
+--   WEBHOOK_SIGNATURE   "sha256=<hex>" for that body (bench/webhooks/sign.js)
+--   WEBHOOK_EVENT       X-GitHub-Event (default issue_comment)
+--
+-- At the end prints one machine-readable line:
+--   BENCH_RESULT requests=N duration_s=S rps=R p50_ms=A p90_ms=B p99_ms=C max_ms=D non2xx=E socket_errors=F
+
+local threads = {}
+local next_thread_id = 1
+
+function setup(thread)
+  thread:set("thread_id", next_thread_id)
+  next_thread_id = next_thread_id + 1
+  table.insert(threads, thread)
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, "rb"), "cannot open WEBHOOK_BODY_FILE " .. tostring(path))
+  local data = f:read("*a")
+  f:close()
+  return data
+end
+
+local body, signature, event
+local counter = 0
+
+function init(args)
+  local body_file = os.getenv("WEBHOOK_BODY_FILE")
+  signature = os.getenv("WEBHOOK_SIGNATURE")
+  event = os.getenv("WEBHOOK_EVENT") or "issue_comment"
+  assert(body_file and body_file ~= "", "WEBHOOK_BODY_FILE is not set")
+  assert(signature and signature:match("^sha256=%x+$"), "WEBHOOK_SIGNATURE must be sha256=<hex>")
+  body = read_file(body_file)
+end
+
+function request()
+  counter = counter + 1
+  local delivery = string.format("%08x-0000-4000-8000-%012x", thread_id, counter)
+  return wrk.format("POST", nil, {
+    ["Content-Type"] = "application/json",
+    ["User-Agent"] = "GitHub-Hookshot/bench",
+    ["X-GitHub-Event"] = event,
+    ["X-GitHub-Delivery"] = delivery,
+    ["X-GitHub-Hook-ID"] = "109948940",
+    ["X-Hub-Signature-256"] = signature,
+  }, body)
+end
+
+function done(summary, latency, requests)
+  local seconds = summary.duration / 1e6
+  local e = summary.errors
+  io.write(string.format(
+    "BENCH_RESULT requests=%d duration_s=%.2f rps=%.1f p50_ms=%.2f p90_ms=%.2f p99_ms=%.2f max_ms=%.2f non2xx=%d socket_errors=%d\n",
+    summary.requests, seconds, summary.requests / seconds,
+    latency:percentile(50) / 1000, latency:percentile(90) / 1000,
+    latency:percentile(99) / 1000, latency.max / 1000,
+    e.status, e.connect + e.read + e.write + e.timeout))
+end

@@ -1,0 +1,199 @@
+//! The arguments of one command: tfgate's own flags, then Terraform flags after `--`.
+
+use super::error::{echo, ParseError};
+use super::terraform_args::{misplaced_terraform_flag, parse_terraform_arg};
+use super::values::{validate_dir, validate_input_name, validate_name};
+use super::{Command, CommandKind, TerraformArg};
+
+/// One of tfgate's own flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flag {
+    Project,
+    Dir,
+    Workspace,
+    AcceptInput,
+}
+
+impl Flag {
+    const ALL: [Flag; 4] = [Flag::Project, Flag::Dir, Flag::Workspace, Flag::AcceptInput];
+
+    fn spellings(self) -> &'static [&'static str] {
+        match self {
+            Flag::Project => &["-p", "--project"],
+            Flag::Dir => &["-d", "--dir"],
+            Flag::Workspace => &["-w", "--workspace"],
+            Flag::AcceptInput => &["--accept-input"],
+        }
+    }
+
+    fn value_example(self) -> &'static str {
+        match self {
+            Flag::Project | Flag::Workspace => "NAME",
+            Flag::Dir => "DIR",
+            Flag::AcceptInput => "INPUT_NAME",
+        }
+    }
+
+    fn from_spelling(written: &str) -> Option<Flag> {
+        Flag::ALL
+            .into_iter()
+            .find(|flag| flag.spellings().contains(&written))
+    }
+
+    /// Whether `command` takes this flag.
+    fn accepted_by(self, command: CommandKind) -> bool {
+        match command {
+            CommandKind::Plan => self != Flag::AcceptInput,
+            CommandKind::Apply => true,
+            CommandKind::Unlock => self != Flag::AcceptInput,
+            CommandKind::Cancel => self == Flag::Project,
+            CommandKind::Help | CommandKind::Inputs => false,
+        }
+    }
+}
+
+/// Whether `command` takes Terraform flags after `--`.
+fn takes_terraform_args(command: CommandKind) -> bool {
+    match command {
+        CommandKind::Plan | CommandKind::Apply => true,
+        CommandKind::Unlock | CommandKind::Cancel | CommandKind::Help | CommandKind::Inputs => {
+            false
+        }
+    }
+}
+
+/// Parses the tokens after the command word into a [`Command`] found on `line`.
+pub(super) fn parse_args(
+    kind: CommandKind,
+    tokens: &[&str],
+    line: usize,
+) -> Result<Command, ParseError> {
+    let (own, terraform) = match tokens.iter().position(|token| *token == "--") {
+        Some(at) => (&tokens[..at], Some(&tokens[at + 1..])),
+        None => (tokens, None),
+    };
+    let mut command = Command::bare(kind, line);
+    parse_own_flags(&mut command, own)?;
+    if let Some(terraform) = terraform {
+        if !takes_terraform_args(kind) {
+            return Err(ParseError::TerraformArgsNotAllowed { command: kind });
+        }
+        for token in terraform {
+            let arg = parse_terraform_arg(token)?;
+            add_terraform_arg(&mut command, arg)?;
+        }
+    }
+    Ok(command)
+}
+
+fn parse_own_flags(command: &mut Command, tokens: &[&str]) -> Result<(), ParseError> {
+    let mut tokens = tokens.iter().copied().peekable();
+    while let Some(token) = tokens.next() {
+        if !token.starts_with('-') {
+            return Err(ParseError::UnexpectedArgument {
+                command: command.kind,
+                arg: echo(token),
+            });
+        }
+        let (written, inline_value) = match token.split_once('=') {
+            Some((written, value)) => (written, Some(value)),
+            None => (token, None),
+        };
+        let Some(flag) = Flag::from_spelling(written) else {
+            return Err(misplaced_terraform_flag(token, command.kind).unwrap_or_else(|| {
+                ParseError::UnknownFlag {
+                    command: command.kind,
+                    flag: echo(written),
+                }
+            }));
+        };
+        if !flag.accepted_by(command.kind) {
+            return Err(ParseError::FlagNotAllowed {
+                command: command.kind,
+                flag: echo(written),
+            });
+        }
+        let value = match inline_value {
+            Some(value) => Some(value),
+            None => tokens.next_if(|next| !next.starts_with('-')),
+        };
+        let value = value
+            .filter(|value| !value.is_empty())
+            .ok_or_else(|| ParseError::MissingValue {
+                flag: echo(written),
+                example: flag.value_example(),
+            })?;
+        set_flag(command, flag, written, value)?;
+    }
+    Ok(())
+}
+
+fn set_flag(command: &mut Command, flag: Flag, written: &str, value: &str) -> Result<(), ParseError> {
+    let duplicate = || ParseError::DuplicateFlag {
+        flag: echo(written),
+    };
+    match flag {
+        Flag::Project => set_once(&mut command.project, validate_name("project", value)?, duplicate),
+        Flag::Workspace => {
+            set_once(&mut command.workspace, validate_name("workspace", value)?, duplicate)
+        }
+        Flag::Dir => set_once(&mut command.dir, validate_dir(value)?, duplicate),
+        Flag::AcceptInput => {
+            let name = validate_input_name(value)?;
+            if !command.accept_inputs.contains(&name) {
+                command.accept_inputs.push(name);
+            }
+            Ok(())
+        }
+    }
+}
+
+fn set_once(
+    slot: &mut Option<String>,
+    value: String,
+    duplicate: impl FnOnce() -> ParseError,
+) -> Result<(), ParseError> {
+    if slot.is_some() {
+        return Err(duplicate());
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn add_terraform_arg(command: &mut Command, arg: TerraformArg) -> Result<(), ParseError> {
+    if command.kind == CommandKind::Apply {
+        let plan_only = match arg {
+            TerraformArg::Target(_) => Some((
+                "-target",
+                "targets belong to the plan; run `/plan -- -target=...` first.",
+            )),
+            TerraformArg::Replace(_) => Some((
+                "-replace",
+                "replacements belong to the plan; run `/plan -- -replace=...` first.",
+            )),
+            TerraformArg::RefreshFalse => Some((
+                "-refresh=false",
+                "refreshing is decided by the plan; run `/plan -- -refresh=false` first.",
+            )),
+            TerraformArg::LockTimeout(_) => None,
+        };
+        if let Some((flag, reason)) = plan_only {
+            return Err(ParseError::PlanOnlyTerraformFlag { flag, reason });
+        }
+    }
+    let once_only = match arg {
+        TerraformArg::RefreshFalse => Some("-refresh=false"),
+        TerraformArg::LockTimeout(_) => Some("-lock-timeout"),
+        TerraformArg::Target(_) | TerraformArg::Replace(_) => None,
+    };
+    if let Some(flag) = once_only {
+        let same_kind = |given: &TerraformArg| std::mem::discriminant(given) == std::mem::discriminant(&arg);
+        if command.terraform_args.iter().any(same_kind) {
+            return Err(ParseError::DuplicateFlag {
+                flag: flag.to_string(),
+            });
+        }
+    }
+    command.terraform_args.push(arg);
+    Ok(())
+}

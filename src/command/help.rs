@@ -1,0 +1,89 @@
+//! The `/help` reply, generated from [`CommandKind::help`] so that every command has help.
+
+use super::CommandKind;
+
+/// What the help text says about one command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommandHelp {
+    /// Usage line with the `/` prefix, e.g. `/plan [-p NAME] [-d DIR] [-w NAME] [-- TF_FLAGS]`.
+    pub usage: &'static str,
+    /// One sentence on what the command does.
+    pub summary: &'static str,
+    /// (flag, meaning) pairs.
+    pub flags: &'static [(&'static str, &'static str)],
+}
+
+const SELECT_PROJECT: (&str, &str) = ("-p, --project NAME", "only this project");
+const SELECT_DIR: (&str, &str) = ("-d, --dir DIR", "only the project in this directory (relative to the repository root)");
+const SELECT_WORKSPACE: (&str, &str) = ("-w, --workspace NAME", "only this Terraform workspace");
+
+impl CommandKind {
+    /// Help for this command. The `match` is exhaustive: a new command needs help to compile.
+    pub fn help(&self) -> CommandHelp {
+        match self {
+            CommandKind::Plan => CommandHelp {
+                usage: "/plan [-p NAME] [-d DIR] [-w NAME] [-- TERRAFORM_FLAGS]",
+                summary: "Plans the projects this pull request changes and saves the plan for `/apply`.",
+                flags: &[
+                    SELECT_PROJECT,
+                    SELECT_DIR,
+                    SELECT_WORKSPACE,
+                    ("-- -target=ADDR", "plan only this resource or module (repeatable)"),
+                    ("-- -replace=ADDR", "plan to replace this resource (repeatable)"),
+                    ("-- -refresh=false", "skip refreshing state"),
+                    ("-- -lock-timeout=DURATION", "wait for the state lock, up to `10m`"),
+                ],
+            },
+            CommandKind::Apply => CommandHelp {
+                usage: "/apply [-p NAME] [-d DIR] [-w NAME] [--accept-input INPUT] [-- -lock-timeout=DURATION]",
+                summary: "Applies the saved plan of each project, if it is approved and still current.",
+                flags: &[
+                    SELECT_PROJECT,
+                    SELECT_DIR,
+                    SELECT_WORKSPACE,
+                    ("--accept-input INPUT", "apply although this shared input changed outside the diff (repeatable)"),
+                    ("-- -lock-timeout=DURATION", "wait for the state lock, up to `10m`"),
+                ],
+            },
+            CommandKind::Unlock => CommandHelp {
+                usage: "/unlock [-p NAME] [-d DIR] [-w NAME]",
+                summary: "Releases tfgate's lock on the projects so that another pull request can plan them.",
+                flags: &[SELECT_PROJECT, SELECT_DIR, SELECT_WORKSPACE],
+            },
+            CommandKind::Cancel => CommandHelp {
+                usage: "/cancel [-p NAME]",
+                summary: "Cancels the queued or running jobs of this pull request.",
+                flags: &[SELECT_PROJECT],
+            },
+            CommandKind::Inputs => CommandHelp {
+                usage: "/inputs",
+                summary: "Lists the shared inputs (secrets, variables) the projects read, and which changed since the last apply.",
+                flags: &[],
+            },
+            CommandKind::Help => CommandHelp {
+                usage: "/help",
+                summary: "Shows this help.",
+                flags: &[],
+            },
+        }
+    }
+}
+
+/// The Markdown reply to `/help` (and to unknown commands).
+pub fn help_text(app_slug: &str) -> String {
+    let mut text = String::from("### tfgate commands\n\n");
+    for kind in CommandKind::ALL {
+        let help = kind.help();
+        text.push_str(&format!("- `{}`  \n  {}\n", help.usage, help.summary));
+        for (flag, meaning) in help.flags {
+            text.push_str(&format!("  - `{flag}`: {meaning}\n"));
+        }
+    }
+    text.push_str(&format!(
+        "\nStart a line with the command. `tfgate plan` and `@{app_slug} plan` work too. \
+         Commands in code blocks, quotes and HTML comments are ignored.\n\n\
+         After `--`, only `-target=`, `-replace=`, `-refresh=false` and `-lock-timeout=` are passed \
+         to Terraform; `-target`, `-replace` and `-refresh` belong to `/plan`.\n"
+    ));
+    text
+}

@@ -1,0 +1,285 @@
+//! Server configuration: command-line flags, then `TFGATE_*` environment variables, then an
+//! optional `tfgate.toml`, then defaults. Unknown keys in the file are rejected.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use secrecy::SecretString;
+use serde::Deserialize;
+
+/// Values that may come from flags or environment variables (clap fills these).
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct ConfigArgs {
+    /// Path of an optional TOML configuration file.
+    #[arg(long, env = "TFGATE_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
+    /// Address the HTTP server listens on.
+    #[arg(long, env = "TFGATE_ADDR", global = true)]
+    pub addr: Option<SocketAddr>,
+    /// Directory for the SQLite database, App credentials and keys.
+    #[arg(long, env = "TFGATE_DATA_DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// Database URL: `sqlite://…` (default, in the data directory) or `postgres://…`.
+    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Webhook secret(s), comma-separated; any of them is accepted (rotation).
+    #[arg(long, env = "TFGATE_WEBHOOK_SECRET", global = true, hide_env_values = true)]
+    pub webhook_secret: Option<String>,
+    /// GitHub App id.
+    #[arg(long, env = "TFGATE_APP_ID", global = true)]
+    pub app_id: Option<u64>,
+    /// GitHub App slug (the `@name` of the bot).
+    #[arg(long, env = "TFGATE_APP_SLUG", global = true)]
+    pub app_slug: Option<String>,
+    /// Path of the GitHub App private key (PEM).
+    #[arg(long, env = "TFGATE_PRIVATE_KEY_PATH", global = true)]
+    pub private_key_path: Option<PathBuf>,
+    /// GitHub REST API base URL (GitHub Enterprise: `https://HOST/api/v3`).
+    #[arg(long, env = "TFGATE_GITHUB_API_URL", global = true)]
+    pub github_api_url: Option<String>,
+    /// GitHub web URL, used by the App-manifest setup flow.
+    #[arg(long, env = "TFGATE_GITHUB_URL", global = true)]
+    pub github_url: Option<String>,
+    /// Public URL of this server (webhook and setup callback URLs are built from it).
+    #[arg(long, env = "TFGATE_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+    /// Number of embedded workers `serve` runs (0: none; run `tfgate worker` separately).
+    #[arg(long, env = "TFGATE_WORKERS", global = true)]
+    pub workers: Option<usize>,
+    /// Largest webhook body accepted, in bytes.
+    #[arg(long, env = "TFGATE_MAX_BODY_BYTES", global = true)]
+    pub max_body_bytes: Option<usize>,
+    /// Log format: `text` or `json`.
+    #[arg(long, env = "TFGATE_LOG_FORMAT", global = true)]
+    pub log_format: Option<String>,
+    /// Directory of server-side policy files.
+    #[arg(long, env = "TFGATE_POLICY_DIR", global = true)]
+    pub policy_dir: Option<PathBuf>,
+    /// Directory whose templates override the embedded comment templates.
+    #[arg(long, env = "TFGATE_TEMPLATE_DIR", global = true)]
+    pub template_dir: Option<PathBuf>,
+    /// Job lease in seconds; a job whose worker stops heartbeating is re-claimed after it.
+    #[arg(long, env = "TFGATE_JOB_LEASE_SECS", global = true)]
+    pub job_lease_secs: Option<u64>,
+    /// Attempts before a job that keeps failing transiently is given up.
+    #[arg(long, env = "TFGATE_JOB_MAX_ATTEMPTS", global = true)]
+    pub job_max_attempts: Option<i64>,
+}
+
+/// The optional `tfgate.toml`; keys are the flag names with `_` (e.g. `data_dir`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    addr: Option<SocketAddr>,
+    data_dir: Option<PathBuf>,
+    database_url: Option<String>,
+    webhook_secret: Option<String>,
+    app_id: Option<u64>,
+    app_slug: Option<String>,
+    private_key_path: Option<PathBuf>,
+    github_api_url: Option<String>,
+    github_url: Option<String>,
+    public_url: Option<String>,
+    workers: Option<usize>,
+    max_body_bytes: Option<usize>,
+    log_format: Option<String>,
+    policy_dir: Option<PathBuf>,
+    template_dir: Option<PathBuf>,
+    job_lease_secs: Option<u64>,
+    job_max_attempts: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub addr: SocketAddr,
+    pub data_dir: PathBuf,
+    pub database_url: String,
+    pub webhook_secrets: Vec<SecretString>,
+    pub app_id: Option<u64>,
+    pub app_slug: String,
+    pub private_key_path: Option<PathBuf>,
+    pub github_api_url: String,
+    pub github_url: String,
+    pub public_url: Option<String>,
+    pub workers: usize,
+    pub max_body_bytes: usize,
+    pub log_format: LogFormat,
+    pub policy_dir: PathBuf,
+    pub template_dir: Option<PathBuf>,
+    pub job_lease_secs: u64,
+    pub job_max_attempts: i64,
+}
+
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+pub const DEFAULT_MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
+
+impl Config {
+    /// Resolve flags/env (already in `args`) over the config file over defaults.
+    pub fn resolve(args: &ConfigArgs) -> Result<Config> {
+        let file_path = args.config.clone().or_else(|| {
+            let p = PathBuf::from("tfgate.toml");
+            p.exists().then_some(p)
+        });
+        let file = match &file_path {
+            Some(p) => read_config_file(p)?,
+            None => ConfigFile::default(),
+        };
+        let data_dir = args
+            .data_dir
+            .clone()
+            .or(file.data_dir)
+            .unwrap_or_else(|| PathBuf::from("data"));
+        let database_url = args
+            .database_url
+            .clone()
+            .or(file.database_url)
+            .unwrap_or_else(|| default_sqlite_url(&data_dir));
+        let secrets = args.webhook_secret.clone().or(file.webhook_secret);
+        let log_format = match args
+            .log_format
+            .clone()
+            .or(file.log_format)
+            .as_deref()
+            .unwrap_or("text")
+        {
+            "text" => LogFormat::Text,
+            "json" => LogFormat::Json,
+            other => bail!("TFGATE_LOG_FORMAT must be `text` or `json`, not `{other}`"),
+        };
+        let job_lease_secs = args.job_lease_secs.or(file.job_lease_secs).unwrap_or(60);
+        if job_lease_secs < 2 {
+            bail!("job lease must be at least 2 seconds");
+        }
+        Ok(Config {
+            addr: args
+                .addr
+                .or(file.addr)
+                .unwrap_or_else(|| DEFAULT_ADDR.parse().expect("valid default address")),
+            data_dir,
+            database_url,
+            webhook_secrets: split_secrets(secrets.as_deref().unwrap_or("")),
+            app_id: args.app_id.or(file.app_id),
+            app_slug: args
+                .app_slug
+                .clone()
+                .or(file.app_slug)
+                .unwrap_or_else(|| "tfgate".into()),
+            private_key_path: args.private_key_path.clone().or(file.private_key_path),
+            github_api_url: trim_url(
+                args.github_api_url
+                    .clone()
+                    .or(file.github_api_url)
+                    .unwrap_or_else(|| "https://api.github.com".into()),
+            ),
+            github_url: trim_url(
+                args.github_url
+                    .clone()
+                    .or(file.github_url)
+                    .unwrap_or_else(|| "https://github.com".into()),
+            ),
+            public_url: args.public_url.clone().or(file.public_url).map(trim_url),
+            workers: args.workers.or(file.workers).unwrap_or(2),
+            max_body_bytes: args
+                .max_body_bytes
+                .or(file.max_body_bytes)
+                .unwrap_or(DEFAULT_MAX_BODY_BYTES),
+            log_format,
+            policy_dir: args
+                .policy_dir
+                .clone()
+                .or(file.policy_dir)
+                .unwrap_or_else(|| PathBuf::from("policies")),
+            template_dir: args.template_dir.clone().or(file.template_dir),
+            job_lease_secs,
+            job_max_attempts: args.job_max_attempts.or(file.job_max_attempts).unwrap_or(5),
+        })
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")
+    }
+}
+
+fn read_config_file(path: &Path) -> Result<ConfigFile> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading config file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))
+}
+
+fn default_sqlite_url(data_dir: &Path) -> String {
+    format!("sqlite://{}?mode=rwc", data_dir.join("tfgate.db").display())
+}
+
+fn trim_url(s: String) -> String {
+    s.trim_end_matches('/').to_string()
+}
+
+/// Split a comma-separated secret list, dropping empty entries and surrounding spaces.
+pub fn split_secrets(list: &str) -> Vec<SecretString> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| SecretString::from(s.to_string()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use secrecy::ExposeSecret;
+
+    #[test]
+    fn secrets_split_on_commas_and_drop_blanks() {
+        let s = split_secrets(" a, ,b ,");
+        let v: Vec<&str> = s.iter().map(|x| x.expose_secret()).collect();
+        assert_eq!(v, vec!["a", "b"]);
+    }
+
+    #[test]
+    fn defaults_use_sqlite_in_data_dir() {
+        let c = Config::resolve(&ConfigArgs {
+            data_dir: Some("/tmp/x".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(c.database_url, "sqlite:///tmp/x/tfgate.db?mode=rwc");
+        assert!(!c.is_postgres());
+        assert_eq!(c.addr.to_string(), DEFAULT_ADDR);
+    }
+
+    #[test]
+    fn unknown_keys_in_file_are_rejected() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tfgate.toml");
+        std::fs::write(&p, "addr = \"127.0.0.1:1\"\nbogus = 1\n").unwrap();
+        let err = Config::resolve(&ConfigArgs {
+            config: Some(p),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(format!("{err:#}").contains("unknown field `bogus`"), "{err:#}");
+    }
+
+    #[test]
+    fn flags_win_over_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tfgate.toml");
+        std::fs::write(&p, "workers = 7\napp_slug = \"filebot\"\n").unwrap();
+        let c = Config::resolve(&ConfigArgs {
+            config: Some(p),
+            workers: Some(3),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(c.workers, 3);
+        assert_eq!(c.app_slug, "filebot");
+    }
+}

@@ -1,0 +1,59 @@
+//! The audit log: every policy decision and every state-changing command.
+
+use anyhow::{Context, Result};
+
+use super::{now_ms, Db};
+
+#[derive(Debug, Clone, Default)]
+pub struct AuditEvent {
+    pub actor: String,
+    pub repo: Option<String>,
+    pub pr: Option<i64>,
+    pub action: String,
+    pub rule: Option<String>,
+    pub result: String,
+    pub detail: Option<String>,
+}
+
+pub async fn record(db: &Db, e: &AuditEvent) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO audit_events (at, actor, repo, pr, action, rule, result, detail) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(now_ms())
+    .bind(&e.actor)
+    .bind(e.repo.as_deref())
+    .bind(e.pr)
+    .bind(&e.action)
+    .bind(e.rule.as_deref())
+    .bind(&e.result)
+    .bind(e.detail.as_deref())
+    .execute(&db.pool)
+    .await
+    .context("writing audit event")?;
+    Ok(())
+}
+
+/// The most recent audit events, newest first.
+pub async fn recent(db: &Db, limit: i64) -> Result<Vec<AuditEvent>> {
+    let rows: Vec<(String, Option<String>, Option<i64>, String, Option<String>, String, Option<String>)> =
+        sqlx::query_as(
+            "SELECT actor, repo, pr, action, rule, result, detail FROM audit_events \
+             ORDER BY id DESC LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&db.pool)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(actor, repo, pr, action, rule, result, detail)| AuditEvent {
+            actor,
+            repo,
+            pr,
+            action,
+            rule,
+            result,
+            detail,
+        })
+        .collect())
+}

@@ -1,0 +1,139 @@
+//! Storage: one `AnyPool` over SQLite (default) or PostgreSQL. SQL is written once with `$N`
+//! placeholders, which both backends accept; the few statements that differ branch on
+//! [`Backend`]. Times are stored as unix epoch milliseconds (`BIGINT`).
+
+pub mod audit;
+pub mod deliveries;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, ConnectOptions, Executor};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone)]
+pub struct Db {
+    pub pool: AnyPool,
+    pub backend: Backend,
+}
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+impl Db {
+    /// Connect; for SQLite the file (and its directory) is created, WAL is switched on.
+    pub async fn connect(url: &str) -> Result<Db> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            anyhow::bail!("DATABASE_URL must start with sqlite: or postgres://");
+        };
+        if backend == Backend::Sqlite {
+            if let Some(dir) = sqlite_parent_dir(url) {
+                std::fs::create_dir_all(&dir)
+                    .with_context(|| format!("creating database directory {dir}"))?;
+            }
+        }
+        let options = AnyConnectOptions::from_str(url)
+            .context("parsing DATABASE_URL")?
+            .log_statements(tracing::log::LevelFilter::Trace)
+            .log_slow_statements(tracing::log::LevelFilter::Warn, Duration::from_secs(2));
+        let pool = AnyPoolOptions::new()
+            .max_connections(match backend {
+                Backend::Sqlite => 8,
+                Backend::Postgres => 16,
+            })
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _meta| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        conn.execute("PRAGMA busy_timeout = 10000").await?;
+                        conn.execute("PRAGMA foreign_keys = ON").await?;
+                        conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await
+            .context("connecting to the database")?;
+        if backend == Backend::Sqlite {
+            sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&pool)
+                .await
+                .context("switching SQLite to WAL")?;
+        }
+        Ok(Db { pool, backend })
+    }
+
+    /// Apply pending migrations of this backend.
+    pub async fn migrate(&self) -> Result<()> {
+        let migrator = match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrator
+            .run(&self.pool)
+            .await
+            .context("applying database migrations")
+    }
+
+    /// Connect and migrate.
+    pub async fn open(url: &str) -> Result<Db> {
+        let db = Db::connect(url).await?;
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    /// `SELECT 1`, for `/healthz`.
+    pub async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+}
+
+fn sqlite_parent_dir(url: &str) -> Option<String> {
+    let path = url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:");
+    let path = path.split('?').next().unwrap_or("");
+    if path.is_empty() || path == ":memory:" {
+        return None;
+    }
+    let parent = std::path::Path::new(path).parent()?;
+    let s = parent.to_string_lossy().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+/// Current time in unix epoch milliseconds.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_parent_dir_is_found() {
+        assert_eq!(
+            sqlite_parent_dir("sqlite://data/x/tfgate.db?mode=rwc").as_deref(),
+            Some("data/x")
+        );
+        assert_eq!(sqlite_parent_dir("sqlite::memory:"), None);
+        assert_eq!(sqlite_parent_dir("sqlite://t.db"), None);
+    }
+}

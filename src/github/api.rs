@@ -1,0 +1,103 @@
+//! The REST calls tfgate makes, as thin wrappers over octocrab's generic verbs so the request
+//! shapes are exactly GitHub's (checked against the official OpenAPI spec in tests).
+
+use anyhow::{Context, Result};
+use octocrab::Octocrab;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::webhook::event::RepoRef;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct CreatedComment {
+    pub id: i64,
+    #[serde(default)]
+    pub html_url: Option<String>,
+}
+
+/// Post a comment on an issue or pull request.
+pub async fn create_comment(gh: &Octocrab, repo: &RepoRef, number: i64, body: &str) -> Result<CreatedComment> {
+    let route = format!("/repos/{}/{}/issues/{number}/comments", repo.owner, repo.name);
+    gh.post(route, Some(&json!({ "body": body })))
+        .await
+        .context("posting a comment")
+}
+
+/// Replace the body of a comment tfgate posted earlier.
+pub async fn update_comment(gh: &Octocrab, repo: &RepoRef, comment_id: i64, body: &str) -> Result<()> {
+    let route = format!("/repos/{}/{}/issues/comments/{comment_id}", repo.owner, repo.name);
+    let _: serde_json::Value = gh
+        .patch(route, Some(&json!({ "body": body })))
+        .await
+        .context("updating a comment")?;
+    Ok(())
+}
+
+/// React to a comment (`+1`, `-1`, `laugh`, `confused`, `heart`, `hooray`, `rocket`, `eyes`).
+pub async fn react_to_comment(gh: &Octocrab, repo: &RepoRef, comment_id: i64, content: &str) -> Result<()> {
+    let route = format!(
+        "/repos/{}/{}/issues/comments/{comment_id}/reactions",
+        repo.owner, repo.name
+    );
+    let _: serde_json::Value = gh
+        .post(route, Some(&json!({ "content": content })))
+        .await
+        .context("adding a reaction")?;
+    Ok(())
+}
+
+/// The parts of a pull request tfgate reads.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PullRequestInfo {
+    pub number: i64,
+    pub state: String,
+    pub head: PrRef,
+    pub base: PrRef,
+    pub user: Login,
+    #[serde(default)]
+    pub mergeable: Option<bool>,
+    #[serde(default)]
+    pub mergeable_state: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PrRef {
+    pub sha: String,
+    #[serde(rename = "ref")]
+    pub name: String,
+    #[serde(default)]
+    pub repo: Option<FullName>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FullName {
+    pub full_name: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Login {
+    pub login: String,
+    #[serde(rename = "type", default)]
+    pub kind: String,
+}
+
+pub async fn get_pull_request(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<PullRequestInfo> {
+    let route = format!("/repos/{}/{}/pulls/{number}", repo.owner, repo.name);
+    gh.get(route, None::<&()>).await.context("reading the pull request")
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PermissionInfo {
+    pub permission: String,
+    #[serde(default)]
+    pub role_name: Option<String>,
+}
+
+/// A user's permission on the repository (`admin`, `maintain`, `write`, `triage`, `read`, `none`).
+pub async fn collaborator_permission(gh: &Octocrab, repo: &RepoRef, user: &str) -> Result<PermissionInfo> {
+    let route = format!(
+        "/repos/{}/{}/collaborators/{user}/permission",
+        repo.owner, repo.name
+    );
+    gh.get(route, None::<&()>).await.context("reading a collaborator permission")
+}

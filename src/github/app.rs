@@ -1,0 +1,130 @@
+//! App credentials and per-installation clients.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use octocrab::models::{AppId, InstallationId};
+use octocrab::Octocrab;
+use secrecy::{ExposeSecret, SecretString};
+use serde::{Deserialize, Serialize};
+
+/// What the App-manifest flow writes into the data directory (mode 0600).
+#[derive(Clone, Serialize, Deserialize)]
+pub struct AppCredentials {
+    pub id: u64,
+    pub slug: String,
+    #[serde(default)]
+    pub html_url: Option<String>,
+    pub webhook_secret: Option<String>,
+    pub pem: String,
+}
+
+impl std::fmt::Debug for AppCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppCredentials")
+            .field("id", &self.id)
+            .field("slug", &self.slug)
+            .finish_non_exhaustive()
+    }
+}
+
+pub const CREDENTIALS_FILE: &str = "github-app.json";
+
+impl AppCredentials {
+    pub fn path(data_dir: &Path) -> PathBuf {
+        data_dir.join(CREDENTIALS_FILE)
+    }
+
+    pub fn load(data_dir: &Path) -> Result<Option<AppCredentials>> {
+        let path = Self::path(data_dir);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        Ok(Some(
+            serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?,
+        ))
+    }
+
+    /// Write with mode 0600 (created that way: never world-readable, not even briefly).
+    pub fn save(&self, data_dir: &Path) -> Result<PathBuf> {
+        std::fs::create_dir_all(data_dir)?;
+        let path = Self::path(data_dir);
+        write_private(&path, serde_json::to_string_pretty(self)?.as_bytes())?;
+        Ok(path)
+    }
+}
+
+/// Write a file readable only by its owner.
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let tmp = path.with_extension("tmp");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .with_context(|| format!("creating {}", tmp.display()))?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// An authenticated GitHub App.
+pub struct GitHubApp {
+    pub app_id: u64,
+    pub slug: String,
+    pub api_url: String,
+    app_client: Octocrab,
+    installations: Mutex<HashMap<i64, Arc<Octocrab>>>,
+}
+
+impl GitHubApp {
+    pub fn new(app_id: u64, slug: String, pem: &SecretString, api_url: &str) -> Result<GitHubApp> {
+        let key = jsonwebtoken::EncodingKey::from_rsa_pem(pem.expose_secret().as_bytes())
+            .context("the GitHub App private key is not a valid RSA PEM key")?;
+        let app_client = Octocrab::builder()
+            .base_uri(api_url)
+            .context("invalid GitHub API URL")?
+            .app(AppId(app_id), key)
+            .build()
+            .context("building the GitHub client")?;
+        Ok(GitHubApp {
+            app_id,
+            slug,
+            api_url: api_url.to_string(),
+            app_client,
+            installations: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A client acting as the installation; its token is fetched on first use and cached.
+    /// (Shared behind an `Arc`: cloning an `Octocrab` would copy, not share, its token cache.)
+    pub fn installation(&self, installation_id: i64) -> Result<Arc<Octocrab>> {
+        let mut map = self.installations.lock().expect("installation cache lock");
+        if let Some(client) = map.get(&installation_id) {
+            return Ok(Arc::clone(client));
+        }
+        let client = Arc::new(
+            self.app_client
+                .installation(InstallationId(installation_id as u64))
+                .context("creating installation client")?,
+        );
+        map.insert(installation_id, Arc::clone(&client));
+        Ok(client)
+    }
+
+    /// Forget an installation (uninstalled or suspended).
+    pub fn forget_installation(&self, installation_id: i64) {
+        self.installations
+            .lock()
+            .expect("installation cache lock")
+            .remove(&installation_id);
+    }
+}

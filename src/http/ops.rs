@@ -1,0 +1,34 @@
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+
+use crate::jobs::queue;
+use crate::state::AppState;
+
+pub async fn healthz(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    match state.db.ping().await {
+        Ok(()) => (StatusCode::OK, "ok\n"),
+        Err(e) => {
+            tracing::error!(error = %format!("{e:#}"), "health check: database unreachable");
+            (StatusCode::SERVICE_UNAVAILABLE, "database unreachable\n")
+        }
+    }
+}
+
+pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    match queue::queue_depth(&state.db).await {
+        Ok(depth) => {
+            state.metrics.queue_depth.set(depth);
+        }
+        Err(e) => tracing::warn!(error = %format!("{e:#}"), "metrics: queue depth unavailable"),
+    }
+    (
+        [(
+            header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.metrics.render(),
+    )
+}

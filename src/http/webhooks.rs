@@ -1,0 +1,115 @@
+//! `POST /webhooks`: verify, route, store delivery + jobs in one transaction, answer 202.
+//! No GitHub, AWS or Terraform work happens here.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::db::deliveries::{DeliveryOutcome, NewDelivery};
+use crate::jobs::NewJob;
+use crate::state::AppState;
+use crate::webhook::{event, signature};
+
+fn reply(status: StatusCode, outcome: &str, detail: &str) -> Response {
+    (status, Json(json!({ "outcome": outcome, "detail": detail }))).into_response()
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn valid_delivery_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 100
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+pub async fn receive(State(state): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+    let event_name = header(&headers, "x-github-event").unwrap_or("").to_string();
+    let metric_event = if event::valid_event_name(&event_name) { event_name.as_str() } else { "invalid" };
+    let (status, outcome, detail) = match intake(&state, &headers, &event_name, &body).await {
+        Ok(r) => r,
+        Err(r) => r,
+    };
+    state.metrics.delivery(metric_event, outcome);
+    reply(status, outcome, &detail)
+}
+
+type Answer = (StatusCode, &'static str, String);
+
+async fn intake(state: &AppState, headers: &HeaderMap, event_name: &str, body: &[u8]) -> Result<Answer, Answer> {
+    let bad = |status: StatusCode, outcome: &'static str, detail: &str| (status, outcome, detail.to_string());
+    if event_name.is_empty() {
+        return Err(bad(StatusCode::BAD_REQUEST, "missing_header", "missing X-GitHub-Event header"));
+    }
+    let delivery_id = header(headers, "x-github-delivery").unwrap_or("");
+    if delivery_id.is_empty() {
+        return Err(bad(StatusCode::BAD_REQUEST, "missing_header", "missing X-GitHub-Delivery header"));
+    }
+    if !valid_delivery_id(delivery_id) {
+        return Err(bad(StatusCode::BAD_REQUEST, "bad_header", "invalid X-GitHub-Delivery header"));
+    }
+    let content_type = header(headers, "content-type").unwrap_or("");
+    if !content_type
+        .split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+    {
+        return Err(bad(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "bad_content_type",
+            "content type must be application/json (set it in the App's webhook settings)",
+        ));
+    }
+    let secrets = state.webhook_secrets();
+    if let Err(e) = signature::verify(&secrets, header(headers, "x-hub-signature-256"), body) {
+        let status = if e == signature::SignatureError::NoSecret {
+            StatusCode::SERVICE_UNAVAILABLE
+        } else {
+            StatusCode::UNAUTHORIZED
+        };
+        return Err(bad(status, "bad_signature", &e.to_string()));
+    }
+    let routed = event::route(event_name, body).map_err(|e| match e {
+        event::IntakeError::BadEventName => bad(StatusCode::BAD_REQUEST, "bad_header", &e.to_string()),
+        // serde's message names the position and the field, never the payload content.
+        other => bad(StatusCode::BAD_REQUEST, "malformed", &other.to_string()),
+    })?;
+    if routed.jobs.is_empty() {
+        let why = routed.ignored.unwrap_or("nothing to do");
+        let status = if event_name == "ping" { StatusCode::OK } else { StatusCode::ACCEPTED };
+        return Ok((status, "ignored", why.to_string()));
+    }
+    let max_attempts = state.config.job_max_attempts;
+    let delivery = NewDelivery {
+        id: delivery_id.to_string(),
+        event: event_name.to_string(),
+        action: routed.action.clone(),
+        repo: routed.repo.clone(),
+        installation_id: routed.installation_id,
+        jobs: routed
+            .jobs
+            .iter()
+            .map(|job| NewJob {
+                kind: job.kind,
+                payload: job.payload.clone(),
+                repo: routed.repo.clone(),
+                pr: job.pr,
+                max_attempts,
+            })
+            .collect(),
+    };
+    match state.intake.submit(delivery).await {
+        Ok(DeliveryOutcome::Enqueued(ids)) => Ok((StatusCode::ACCEPTED, "enqueued", format!("{} job(s)", ids.len()))),
+        Ok(DeliveryOutcome::Duplicate) => Ok((StatusCode::OK, "duplicate", "delivery already received".into())),
+        Err(e) => {
+            tracing::error!(error = %format!("{e:#}"), delivery = delivery_id, "could not store delivery");
+            Err(bad(StatusCode::SERVICE_UNAVAILABLE, "store_failed", "could not store the delivery; GitHub may redeliver it"))
+        }
+    }
+}

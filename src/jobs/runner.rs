@@ -1,0 +1,113 @@
+//! The worker loop: claim, heartbeat while the handler runs, then complete or fail.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{watch, Notify};
+
+use super::{queue, ClaimedJob, JobError};
+use crate::db::Db;
+use crate::metrics::Metrics;
+
+/// What runs a claimed job. Implemented by the app's dispatcher and by tests.
+pub trait JobHandler: Send + Sync + 'static {
+    fn handle(&self, job: &ClaimedJob) -> impl Future<Output = Result<(), JobError>> + Send;
+}
+
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    pub name: String,
+    pub lease: Duration,
+    pub poll_interval: Duration,
+}
+
+/// Run until `shutdown` becomes true. `wake` is notified when new jobs are enqueued locally.
+pub async fn run_worker<H: JobHandler>(
+    db: Db,
+    handler: Arc<H>,
+    opts: WorkerOptions,
+    metrics: Arc<Metrics>,
+    wake: Arc<Notify>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let lease_ms = opts.lease.as_millis() as i64;
+    tracing::info!(worker = %opts.name, "worker started");
+    loop {
+        if *shutdown.borrow() {
+            break;
+        }
+        let job = match queue::claim(&db, &opts.name, lease_ms).await {
+            Ok(job) => job,
+            Err(e) => {
+                tracing::warn!(worker = %opts.name, error = %format!("{e:#}"), "claim failed");
+                None
+            }
+        };
+        let Some(job) = job else {
+            tokio::select! {
+                _ = wake.notified() => {}
+                _ = tokio::time::sleep(opts.poll_interval) => {}
+                _ = shutdown.changed() => {}
+            }
+            continue;
+        };
+        run_one(&db, handler.as_ref(), &job, &opts, &metrics).await;
+    }
+    tracing::info!(worker = %opts.name, "worker stopped");
+}
+
+async fn run_one<H: JobHandler>(
+    db: &Db,
+    handler: &H,
+    job: &ClaimedJob,
+    opts: &WorkerOptions,
+    metrics: &Metrics,
+) {
+    let lease_ms = opts.lease.as_millis() as i64;
+    let span = tracing::info_span!("job", id = job.id, kind = %job.kind, attempt = job.attempts);
+    let _enter = span.enter();
+    if job.reclaimed {
+        tracing::warn!("job re-claimed after its previous worker stopped heartbeating");
+    }
+    let beat_db = db.clone();
+    let beat_job = job.clone();
+    let heartbeat = tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis((lease_ms / 3).max(200) as u64));
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            match queue::heartbeat(&beat_db, &beat_job, lease_ms).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::warn!(job = beat_job.id, "lease lost");
+                    break;
+                }
+                Err(e) => tracing::warn!(job = beat_job.id, error = %format!("{e:#}"), "heartbeat failed"),
+            }
+        }
+    });
+    let result = handler.handle(job).await;
+    heartbeat.abort();
+    let status = match result {
+        Ok(()) => match queue::complete(db, job).await {
+            Ok(_) => "succeeded",
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "could not mark job done");
+                "unknown"
+            }
+        },
+        Err(err) => {
+            let transient = matches!(err, JobError::Transient(_));
+            tracing::warn!(error = %err, "job failed");
+            match queue::fail(db, job, transient, &err.to_string()).await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::error!(error = %format!("{e:#}"), "could not record job failure");
+                    "unknown"
+                }
+            }
+        }
+    };
+    metrics.job_finished(&job.kind, status);
+}

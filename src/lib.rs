@@ -1,0 +1,19 @@
+//! tfgate: a GitHub App that runs Terraform from pull-request comments, in a sandbox, under a
+//! narrowly scoped role, and answers with per-resource results.
+//!
+//! Pure core (no IO): `webhook::event`, `webhook::signature`, `dispatch`, `jobs` types.
+//! Effect shell (thin): `http`, `github`, `db`, `jobs::queue`, `jobs::runner`, `worker`.
+
+pub mod command;
+pub mod config;
+pub mod db;
+pub mod dispatch;
+pub mod github;
+pub mod http;
+pub mod jobs;
+pub mod logging;
+pub mod metrics;
+pub mod server;
+pub mod state;
+pub mod webhook;
+pub mod worker;

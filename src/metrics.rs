@@ -1,0 +1,137 @@
+//! Prometheus metrics, served as text on `/metrics`.
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DeliveryLabels {
+    pub event: String,
+    pub outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct JobLabels {
+    pub kind: String,
+    pub status: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    pub route: String,
+}
+
+pub struct Metrics {
+    registry: Registry,
+    pub deliveries: Family<DeliveryLabels, Counter>,
+    pub jobs: Family<JobLabels, Counter>,
+    pub queue_depth: Gauge,
+    pub request_seconds: Family<RouteLabels, Histogram>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::default();
+        let deliveries = Family::<DeliveryLabels, Counter>::default();
+        let jobs = Family::<JobLabels, Counter>::default();
+        let queue_depth = Gauge::default();
+        let request_seconds = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(
+                [
+                    0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+                ]
+                .into_iter(),
+            )
+        });
+        registry.register(
+            "tfgate_webhook_deliveries",
+            "Webhook deliveries by event and outcome",
+            deliveries.clone(),
+        );
+        registry.register("tfgate_jobs", "Jobs by kind and status (queued when enqueued)", jobs.clone());
+        registry.register(
+            "tfgate_job_queue_depth",
+            "Jobs queued or running",
+            queue_depth.clone(),
+        );
+        registry.register(
+            "tfgate_http_request_duration_seconds",
+            "HTTP request latency by route",
+            request_seconds.clone(),
+        );
+        Metrics {
+            registry,
+            deliveries,
+            jobs,
+            queue_depth,
+            request_seconds,
+        }
+    }
+
+    pub fn delivery(&self, event: &str, outcome: &str) {
+        self.deliveries
+            .get_or_create(&DeliveryLabels {
+                event: event.to_string(),
+                outcome: outcome.to_string(),
+            })
+            .inc();
+    }
+
+    pub fn job_enqueued(&self, kind: &str) {
+        self.job_finished(kind, "queued");
+    }
+
+    pub fn job_finished(&self, kind: &str, status: &str) {
+        self.jobs
+            .get_or_create(&JobLabels {
+                kind: kind.to_string(),
+                status: status.to_string(),
+            })
+            .inc();
+    }
+
+    pub fn observe_request(&self, route: &str, seconds: f64) {
+        self.request_seconds
+            .get_or_create(&RouteLabels {
+                route: route.to_string(),
+            })
+            .observe(seconds);
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        encode(&mut out, &self.registry).expect("writing to a String cannot fail");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_required_families() {
+        let m = Metrics::new();
+        m.delivery("issue_comment", "enqueued");
+        m.job_enqueued("comment");
+        m.queue_depth.set(3);
+        m.observe_request("/webhooks", 0.001);
+        let text = m.render();
+        assert!(text.contains(
+            "tfgate_webhook_deliveries_total{event=\"issue_comment\",outcome=\"enqueued\"} 1"
+        ));
+        assert!(text.contains("tfgate_jobs_total{kind=\"comment\",status=\"queued\"} 1"));
+        assert!(text.contains("tfgate_job_queue_depth 3"));
+        assert!(text.contains("tfgate_http_request_duration_seconds_bucket"));
+    }
+}

@@ -1,0 +1,102 @@
+//! Process entry points: `serve` (HTTP + embedded workers) and `worker` (workers only).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tokio::sync::watch;
+
+use crate::jobs::runner::{run_worker, WorkerOptions};
+use crate::state::AppState;
+use crate::worker::Dispatcher;
+
+/// Start `count` workers; they stop when `shutdown` turns true.
+pub fn spawn_workers(
+    state: &Arc<AppState>,
+    count: usize,
+    shutdown: &watch::Receiver<bool>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let handler = Arc::new(Dispatcher::new(state.clone()));
+    let host = hostname();
+    (0..count)
+        .map(|i| {
+            let opts = WorkerOptions {
+                name: format!("{host}-{}-w{i}", std::process::id()),
+                lease: Duration::from_secs(state.config.job_lease_secs),
+                poll_interval: Duration::from_millis(250),
+            };
+            tokio::spawn(run_worker(
+                state.db.clone(),
+                handler.clone(),
+                opts,
+                state.metrics.clone(),
+                state.wake.clone(),
+                shutdown.clone(),
+            ))
+        })
+        .collect()
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "tfgate".into())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
+    let (tx, rx) = watch::channel(false);
+    let handles = spawn_workers(&state, workers, &rx);
+    let listener = tokio::net::TcpListener::bind(state.config.addr)
+        .await
+        .with_context(|| format!("binding {}", state.config.addr))?;
+    tracing::info!(
+        addr = %listener.local_addr()?,
+        workers,
+        app_configured = state.github().is_some(),
+        backend = ?state.db.backend,
+        "tfgate serving"
+    );
+    if state.github().is_none() {
+        tracing::warn!("no GitHub App configured: open / in a browser to register one");
+    }
+    if state.webhook_secrets().is_empty() {
+        tracing::warn!("no webhook secret configured: deliveries are refused until one is set");
+    }
+    axum::serve(listener, crate::http::router(state.clone()))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    let _ = tx.send(true);
+    for h in handles {
+        let _ = h.await;
+    }
+    Ok(())
+}
+
+pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {
+    let (tx, rx) = watch::channel(false);
+    let handles = spawn_workers(&state, workers.max(1), &rx);
+    tracing::info!(workers = workers.max(1), "tfgate worker running");
+    shutdown_signal().await;
+    let _ = tx.send(true);
+    for h in handles {
+        let _ = h.await;
+    }
+    Ok(())
+}

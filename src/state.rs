@@ -1,0 +1,138 @@
+//! Shared server state: configuration, database, metrics, intake writer, GitHub App.
+
+use std::sync::{Arc, Mutex, RwLock};
+
+use anyhow::{Context, Result};
+use secrecy::SecretString;
+use tokio::sync::Notify;
+
+use crate::config::Config;
+use crate::db::Db;
+use crate::github::{AppCredentials, GitHubApp};
+use crate::metrics::Metrics;
+use crate::webhook::intake::IntakeWriter;
+
+pub struct AppState {
+    pub config: Config,
+    pub db: Db,
+    pub metrics: Arc<Metrics>,
+    pub intake: IntakeWriter,
+    /// Notified when jobs are enqueued, so idle embedded workers start at once.
+    pub wake: Arc<Notify>,
+    github: RwLock<Option<Arc<GitHubApp>>>,
+    secrets: RwLock<Vec<SecretString>>,
+    setup_states: Mutex<Vec<String>>,
+}
+
+impl AppState {
+    /// Open the database (migrating it) and load App credentials if any are configured.
+    pub async fn build(config: Config) -> Result<Arc<AppState>> {
+        std::fs::create_dir_all(&config.data_dir)
+            .with_context(|| format!("creating data directory {}", config.data_dir.display()))?;
+        let db = Db::open(&config.database_url).await?;
+        Self::with_db(config, db)
+    }
+
+    pub fn with_db(config: Config, db: Db) -> Result<Arc<AppState>> {
+        let metrics = Arc::new(Metrics::new());
+        let wake = Arc::new(Notify::new());
+        let intake = IntakeWriter::start(db.clone(), metrics.clone(), wake.clone());
+        let (github, file_secret) = load_app(&config)?;
+        let mut secrets = config.webhook_secrets.clone();
+        if let Some(s) = file_secret {
+            secrets.push(SecretString::from(s));
+        }
+        Ok(Arc::new(AppState {
+            config,
+            db,
+            metrics,
+            intake,
+            wake,
+            github: RwLock::new(github.map(Arc::new)),
+            secrets: RwLock::new(secrets),
+            setup_states: Mutex::new(Vec::new()),
+        }))
+    }
+
+    pub fn webhook_secrets(&self) -> Vec<SecretString> {
+        self.secrets.read().expect("secrets lock").clone()
+    }
+
+    pub fn github(&self) -> Option<Arc<GitHubApp>> {
+        self.github.read().expect("github lock").clone()
+    }
+
+    /// The bot's `@name`: the App slug once known, else the configured one.
+    pub fn app_slug(&self) -> String {
+        self.github()
+            .map(|g| g.slug.clone())
+            .unwrap_or_else(|| self.config.app_slug.clone())
+    }
+
+    /// Install credentials obtained by the manifest flow, without a restart.
+    pub fn install_app(&self, creds: &AppCredentials) -> Result<()> {
+        let app = GitHubApp::new(
+            creds.id,
+            creds.slug.clone(),
+            &SecretString::from(creds.pem.clone()),
+            &self.config.github_api_url,
+        )?;
+        *self.github.write().expect("github lock") = Some(Arc::new(app));
+        if let Some(s) = &creds.webhook_secret {
+            self.secrets
+                .write()
+                .expect("secrets lock")
+                .push(SecretString::from(s.clone()));
+        }
+        Ok(())
+    }
+
+    /// Remember a fresh CSRF state for the setup form (a few at most).
+    pub fn new_setup_state(&self) -> String {
+        let state = uuid::Uuid::new_v4().simple().to_string();
+        let mut states = self.setup_states.lock().expect("setup lock");
+        states.push(state.clone());
+        if states.len() > 16 {
+            states.remove(0);
+        }
+        state
+    }
+
+    pub fn take_setup_state(&self, state: &str) -> bool {
+        let mut states = self.setup_states.lock().expect("setup lock");
+        match states.iter().position(|s| s == state) {
+            Some(i) => {
+                states.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// App credentials from configuration (id + key file) or from the manifest flow's file.
+fn load_app(config: &Config) -> Result<(Option<GitHubApp>, Option<String>)> {
+    if let (Some(id), Some(path)) = (config.app_id, &config.private_key_path) {
+        let pem = std::fs::read_to_string(path)
+            .with_context(|| format!("reading the App private key {}", path.display()))?;
+        let app = GitHubApp::new(
+            id,
+            config.app_slug.clone(),
+            &SecretString::from(pem),
+            &config.github_api_url,
+        )?;
+        return Ok((Some(app), None));
+    }
+    match AppCredentials::load(&config.data_dir)? {
+        Some(creds) => {
+            let app = GitHubApp::new(
+                creds.id,
+                creds.slug.clone(),
+                &SecretString::from(creds.pem.clone()),
+                &config.github_api_url,
+            )?;
+            Ok((Some(app), creds.webhook_secret))
+        }
+        None => Ok((None, None)),
+    }
+}

@@ -1,0 +1,108 @@
+use super::*;
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/webhooks/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn only_job(r: &Routed) -> &RoutedJob {
+    assert_eq!(r.jobs.len(), 1, "{r:?}");
+    &r.jobs[0]
+}
+
+#[test]
+fn comment_on_pr_becomes_a_comment_job() {
+    let r = route("issue_comment", &fixture("issue_comment.created.on-pr.json")).unwrap();
+    let job = only_job(&r);
+    assert_eq!(job.kind, JobKind::Comment);
+    assert_eq!(job.pr, Some(1));
+    let c: CommentJob = serde_json::from_str(&job.payload).unwrap();
+    assert!(c.is_pull_request);
+    assert_eq!(c.repo.full_name(), "Codertocat/Hello-World");
+    assert_eq!(c.repo.installation_id, 1);
+    assert_eq!(c.comment_id, 492700400);
+    assert_eq!(c.author, "Codertocat");
+    assert!(!c.author_is_bot);
+    assert_eq!(r.repo.as_deref(), Some("Codertocat/Hello-World"));
+}
+
+#[test]
+fn comment_on_issue_is_still_enqueued_but_marked() {
+    let r = route("issue_comment", &fixture("issue_comment.created.json")).unwrap();
+    let c: CommentJob = serde_json::from_str(&only_job(&r).payload).unwrap();
+    assert!(!c.is_pull_request);
+}
+
+#[test]
+fn edited_comments_never_enqueue() {
+    let r = route("issue_comment", &fixture("issue_comment.edited.json")).unwrap();
+    assert!(r.jobs.is_empty());
+    assert!(r.ignored.unwrap().contains("edited"));
+}
+
+#[test]
+fn pull_request_actions() {
+    for (file, action) in [
+        ("pull_request.opened.json", "opened"),
+        ("pull_request.synchronize.json", "synchronize"),
+        ("pull_request.closed.json", "closed"),
+        ("pull_request.reopened.json", "reopened"),
+    ] {
+        let r = route("pull_request", &fixture(file)).unwrap();
+        let job = only_job(&r);
+        assert_eq!(job.kind, JobKind::PullRequest, "{file}");
+        let p: PullRequestJob = serde_json::from_str(&job.payload).unwrap();
+        assert_eq!(p.action, action);
+        assert_eq!(p.head_sha.len(), 40);
+        assert!(!p.is_fork, "{file}: head and base are the same repo");
+    }
+}
+
+#[test]
+fn fork_is_detected_from_head_repo() {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&fixture("pull_request.opened.json")).unwrap();
+    v["pull_request"]["head"]["repo"]["full_name"] = "mallory/Hello-World".into();
+    let r = route("pull_request", &serde_json::to_vec(&v).unwrap()).unwrap();
+    let p: PullRequestJob = serde_json::from_str(&only_job(&r).payload).unwrap();
+    assert!(p.is_fork);
+}
+
+#[test]
+fn review_and_installation() {
+    let r = route("pull_request_review", &fixture("pull_request_review.submitted.json")).unwrap();
+    let rv: ReviewJob = serde_json::from_str(&only_job(&r).payload).unwrap();
+    assert_eq!(rv.state, "commented");
+    let r = route("installation", &fixture("installation.created.json")).unwrap();
+    let i: InstallationJob = serde_json::from_str(&only_job(&r).payload).unwrap();
+    assert_eq!(i.installation_id, 957387);
+    assert_eq!(r.installation_id, Some(957387));
+}
+
+#[test]
+fn ping_and_unknown_events_are_ignored() {
+    assert_eq!(route("ping", &fixture("ping.json")).unwrap().ignored, Some("ping"));
+    let r = route("push", b"{\"ref\":\"refs/heads/main\"}").unwrap();
+    assert!(r.jobs.is_empty());
+    assert_eq!(r.ignored, Some("event not handled"));
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    assert_eq!(route("Bad Event", b"{}"), Err(IntakeError::BadEventName));
+    assert!(matches!(route("issue_comment", b"{not json"), Err(IntakeError::MalformedJson(_))));
+    assert!(matches!(
+        route("issue_comment", b"{\"action\":\"created\"}"),
+        Err(IntakeError::MissingFields { .. })
+    ));
+}
+
+#[test]
+fn bot_comments_are_marked() {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(&fixture("issue_comment.created.on-pr.json")).unwrap();
+    v["comment"]["user"]["type"] = "Bot".into();
+    let r = route("issue_comment", &serde_json::to_vec(&v).unwrap()).unwrap();
+    let c: CommentJob = serde_json::from_str(&only_job(&r).payload).unwrap();
+    assert!(c.author_is_bot);
+}

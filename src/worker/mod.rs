@@ -1,0 +1,58 @@
+//! Job handlers: they read the job, call the pure deciders in `dispatch`, and carry out the
+//! effects (GitHub calls, database writes). Internal errors are logged with context; a PR only
+//! ever sees a short line.
+
+mod comment;
+mod events;
+
+use std::sync::Arc;
+
+use crate::jobs::runner::JobHandler;
+use crate::jobs::{ClaimedJob, JobError, JobKind};
+use crate::state::AppState;
+
+pub struct Dispatcher {
+    state: Arc<AppState>,
+}
+
+impl Dispatcher {
+    pub fn new(state: Arc<AppState>) -> Dispatcher {
+        Dispatcher { state }
+    }
+}
+
+impl JobHandler for Dispatcher {
+    async fn handle(&self, job: &ClaimedJob) -> Result<(), JobError> {
+        match JobKind::parse(&job.kind) {
+            Some(JobKind::Comment) => comment::handle(&self.state, job).await,
+            Some(JobKind::PullRequest) => events::pull_request(&self.state, job).await,
+            Some(JobKind::Review) => events::review(&self.state, job).await,
+            Some(JobKind::Installation) => events::installation(&self.state, job).await,
+            None => Err(JobError::Permanent(anyhow::anyhow!("unknown job kind {}", job.kind))),
+        }
+    }
+}
+
+/// Decode a job payload; a payload that does not decode will never succeed.
+fn payload<T: serde::de::DeserializeOwned>(job: &ClaimedJob) -> Result<T, JobError> {
+    serde_json::from_str(&job.payload)
+        .map_err(|e| JobError::Permanent(anyhow::anyhow!("bad {} job payload: {e}", job.kind)))
+}
+
+/// GitHub 4xx (other than rate limits) will not get better by retrying; the rest may.
+fn github_error(e: anyhow::Error) -> JobError {
+    let permanent = e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<octocrab::Error>(),
+            Some(octocrab::Error::GitHub { source, .. })
+                if source.status_code.is_client_error()
+                    && source.status_code.as_u16() != 429
+                    && source.status_code.as_u16() != 403
+        )
+    });
+    if permanent {
+        JobError::Permanent(e)
+    } else {
+        JobError::Transient(e)
+    }
+}
