@@ -200,12 +200,14 @@ daemon_wait() {
     fi
     if ! pid_alive "$pid"; then
       log_tail "$RUN/$name.log"
+      rm -f "$RUN/$name.pid" "$RUN/$name.port" "$RUN/$name.started"
       die "$name exited during start (log: $RUN/$name.log)"
     fi
     sleep 0.25
   done
   log_tail "$RUN/$name.log"
-  die "$name not answering on 127.0.0.1:$port after ${timeout}s (log: $RUN/$name.log)"
+  daemon_stop "$name"
+  die "$name not answering on 127.0.0.1:$port after ${timeout}s (log: $RUN/$name.log; raise TFGATE_SERVICES_TIMEOUT for prism)"
 }
 
 daemon_stop() {

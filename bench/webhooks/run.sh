@@ -104,13 +104,16 @@ sanity() { # sanity NAME URL
   [[ "$code" =~ ^4 ]] || die "$1 answered $code to a wrongly signed request (expected 4xx)"
 }
 
+RUN_ID=0
 bench() { # bench NAME URL -> prints BENCH_RESULT line, stores it in $WORK/NAME.result
   if [ "$WARMUP" != 0 ]; then
     log "$1: warm-up ($WARMUP, not counted)"
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$HERE/wrk-signed.lua" "$2" >/dev/null
+    RUN_ID=$((RUN_ID + 1))
+    WEBHOOK_RUN_ID=$RUN_ID wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$HERE/wrk-signed.lua" "$2" >/dev/null
   fi
   log "$1: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency $2"
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/wrk-signed.lua" "$2" \
+  RUN_ID=$((RUN_ID + 1))
+  WEBHOOK_RUN_ID=$RUN_ID wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/wrk-signed.lua" "$2" \
     | tee "$WORK/$1.wrk" >&2
   grep '^BENCH_RESULT' "$WORK/$1.wrk" | sed "s/^BENCH_RESULT/BENCH_RESULT target=$1/" | tee "$WORK/$1.result"
 }

@@ -1,11 +1,14 @@
 -- wrk script: POSTs one fixed, pre-signed GitHub webhook body, with a unique
--- X-GitHub-Delivery on every request (thread id + per-thread counter, in the
--- shape of a UUID, as GitHub sends).
+-- X-GitHub-Delivery on every request, in the shape of a UUID as GitHub sends:
+-- <thread id>-<run id>-4000-8000-<per-thread counter>.
 --
 -- Environment (read once per thread):
 --   WEBHOOK_BODY_FILE   the exact bytes to send (signed as they are)
 --   WEBHOOK_SIGNATURE   "sha256=<hex>" for that body (bench/webhooks/sign.js)
 --   WEBHOOK_EVENT       X-GitHub-Event (default issue_comment)
+--   WEBHOOK_RUN_ID      0..65535, distinct per wrk run against one server, so
+--                       a warm-up and the measured run never repeat a delivery
+--                       id (default: the clock's seconds mod 65536)
 --
 -- At the end prints one machine-readable line:
 --   BENCH_RESULT requests=N duration_s=S rps=R p50_ms=A p90_ms=B p99_ms=C max_ms=D non2xx=E socket_errors=F
@@ -26,13 +29,14 @@ local function read_file(path)
   return data
 end
 
-local body, signature, event
+local body, signature, event, run_id
 local counter = 0
 
 function init(args)
   local body_file = os.getenv("WEBHOOK_BODY_FILE")
   signature = os.getenv("WEBHOOK_SIGNATURE")
   event = os.getenv("WEBHOOK_EVENT") or "issue_comment"
+  run_id = (tonumber(os.getenv("WEBHOOK_RUN_ID") or "") or os.time()) % 65536
   assert(body_file and body_file ~= "", "WEBHOOK_BODY_FILE is not set")
   assert(signature and signature:match("^sha256=%x+$"), "WEBHOOK_SIGNATURE must be sha256=<hex>")
   body = read_file(body_file)
@@ -40,7 +44,7 @@ end
 
 function request()
   counter = counter + 1
-  local delivery = string.format("%08x-0000-4000-8000-%012x", thread_id, counter)
+  local delivery = string.format("%08x-%04x-4000-8000-%012x", thread_id, run_id, counter)
   return wrk.format("POST", nil, {
     ["Content-Type"] = "application/json",
     ["User-Agent"] = "GitHub-Hookshot/bench",

@@ -100,12 +100,7 @@ fn parse_own_flags(command: &mut Command, tokens: &[&str]) -> Result<(), ParseEr
             None => (token, None),
         };
         let Some(flag) = Flag::from_spelling(written) else {
-            return Err(misplaced_terraform_flag(token, command.kind).unwrap_or_else(|| {
-                ParseError::UnknownFlag {
-                    command: command.kind,
-                    flag: echo(written),
-                }
-            }));
+            return Err(unknown_flag_error(command.kind, token, written));
         };
         if !flag.accepted_by(command.kind) {
             return Err(ParseError::FlagNotAllowed {
@@ -117,26 +112,59 @@ fn parse_own_flags(command: &mut Command, tokens: &[&str]) -> Result<(), ParseEr
             Some(value) => Some(value),
             None => tokens.next_if(|next| !next.starts_with('-')),
         };
-        let value = value
-            .filter(|value| !value.is_empty())
-            .ok_or_else(|| ParseError::MissingValue {
-                flag: echo(written),
-                example: flag.value_example(),
-            })?;
+        let value =
+            value
+                .filter(|value| !value.is_empty())
+                .ok_or_else(|| ParseError::MissingValue {
+                    flag: echo(written),
+                    example: flag.value_example(),
+                })?;
         set_flag(command, flag, written, value)?;
     }
     Ok(())
 }
 
-fn set_flag(command: &mut Command, flag: Flag, written: &str, value: &str) -> Result<(), ParseError> {
+/// The error for a token that is not one of tfgate's own flags. A Terraform flag written before
+/// `--` gets the reply it would get after `--` when that is an error too, so the user is not sent
+/// round twice.
+fn unknown_flag_error(kind: CommandKind, token: &str, written: &str) -> ParseError {
+    match misplaced_terraform_flag(token, kind) {
+        None => ParseError::UnknownFlag {
+            command: kind,
+            flag: echo(written),
+        },
+        Some(ParseError::TerraformFlagBeforeSeparator { .. }) if !takes_terraform_args(kind) => {
+            ParseError::TerraformArgsNotAllowed { command: kind }
+        }
+        Some(misplaced @ ParseError::TerraformFlagBeforeSeparator { .. }) => {
+            let after_separator = parse_terraform_arg(token)
+                .and_then(|arg| add_terraform_arg(&mut Command::bare(kind, 0), arg));
+            after_separator.err().unwrap_or(misplaced)
+        }
+        Some(forbidden) => forbidden,
+    }
+}
+
+fn set_flag(
+    command: &mut Command,
+    flag: Flag,
+    written: &str,
+    value: &str,
+) -> Result<(), ParseError> {
     let duplicate = || ParseError::DuplicateFlag {
         flag: echo(written),
     };
     match flag {
-        Flag::Project => set_once(&mut command.project, validate_name("project", value)?, duplicate),
-        Flag::Workspace => {
-            set_once(&mut command.workspace, validate_name("workspace", value)?, duplicate)
-        }
+        Flag::Project => set_once(
+            &mut command.project,
+            validate_name("project", value)?,
+            duplicate,
+        ),
+        Flag::Workspace => set_once(
+            &mut command.workspace,
+            validate_name("workspace", value)?,
+            duplicate,
+        ),
         Flag::Dir => set_once(&mut command.dir, validate_dir(value)?, duplicate),
         Flag::AcceptInput => {
             let name = validate_input_name(value)?;
@@ -187,7 +215,8 @@ fn add_terraform_arg(command: &mut Command, arg: TerraformArg) -> Result<(), Par
         TerraformArg::Target(_) | TerraformArg::Replace(_) => None,
     };
     if let Some(flag) = once_only {
-        let same_kind = |given: &TerraformArg| std::mem::discriminant(given) == std::mem::discriminant(&arg);
+        let same_kind =
+            |given: &TerraformArg| std::mem::discriminant(given) == std::mem::discriminant(&arg);
         if command.terraform_args.iter().any(same_kind) {
             return Err(ParseError::DuplicateFlag {
                 flag: flag.to_string(),

@@ -49,10 +49,7 @@ pub enum ParseError {
         reason: &'static str,
     },
     #[error("`{flag}` needs a value, like `{flag} {example}`.")]
-    MissingValue {
-        flag: String,
-        example: &'static str,
-    },
+    MissingValue { flag: String, example: &'static str },
     #[error("`{flag}` is given twice; give it once.")]
     DuplicateFlag { flag: String },
     #[error("`{value}` is not a valid {what} name: use 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `-`.")]
@@ -64,7 +61,7 @@ pub enum ParseError {
     /// A word that is not a flag, before `--`.
     #[error("unexpected `{arg}` after `/{command}`; comment `/help` for its usage.")]
     UnexpectedArgument { command: CommandKind, arg: String },
-    #[error("`/{command}` does not take Terraform flags after `--`.")]
+    #[error("`/{command}` does not take Terraform flags.")]
     TerraformArgsNotAllowed { command: CommandKind },
     /// An allowlisted Terraform flag written before `--`.
     #[error("`{flag}` is a Terraform flag: put it after `--`, like `/{command} -- {flag}`.")]

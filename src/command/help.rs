@@ -14,7 +14,10 @@ pub struct CommandHelp {
 }
 
 const SELECT_PROJECT: (&str, &str) = ("-p, --project NAME", "only this project");
-const SELECT_DIR: (&str, &str) = ("-d, --dir DIR", "only the project in this directory (relative to the repository root)");
+const SELECT_DIR: (&str, &str) = (
+    "-d, --dir DIR",
+    "only the project in this directory (relative to the repository root)",
+);
 const SELECT_WORKSPACE: (&str, &str) = ("-w, --workspace NAME", "only this Terraform workspace");
 
 impl CommandKind {
@@ -86,4 +89,62 @@ pub fn help_text(app_slug: &str) -> String {
          to Terraform; `-target`, `-replace` and `-refresh` belong to `/plan`.\n"
     ));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_text_snapshot() {
+        // No module prefix in the file name, so the snapshot survives the move into the main crate.
+        let mut settings = insta::Settings::clone_current();
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| insta::assert_snapshot!("help_text", help_text("tfgate-bot")));
+    }
+
+    #[test]
+    fn every_command_has_usage_starting_with_its_name() {
+        for kind in CommandKind::ALL {
+            let help = kind.help();
+            let first_word = help.usage.split_whitespace().next();
+            assert_eq!(first_word, Some(kind.slash_form().as_str()), "{kind}");
+            assert!(!help.summary.is_empty(), "{kind}");
+        }
+    }
+
+    #[test]
+    fn help_text_lists_every_command_and_the_mention_form() {
+        let text = help_text("my-app");
+        for kind in CommandKind::ALL {
+            assert!(text.contains(&format!("`{}", kind.slash_form())), "{kind}");
+        }
+        assert!(text.contains("`@my-app plan`"));
+    }
+
+    #[test]
+    fn usage_lines_parse_as_their_command() {
+        // Each usage with its placeholders filled in is itself a valid command.
+        let filled = [
+            (
+                "/plan -p net -d infra -w prod -- -target=aws_s3_bucket.b",
+                CommandKind::Plan,
+            ),
+            (
+                "/apply -p net -d infra -w prod --accept-input ADMIN_CIDRS -- -lock-timeout=5m",
+                CommandKind::Apply,
+            ),
+            ("/unlock -p net -d infra -w prod", CommandKind::Unlock),
+            ("/cancel -p net", CommandKind::Cancel),
+            ("/inputs", CommandKind::Inputs),
+            ("/help", CommandKind::Help),
+        ];
+        for (line, kind) in filled {
+            let parsed = crate::command::parse_comment(line, "tfgate-bot");
+            assert!(
+                matches!(parsed.as_slice(), [Ok(command)] if command.kind == kind),
+                "{line}: {parsed:?}"
+            );
+        }
+    }
 }

@@ -55,9 +55,12 @@ pub(super) fn starts_like_command(text: &str, app_slug: &str) -> bool {
     text.starts_with('/')
         || text.starts_with(TFGATE_PREFIX)
         || (!app_slug.is_empty()
-            && text.as_bytes().get(..app_slug.len() + 1).is_some_and(|head| {
-                head[0] == b'@' && head[1..].eq_ignore_ascii_case(app_slug.as_bytes())
-            }))
+            && text
+                .as_bytes()
+                .get(..app_slug.len() + 1)
+                .is_some_and(|head| {
+                    head[0] == b'@' && head[1..].eq_ignore_ascii_case(app_slug.as_bytes())
+                }))
 }
 
 /// `/word rest`: a command, a near miss of one (with a suggestion), or nothing (`/cc`, `/shrug`,

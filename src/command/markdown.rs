@@ -43,9 +43,10 @@ struct Fence {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Block {
-    /// Outside any block; `paragraph_open` when the previous line was prose text.
+    /// Outside any block: start of the body, or after a blank line or a closed fence.
     #[default]
     Start,
+    /// The previous line was prose text; an indented line continues it.
     Paragraph,
     IndentedCode,
     FencedCode(Fence),
@@ -151,7 +152,10 @@ fn marker_run(text: &str, marker: char) -> usize {
 
 /// A fence opener at the start of `trimmed` (already left-trimmed).
 fn opens_fence(trimmed: &str) -> Option<Fence> {
-    let marker = trimmed.chars().next().filter(|&ch| ch == '`' || ch == '~')?;
+    let marker = trimmed
+        .chars()
+        .next()
+        .filter(|&ch| ch == '`' || ch == '~')?;
     let length = marker_run(trimmed, marker);
     if length < 3 {
         return None;
@@ -264,7 +268,10 @@ mod tests {
         );
         assert_eq!(opens_fence("``"), None);
         assert_eq!(opens_fence("```a`b"), None, "inline code, not a fence");
-        assert!(opens_fence("~~~a`b").is_some(), "tilde info may hold backticks");
+        assert!(
+            opens_fence("~~~a`b").is_some(),
+            "tilde info may hold backticks"
+        );
     }
 
     #[test]

@@ -10,16 +10,43 @@ const LOCK_TIMEOUT_MAX_MS: u64 = 10 * 60 * 1000;
 
 /// Flags refused with a reason of their own (matched with one or two leading dashes).
 const FORBIDDEN: [(&str, &str); 11] = [
-    ("chdir", "tfgate runs Terraform in the project's directory; use `-d DIR`."),
-    ("plugin-dir", "tfgate installs providers from its own mirror."),
-    ("state", "tfgate uses the project's configured backend; state paths are not set from comments."),
-    ("state-out", "tfgate uses the project's configured backend; state paths are not set from comments."),
-    ("backup", "tfgate uses the project's configured backend; state paths are not set from comments."),
-    ("var-file", "variables come from the repository and tfgate's configuration, not from comments."),
-    ("var", "variables come from the repository and tfgate's configuration, not from comments."),
-    ("lock", "tfgate always locks the state; use `-lock-timeout=` to wait longer."),
+    (
+        "chdir",
+        "tfgate runs Terraform in the project's directory; use `-d DIR`.",
+    ),
+    (
+        "plugin-dir",
+        "tfgate installs providers from its own mirror.",
+    ),
+    (
+        "state",
+        "tfgate uses the project's configured backend; state paths are not set from comments.",
+    ),
+    (
+        "state-out",
+        "tfgate uses the project's configured backend; state paths are not set from comments.",
+    ),
+    (
+        "backup",
+        "tfgate uses the project's configured backend; state paths are not set from comments.",
+    ),
+    (
+        "var-file",
+        "variables come from the repository and tfgate's configuration, not from comments.",
+    ),
+    (
+        "var",
+        "variables come from the repository and tfgate's configuration, not from comments.",
+    ),
+    (
+        "lock",
+        "tfgate always locks the state; use `-lock-timeout=` to wait longer.",
+    ),
     ("out", "tfgate saves the plan itself."),
-    ("auto-approve", "`/apply` always applies the plan saved by `/plan`."),
+    (
+        "auto-approve",
+        "`/apply` always applies the plan saved by `/plan`.",
+    ),
     ("destroy", "destroying from a comment is not supported."),
 ];
 
@@ -40,8 +67,12 @@ pub(super) fn parse_terraform_arg(token: &str) -> Result<TerraformArg, ParseErro
         });
     }
     match (flag.name, flag.value) {
-        ("target", Some(value)) => parse_address(value, Target::ResourceOrModule).map(TerraformArg::Target),
-        ("replace", Some(value)) => parse_address(value, Target::Resource).map(TerraformArg::Replace),
+        ("target", Some(value)) => {
+            parse_address(value, Target::ResourceOrModule).map(TerraformArg::Target)
+        }
+        ("replace", Some(value)) => {
+            parse_address(value, Target::Resource).map(TerraformArg::Replace)
+        }
         ("target", None) => Err(ParseError::TerraformValueNeedsEquals {
             flag: "-target",
             example: "aws_s3_bucket.logs",
@@ -209,7 +240,9 @@ fn index(text: &str) -> Option<&str> {
         }
         return key[close + 1..].strip_prefix(']');
     }
-    let digits = inner.find(|ch: char| !ch.is_ascii_digit()).unwrap_or(inner.len());
+    let digits = inner
+        .find(|ch: char| !ch.is_ascii_digit())
+        .unwrap_or(inner.len());
     (1..=10)
         .contains(&digits)
         .then(|| inner[digits..].strip_prefix(']'))
@@ -225,7 +258,9 @@ fn parse_lock_timeout(value: &str) -> Result<String, ParseError> {
         return Err(refuse());
     }
     while !rest.is_empty() {
-        let digits = rest.find(|ch: char| !ch.is_ascii_digit()).unwrap_or(rest.len());
+        let digits = rest
+            .find(|ch: char| !ch.is_ascii_digit())
+            .unwrap_or(rest.len());
         if !(1..=6).contains(&digits) {
             return Err(refuse());
         }
@@ -269,10 +304,18 @@ mod tests {
             "_x.y-z",
         ];
         for address in resources {
-            assert_eq!(address_kind(address), Some(AddressKind::Resource), "{address}");
+            assert_eq!(
+                address_kind(address),
+                Some(AddressKind::Resource),
+                "{address}"
+            );
         }
         for address in ["module.net", "module.net[0]", r#"module.a.module.b["k"]"#] {
-            assert_eq!(address_kind(address), Some(AddressKind::Module), "{address}");
+            assert_eq!(
+                address_kind(address),
+                Some(AddressKind::Module),
+                "{address}"
+            );
         }
     }
 
@@ -313,10 +356,14 @@ mod tests {
 
     #[test]
     fn lock_timeouts() {
-        for good in ["0s", "30s", "5m", "10m", "1m30s", "500ms", "599s", "600s", "0h"] {
+        for good in [
+            "0s", "30s", "5m", "10m", "1m30s", "500ms", "599s", "600s", "0h",
+        ] {
             assert_eq!(parse_lock_timeout(good), Ok(good.to_string()), "{good}");
         }
-        for bad in ["", "5", "11m", "601s", "1h", "5 m", "m", "-5s", "1.5m", "1000000s", "5min"] {
+        for bad in [
+            "", "5", "11m", "601s", "1h", "5 m", "m", "-5s", "1.5m", "1000000s", "5min",
+        ] {
             assert!(parse_lock_timeout(bad).is_err(), "{bad}");
         }
     }

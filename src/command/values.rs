@@ -45,8 +45,9 @@ pub(super) fn validate_dir(value: &str) -> Result<String, ParseError> {
     if value.contains("..") {
         return Err(refuse(DirProblem::ParentComponent));
     }
-    let allowed =
-        |ch: char| ch.is_alphanumeric() || matches!(ch, '/' | '.' | '_' | '-' | '+' | '@' | '=' | ',');
+    let allowed = |ch: char| {
+        ch.is_alphanumeric() || matches!(ch, '/' | '.' | '_' | '-' | '+' | '@' | '=' | ',')
+    };
     if !value.chars().all(allowed) {
         return Err(refuse(DirProblem::Character));
     }
@@ -95,7 +96,17 @@ mod tests {
         for good in ["net", "prod-eu.1", "a_b", "A", &"x".repeat(64), "v1..2"] {
             assert_eq!(validate_name("project", good), Ok(good.to_string()));
         }
-        for bad in ["", "-p", ".", "..", "a/b", "a b", "ü", &"x".repeat(65), "a\"b"] {
+        for bad in [
+            "",
+            "-p",
+            ".",
+            "..",
+            "a/b",
+            "a b",
+            "ü",
+            &"x".repeat(65),
+            "a\"b",
+        ] {
             assert!(validate_name("project", bad).is_err(), "{bad:?}");
         }
     }

@@ -45,29 +45,55 @@ fn every_accepted_form() {
         ("/plan --workspace=prod", command(Plan).workspace("prod")),
         (
             "@tfgate-bot apply -p net -d envs/prod -w prod.eu_1",
-            command(Apply).project("net").dir("envs/prod").workspace("prod.eu_1"),
+            command(Apply)
+                .project("net")
+                .dir("envs/prod")
+                .workspace("prod.eu_1"),
         ),
-        ("/apply --accept-input ADMIN_CIDRS", command(Apply).accept("ADMIN_CIDRS")),
+        (
+            "/apply --accept-input ADMIN_CIDRS",
+            command(Apply).accept("ADMIN_CIDRS"),
+        ),
         (
             "/apply --accept-input=A --accept-input B --accept-input A",
             command(Apply).accept("A").accept("B"),
         ),
-        ("/unlock -p net -d infra -w default", command(Unlock).project("net").dir("infra").workspace("default")),
+        (
+            "/unlock -p net -d infra -w default",
+            command(Unlock)
+                .project("net")
+                .dir("infra")
+                .workspace("default"),
+        ),
         ("/cancel -p net", command(Cancel).project("net")),
         // Terraform flags after `--`.
         ("/plan --", command(Plan)),
-        ("/plan -- -target=aws_s3_bucket.b", command(Plan).tf(target("aws_s3_bucket.b"))),
+        (
+            "/plan -- -target=aws_s3_bucket.b",
+            command(Plan).tf(target("aws_s3_bucket.b")),
+        ),
         (
             r#"/plan -- -target=aws_s3_bucket.b["k"] -target=module.net"#,
-            command(Plan).tf(target(r#"aws_s3_bucket.b["k"]"#)).tf(target("module.net")),
+            command(Plan)
+                .tf(target(r#"aws_s3_bucket.b["k"]"#))
+                .tf(target("module.net")),
         ),
         (
             "/plan -- -replace=module.net.aws_instance.a[0]",
             command(Plan).tf(TerraformArg::Replace("module.net.aws_instance.a[0]".into())),
         ),
-        ("/plan -- -refresh=false", command(Plan).tf(TerraformArg::RefreshFalse)),
-        ("/plan -- -lock-timeout=30s", command(Plan).tf(TerraformArg::LockTimeout("30s".into()))),
-        ("/apply -- -lock-timeout=10m", command(Apply).tf(TerraformArg::LockTimeout("10m".into()))),
+        (
+            "/plan -- -refresh=false",
+            command(Plan).tf(TerraformArg::RefreshFalse),
+        ),
+        (
+            "/plan -- -lock-timeout=30s",
+            command(Plan).tf(TerraformArg::LockTimeout("30s".into())),
+        ),
+        (
+            "/apply -- -lock-timeout=10m",
+            command(Apply).tf(TerraformArg::LockTimeout("10m".into())),
+        ),
         (
             "tfgate plan -p net -- -refresh=false -lock-timeout=1m30s -target=data.aws_ami.x",
             command(Plan)
@@ -111,13 +137,19 @@ fn crlf_line_endings() {
 #[test]
 fn located_results_keep_line_numbers_of_errors() {
     let located = parse_comment_located("/plan\n/plan -x\n", SLUG);
-    let lines: Vec<(usize, bool)> = located.iter().map(|parsed| (parsed.line, parsed.result.is_ok())).collect();
+    let lines: Vec<(usize, bool)> = located
+        .iter()
+        .map(|parsed| (parsed.line, parsed.result.is_ok()))
+        .collect();
     assert_eq!(lines, vec![(1, true), (2, false)]);
 }
 
 #[test]
 fn indented_command_continuing_a_paragraph_is_a_command() {
-    assert_eq!(parse("please:\n    /plan"), vec![Ok(command(Plan).on_line(2))]);
+    assert_eq!(
+        parse("please:\n    /plan"),
+        vec![Ok(command(Plan).on_line(2))]
+    );
 }
 
 #[test]

@@ -73,8 +73,14 @@ fn commands_after_ignored_blocks_still_count() {
         ("<!--\n/apply\n-->\n/plan", vec![command(Plan).on_line(4)]),
         ("<!-- note --> /plan", vec![command(Plan)]),
         ("/plan <!-- because -->", vec![command(Plan)]),
-        ("/plan -p net <!-- multi\nline --> ", vec![command(Plan).project("net")]),
-        ("`<!--` is how comments start\n/plan", vec![command(Plan).on_line(2)]),
+        (
+            "/plan -p net <!-- multi\nline --> ",
+            vec![command(Plan).project("net")],
+        ),
+        (
+            "`<!--` is how comments start\n/plan",
+            vec![command(Plan).on_line(2)],
+        ),
         ("    code\n\n/plan", vec![command(Plan).on_line(3)]),
         ("```a`b```\n/plan", vec![command(Plan).on_line(2)]),
     ];
@@ -102,7 +108,10 @@ To re-run it yourself:\r
 ";
     assert_eq!(
         parse(body),
-        vec![Ok(command(Apply).project("net").accept("ADMIN_CIDRS").on_line(11))]
+        vec![Ok(command(Apply)
+            .project("net")
+            .accept("ADMIN_CIDRS")
+            .on_line(11))]
     );
 }
 
@@ -110,10 +119,49 @@ To re-run it yourself:\r
 fn typo_suggestions_apply_to_bare_slash_words() {
     assert_eq!(
         parse("/pla -p net"),
-        vec![Err(ParseError::UnknownCommand { written: "/pla".into(), suggestion: Some("/plan".into()) })]
+        vec![Err(ParseError::UnknownCommand {
+            written: "/pla".into(),
+            suggestion: Some("/plan".into())
+        })]
     );
     assert_eq!(
         parse("/Inptus"),
-        vec![Err(ParseError::UnknownCommand { written: "/Inptus".into(), suggestion: Some("/inputs".into()) })]
+        vec![Err(ParseError::UnknownCommand {
+            written: "/Inptus".into(),
+            suggestion: Some("/inputs".into())
+        })]
+    );
+}
+
+#[test]
+fn candidate_check_is_cheap_but_not_blind() {
+    use crate::command::is_command_candidate;
+    let not_candidates = [
+        "",
+        "Looks good to me",
+        "please run /plan",
+        "ask @tfgate-bot later",
+        "> quoted",
+        "Tfgate is great",
+    ];
+    for body in not_candidates {
+        assert!(!is_command_candidate(body, SLUG), "{body:?}");
+    }
+    let candidates = [
+        "/plan",
+        "hi\n  /cc @x",
+        "tfgate plan",
+        "tfgate",
+        "@TFGATE-BOT",
+        "<!-- note --> /plan",
+        "<!-- a --><!-- b -->tfgate plan",
+        "<!--\nx -->/plan",
+    ];
+    for body in candidates {
+        assert!(is_command_candidate(body, SLUG), "{body:?}");
+    }
+    assert!(
+        !is_command_candidate("@tfgate-bot plan", ""),
+        "empty slug matches no mention"
     );
 }

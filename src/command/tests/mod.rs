@@ -17,7 +17,11 @@ fn parse(body: &str) -> Vec<Result<Command, ParseError>> {
 /// The single result of `body`; fails the test if there is not exactly one.
 fn parse_one(body: &str) -> Result<Command, ParseError> {
     let mut results = parse(body);
-    assert_eq!(results.len(), 1, "expected one command in {body:?}, got {results:?}");
+    assert_eq!(
+        results.len(),
+        1,
+        "expected one command in {body:?}, got {results:?}"
+    );
     results.remove(0)
 }
 

@@ -1,8 +1,8 @@
 //! Every rejection, with the exact reply text a PR reader gets.
 
 use super::*;
-use crate::command::DirProblem;
 use crate::command::CommandKind::*;
+use crate::command::DirProblem;
 
 /// (comment line, exact reply).
 const REPLIES: &[(&str, &str)] = &[
@@ -38,8 +38,13 @@ const REPLIES: &[(&str, &str)] = &[
     ("/apply -- -refresh=false", "`/apply` does not take `-refresh=false`: refreshing is decided by the plan; run `/plan -- -refresh=false` first."),
     // Terraform flags written before `--`, or given to commands that take none.
     ("/plan -target=aws_s3_bucket.b", "`-target=aws_s3_bucket.b` is a Terraform flag: put it after `--`, like `/plan -- -target=aws_s3_bucket.b`."),
-    ("/unlock -- -lock-timeout=5m", "`/unlock` does not take Terraform flags after `--`."),
-    ("/help --", "`/help` does not take Terraform flags after `--`."),
+    ("/plan -lock-timeout=99m", "`-lock-timeout` takes a duration of at most 10m, like `30s` or `5m`; `99m` is not one."),
+    ("/apply -target=aws_s3_bucket.b", "`/apply` does not take `-target`: targets belong to the plan; run `/plan -- -target=...` first."),
+    ("/apply -refresh=false", "`/apply` does not take `-refresh=false`: refreshing is decided by the plan; run `/plan -- -refresh=false` first."),
+    ("/unlock -target=aws_s3_bucket.b", "`/unlock` does not take Terraform flags."),
+    ("/unlock -- -lock-timeout=5m", "`/unlock` does not take Terraform flags."),
+    ("/help --", "`/help` does not take Terraform flags."),
+    ("/cancel -- -chdir=x", "`/cancel` does not take Terraform flags."),
     // Shell metacharacters, quotes, control characters.
     ("/plan -- -target=a.b;rm", "`;` in `-target=a.b;rm` is not allowed: tfgate passes arguments to Terraform directly, never through a shell."),
     ("/plan -p net|x", "`|` in `net|x` is not allowed: tfgate passes arguments to Terraform directly, never through a shell."),
@@ -108,7 +113,10 @@ fn every_rejection_has_its_exact_reply() {
 fn every_reply_is_one_line() {
     for (body, _) in REPLIES {
         let reply = parse_one(body).expect_err(body).to_string();
-        assert!(!reply.contains('\n') && reply.len() < 300, "{body:?}: {reply}");
+        assert!(
+            !reply.contains('\n') && reply.len() < 300,
+            "{body:?}: {reply}"
+        );
     }
 }
 
@@ -116,11 +124,17 @@ fn every_reply_is_one_line() {
 fn rejections_carry_what_callers_branch_on() {
     assert_eq!(
         parse_one("/plan -d ../x"),
-        Err(ParseError::InvalidDir { value: "../x".into(), problem: DirProblem::ParentComponent })
+        Err(ParseError::InvalidDir {
+            value: "../x".into(),
+            problem: DirProblem::ParentComponent
+        })
     );
     assert_eq!(
         parse_one("/cancel -d x"),
-        Err(ParseError::FlagNotAllowed { command: Cancel, flag: "-d".into() })
+        Err(ParseError::FlagNotAllowed {
+            command: Cancel,
+            flag: "-d".into()
+        })
     );
     assert_eq!(
         parse_one("tfgate plna"),
@@ -135,14 +149,27 @@ fn rejections_carry_what_callers_branch_on() {
 fn long_tokens_are_truncated_in_replies() {
     let long = "x".repeat(500);
     let reply = parse_one(&format!("/plan {long}")).unwrap_err().to_string();
-    assert_eq!(reply, format!("unexpected `{}…` after `/plan`; comment `/help` for its usage.", "x".repeat(60)));
+    assert_eq!(
+        reply,
+        format!(
+            "unexpected `{}…` after `/plan`; comment `/help` for its usage.",
+            "x".repeat(60)
+        )
+    );
 }
 
 #[test]
 fn replies_echo_only_the_offending_token() {
-    let reply = parse_one("/plan -p net -- -var secret_token=hunter2").unwrap_err().to_string();
-    assert!(!reply.contains("hunter2") && !reply.contains("net"), "{reply}");
-    let reply = parse_one("/plan -- -chdir=/home/runner/secrets").unwrap_err().to_string();
+    let reply = parse_one("/plan -p net -- -var secret_token=hunter2")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        !reply.contains("hunter2") && !reply.contains("net"),
+        "{reply}"
+    );
+    let reply = parse_one("/plan -- -chdir=/home/runner/secrets")
+        .unwrap_err()
+        .to_string();
     assert!(!reply.contains("/home"), "{reply}");
 }
 
@@ -150,7 +177,10 @@ fn replies_echo_only_the_offending_token() {
 fn the_first_bad_token_decides() {
     assert_eq!(
         parse_one("/plan -x -p ../y"),
-        Err(ParseError::UnknownFlag { command: Plan, flag: "-x".into() })
+        Err(ParseError::UnknownFlag {
+            command: Plan,
+            flag: "-x".into()
+        })
     );
 }
 
@@ -158,5 +188,8 @@ fn the_first_bad_token_decides() {
 fn one_bad_line_does_not_hide_the_others() {
     let results = parse("/plan -p a\n/plan -p a -p b\n/unlock");
     assert_eq!(results.len(), 3);
-    assert!(results[0].is_ok() && results[1].is_err() && results[2].is_ok(), "{results:?}");
+    assert!(
+        results[0].is_ok() && results[1].is_err() && results[2].is_ok(),
+        "{results:?}"
+    );
 }

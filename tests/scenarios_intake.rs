@@ -1,0 +1,151 @@
+//! Scenario tests for webhook intake and comment commands: a signed delivery in, the
+//! database rows and the GitHub calls out. Each runs on SQLite and on PostgreSQL.
+
+mod support;
+
+use axum::http::StatusCode;
+use support::*;
+
+scenario!(help_gets_the_help_text, |h| {
+    let (status, _) = h.deliver("issue_comment", &pr_comment("/help", "alice")).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(h.run_jobs().await, 1);
+    let comments = h.github.comments();
+    assert_eq!(comments.len(), 1);
+    assert_eq!(comments[0].number, 1);
+    assert!(comments[0].body.contains("/plan") && comments[0].body.contains("/apply"));
+    assert!(h.github.reactions().is_empty());
+});
+
+scenario!(accepted_command_gets_eyes, |h| {
+    h.deliver("issue_comment", &pr_comment("/plan -d infra/network", "alice")).await;
+    h.run_jobs().await;
+    assert_eq!(h.github.reactions(), vec![(492700400, "eyes".to_string())]);
+    assert_eq!(h.github.token_requests(), 1);
+});
+
+scenario!(rejected_flag_gets_exact_reply, |h| {
+    h.deliver("issue_comment", &pr_comment("/plan -- -chdir=/etc", "alice")).await;
+    h.run_jobs().await;
+    let comments = h.github.comments();
+    assert_eq!(comments.len(), 1);
+    assert!(comments[0].body.contains("-chdir"), "{}", comments[0].body);
+    assert!(h.github.reactions().is_empty());
+});
+
+scenario!(edited_comment_never_executes, |h| {
+    let mut v = webhook_fixture("issue_comment.edited.json");
+    v["comment"]["body"] = "/apply".into();
+    v["installation"] = serde_json::json!({"id": 1});
+    let (status, reply) = h.deliver("issue_comment", &v).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(reply["outcome"], "ignored");
+    assert_eq!(h.job_count().await, 0);
+});
+
+scenario!(redelivery_enqueues_nothing, |h| {
+    let body = pr_comment("/plan", "alice");
+    let (s1, r1) = h.deliver_with_id("issue_comment", &body, "dup-1").await;
+    let (s2, r2) = h.deliver_with_id("issue_comment", &body, "dup-1").await;
+    assert_eq!((s1, r1["outcome"].as_str()), (StatusCode::ACCEPTED, Some("enqueued")));
+    assert_eq!((s2, r2["outcome"].as_str()), (StatusCode::OK, Some("duplicate")));
+    assert_eq!(h.job_count().await, 1);
+    assert!(h.metrics().await.contains("tfgate_jobs_total{kind=\"comment\",status=\"queued\"} 1"));
+});
+
+scenario!(bad_signature_is_401_and_stores_nothing, |h| {
+    let body = serde_json::to_vec(&pr_comment("/apply", "mallory")).unwrap();
+    let bad = tfgate::webhook::signature::sign("wrong-secret", &body);
+    let (status, _) = h
+        .post_raw(
+            &[
+                ("x-github-event", "issue_comment"),
+                ("x-github-delivery", "sig-1"),
+                ("x-hub-signature-256", &bad),
+                ("content-type", "application/json"),
+            ],
+            body,
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(h.job_count().await, 0);
+    assert!(h.metrics().await.contains("outcome=\"bad_signature\""));
+});
+
+scenario!(rotated_secret_still_accepted, |h| {
+    let body = serde_json::to_vec(&pr_comment("/plan", "alice")).unwrap();
+    let sig = tfgate::webhook::signature::sign("old-secret", &body);
+    let (status, _) = h
+        .post_raw(
+            &[
+                ("x-github-event", "issue_comment"),
+                ("x-github-delivery", "rot-1"),
+                ("x-hub-signature-256", &sig),
+                ("content-type", "application/json"),
+            ],
+            body,
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(h.job_count().await, 1);
+});
+
+scenario!(bad_input_is_4xx_and_server_keeps_serving, |h| {
+    let good = serde_json::to_vec(&pr_comment("/plan", "a")).unwrap();
+    let sig = tfgate::webhook::signature::sign(SECRET, &good);
+    let malformed = b"{not json".to_vec();
+    let msig = tfgate::webhook::signature::sign(SECRET, &malformed);
+    let cases: Vec<(Vec<(&str, &str)>, Vec<u8>, StatusCode)> = vec![
+        (vec![("x-github-delivery", "m1"), ("x-hub-signature-256", &sig), ("content-type", "application/json")], good.clone(), StatusCode::BAD_REQUEST),
+        (vec![("x-github-event", "issue_comment"), ("x-hub-signature-256", &sig), ("content-type", "application/json")], good.clone(), StatusCode::BAD_REQUEST),
+        (vec![("x-github-event", "issue_comment"), ("x-github-delivery", "m2"), ("x-hub-signature-256", &sig), ("content-type", "application/x-www-form-urlencoded")], good.clone(), StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        (vec![("x-github-event", "issue_comment"), ("x-github-delivery", "m3"), ("content-type", "application/json")], good.clone(), StatusCode::UNAUTHORIZED),
+        (vec![("x-github-event", "issue_comment"), ("x-github-delivery", "m4"), ("x-hub-signature-256", &msig), ("content-type", "application/json")], malformed, StatusCode::BAD_REQUEST),
+        (vec![("x-github-event", "Not An Event"), ("x-github-delivery", "m5"), ("x-hub-signature-256", &sig), ("content-type", "application/json")], good.clone(), StatusCode::BAD_REQUEST),
+    ];
+    for (headers, body, want) in cases {
+        let (status, reply) = h.post_raw(&headers, body).await;
+        assert_eq!(status, want, "{headers:?}");
+        assert!(reply["detail"].as_str().is_some_and(|d| !d.is_empty()));
+    }
+    let huge = vec![b' '; tfgate::config::DEFAULT_MAX_BODY_BYTES + 1];
+    let hsig = tfgate::webhook::signature::sign(SECRET, &huge);
+    let (status, _) = h
+        .post_raw(&[("x-github-event", "issue_comment"), ("x-github-delivery", "m6"), ("x-hub-signature-256", &hsig), ("content-type", "application/json")], huge)
+        .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(h.job_count().await, 0);
+    let (status, _) = h.deliver("issue_comment", &pr_comment("/plan", "a")).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+});
+
+scenario!(ping_and_unhandled_events, |h| {
+    let (status, reply) = h.deliver("ping", &webhook_fixture("ping.json")).await;
+    assert_eq!((status, reply["outcome"].as_str()), (StatusCode::OK, Some("ignored")));
+    let (status, _) = h.deliver("push", &serde_json::json!({"ref": "refs/heads/main"})).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(h.job_count().await, 0);
+});
+
+scenario!(pull_request_and_review_events_are_recorded, |h| {
+    for (event, file) in [
+        ("pull_request", "pull_request.opened.json"),
+        ("pull_request", "pull_request.closed.json"),
+        ("pull_request_review", "pull_request_review.submitted.json"),
+        ("installation", "installation.created.json"),
+    ] {
+        let (status, _) = h.deliver(event, &webhook_fixture(file)).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{file}");
+    }
+    assert_eq!(h.run_jobs().await, 4);
+    let audit = tfgate::db::audit::recent(&h.state.db, 10).await.unwrap();
+    let actions: Vec<&str> = audit.iter().map(|a| a.action.as_str()).collect();
+    assert!(actions.contains(&"pull_request.opened") && actions.contains(&"installation.created"), "{actions:?}");
+});
+
+scenario!(health_and_setup_pages, |h| {
+    assert_eq!(h.get("/healthz").await, (StatusCode::OK, "ok\n".to_string()));
+    let (status, page) = h.get("/").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("tfgate"), "{page}");
+});

@@ -1,0 +1,220 @@
+//! Scenario harness: the real router and database, a fake GitHub over HTTP, signed deliveries
+//! in, posted comments out.
+
+#![allow(dead_code)]
+
+pub mod fake_github;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use serde_json::Value;
+use tower::ServiceExt;
+
+use fake_github::FakeGitHub;
+use tfgate::config::{Config, ConfigArgs};
+use tfgate::db::Db;
+use tfgate::jobs::queue;
+use tfgate::jobs::runner::JobHandler;
+use tfgate::state::AppState;
+use tfgate::webhook::signature::sign;
+use tfgate::worker::Dispatcher;
+
+pub const SECRET: &str = "test-webhook-secret";
+
+pub fn fixture_path(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+}
+
+pub fn webhook_fixture(name: &str) -> Value {
+    let text = std::fs::read_to_string(fixture_path(&format!("webhooks/{name}"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A PR comment delivery (`issue_comment.created` on a PR) with the given body and author.
+pub fn pr_comment(body: &str, author: &str) -> Value {
+    let mut v = webhook_fixture("issue_comment.created.on-pr.json");
+    v["comment"]["body"] = body.into();
+    v["comment"]["user"]["login"] = author.into();
+    v
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// The PostgreSQL server for tests, if one is configured. With `TFGATE_REQUIRE_POSTGRES=1`
+/// (the README test command sets it) a missing server fails the test instead of skipping.
+pub fn postgres_admin_url() -> Option<String> {
+    match std::env::var("TFGATE_TEST_DATABASE_URL") {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            if std::env::var("TFGATE_REQUIRE_POSTGRES").as_deref() == Ok("1") {
+                panic!("TFGATE_TEST_DATABASE_URL is not set but TFGATE_REQUIRE_POSTGRES=1");
+            }
+            eprintln!("note: TFGATE_TEST_DATABASE_URL unset; PostgreSQL variant skipped");
+            None
+        }
+    }
+}
+
+/// A fresh, empty database URL for one test.
+pub async fn fresh_database(backend: Backend, dir: &std::path::Path) -> Option<String> {
+    match backend {
+        Backend::Sqlite => Some(format!("sqlite://{}?mode=rwc", dir.join("t.db").display())),
+        Backend::Postgres => {
+            let admin = postgres_admin_url()?;
+            let name = format!("tfgate_t_{}", uuid::Uuid::new_v4().simple());
+            let db = Db::connect(&admin).await.expect("connect to test PostgreSQL");
+            sqlx::query(&format!("CREATE DATABASE {name}"))
+                .execute(&db.pool)
+                .await
+                .expect("create test database");
+            db.pool.close().await;
+            let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+            Some(format!("{base}/{name}"))
+        }
+    }
+}
+
+pub struct Harness {
+    pub state: Arc<AppState>,
+    pub github: FakeGitHub,
+    pub dir: tempfile::TempDir,
+    delivery_seq: std::sync::atomic::AtomicU64,
+}
+
+impl Harness {
+    /// `None` only for PostgreSQL when no server is configured.
+    pub async fn start(backend: Backend) -> Option<Harness> {
+        let dir = tempfile::tempdir().unwrap();
+        let url = fresh_database(backend, dir.path()).await?;
+        let github = FakeGitHub::start().await;
+        let key_path = fixture_path("github/test-app-key.pem");
+        let config = Config::resolve(&ConfigArgs {
+            data_dir: Some(dir.path().join("data")),
+            database_url: Some(url),
+            webhook_secret: Some(format!("old-secret,{SECRET}")),
+            app_id: Some(4242),
+            app_slug: Some("tfgate".into()),
+            private_key_path: Some(key_path),
+            github_api_url: Some(github.url()),
+            policy_dir: Some(dir.path().join("policies")),
+            ..Default::default()
+        })
+        .unwrap();
+        let state = AppState::build(config).await.unwrap();
+        Some(Harness {
+            state,
+            github,
+            dir,
+            delivery_seq: Default::default(),
+        })
+    }
+
+    pub fn next_delivery_id(&self) -> String {
+        let n = self
+            .delivery_seq
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        format!("00000000-0000-4000-8000-{n:012}")
+    }
+
+    /// POST a delivery signed with the current secret; returns status and JSON reply.
+    pub async fn deliver(&self, event: &str, payload: &Value) -> (StatusCode, Value) {
+        let id = self.next_delivery_id();
+        self.deliver_with_id(event, payload, &id).await
+    }
+
+    pub async fn deliver_with_id(&self, event: &str, payload: &Value, id: &str) -> (StatusCode, Value) {
+        let body = serde_json::to_vec(payload).unwrap();
+        let sig = sign(SECRET, &body);
+        self.post_raw(&[
+            ("x-github-event", event),
+            ("x-github-delivery", id),
+            ("x-hub-signature-256", &sig),
+            ("content-type", "application/json"),
+        ], body)
+        .await
+    }
+
+    pub async fn post_raw(&self, headers: &[(&str, &str)], body: Vec<u8>) -> (StatusCode, Value) {
+        let mut req = Request::post("/webhooks");
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        self.request(req.body(Body::from(body)).unwrap()).await
+    }
+
+    pub async fn get(&self, path: &str) -> (StatusCode, String) {
+        let resp = tfgate::http::router(self.state.clone())
+            .oneshot(Request::get(path).body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+        (status, String::from_utf8_lossy(&bytes).to_string())
+    }
+
+    async fn request(&self, req: Request<Body>) -> (StatusCode, Value) {
+        let resp = tfgate::http::router(self.state.clone()).oneshot(req).await.unwrap();
+        let status = resp.status();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+
+    /// Run queued jobs until none is left; returns how many ran.
+    pub async fn run_jobs(&self) -> usize {
+        let dispatcher = Dispatcher::new(self.state.clone());
+        let mut n = 0;
+        while let Some(job) = queue::claim(&self.state.db, "test-worker", 30_000).await.unwrap() {
+            match dispatcher.handle(&job).await {
+                Ok(()) => {
+                    queue::complete(&self.state.db, &job).await.unwrap();
+                }
+                Err(e) => panic!("job {} ({}) failed: {e}", job.id, job.kind),
+            }
+            n += 1;
+        }
+        n
+    }
+
+    pub async fn job_count(&self) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM jobs")
+            .fetch_one(&self.state.db.pool)
+            .await
+            .unwrap()
+    }
+
+    pub async fn metrics(&self) -> String {
+        self.get("/metrics").await.1
+    }
+}
+
+/// Define a scenario test twice: on SQLite and on PostgreSQL.
+#[macro_export]
+macro_rules! scenario {
+    ($name:ident, |$h:ident| $body:block) => {
+        mod $name {
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let $h = $crate::support::Harness::start($crate::support::Backend::Sqlite)
+                    .await
+                    .unwrap();
+                $body
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let Some($h) = $crate::support::Harness::start($crate::support::Backend::Postgres).await
+                else {
+                    return;
+                };
+                $body
+            }
+        }
+    };
+}
