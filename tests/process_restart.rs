@@ -1,0 +1,102 @@
+//! The real binary: `serve` with no App configured answers `/healthz` and shows the setup
+//! page; a delivery accepted just before `kill -9` is still run after a restart.
+
+mod support;
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use support::{pr_comment, SECRET};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn start(data: &std::path::Path, port: u16, workers: u32) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tfgate"))
+        .arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("TFGATE_ADDR", format!("127.0.0.1:{port}"))
+        .env("TFGATE_DATA_DIR", data)
+        .env("TFGATE_WEBHOOK_SECRET", SECRET)
+        .env("TFGATE_WORKERS", workers.to_string())
+        .env("TFGATE_POLICY_DIR", data.join("policies"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+async fn wait_healthy(client: &reqwest::Client, base: &str) {
+    for _ in 0..200 {
+        if let Ok(r) = client.get(format!("{base}/healthz")).send().await {
+            if r.status().is_success() {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("server did not become healthy");
+}
+
+fn jobs(data: &std::path::Path) -> Vec<serde_json::Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_tfgate"))
+        .args(["jobs", "--json"])
+        .env_clear()
+        .env("TFGATE_DATA_DIR", data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn job_survives_kill_9_and_runs_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let mut server = start(&data, port, 0);
+    wait_healthy(&client, &base).await;
+    let page = client.get(format!("{base}/")).send().await.unwrap().text().await.unwrap();
+    assert!(page.contains("Register the GitHub App"), "setup page offered with no App configured");
+
+    let body = serde_json::to_vec(&pr_comment("Looks good to me", "alice")).unwrap();
+    let resp = client
+        .post(format!("{base}/webhooks"))
+        .header("x-github-event", "issue_comment")
+        .header("x-github-delivery", "kill-9-delivery")
+        .header("x-hub-signature-256", tfgate::webhook::signature::sign(SECRET, &body))
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 202);
+    server.kill().unwrap(); // SIGKILL
+    server.wait().unwrap();
+
+    let before = jobs(&data);
+    assert_eq!(before.len(), 1);
+    assert_eq!(before[0]["status"], "queued");
+    assert_eq!(before[0]["delivery_id"], "kill-9-delivery");
+
+    let mut server = start(&data, port, 1);
+    wait_healthy(&client, &base).await;
+    let mut status = String::new();
+    for _ in 0..100 {
+        status = jobs(&data)[0]["status"].as_str().unwrap().to_string();
+        if status == "succeeded" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(status, "succeeded");
+}

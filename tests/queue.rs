@@ -1,0 +1,168 @@
+//! The durable queue under concurrency and failure, on SQLite and PostgreSQL.
+
+mod support;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use support::{fresh_database, Backend};
+use tfgate::db::Db;
+use tfgate::jobs::runner::{run_worker, JobHandler, WorkerOptions};
+use tfgate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
+use tfgate::metrics::Metrics;
+use tokio::sync::{watch, Notify};
+
+struct Counting {
+    seen: Mutex<HashMap<i64, u32>>,
+}
+
+impl JobHandler for Counting {
+    async fn handle(&self, job: &ClaimedJob) -> Result<(), JobError> {
+        *self.seen.lock().unwrap().entry(job.id).or_default() += 1;
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        Ok(())
+    }
+}
+
+fn job(n: i64) -> NewJob {
+    NewJob {
+        kind: JobKind::Comment,
+        payload: format!("{{\"n\":{n}}}"),
+        repo: Some("o/r".into()),
+        pr: Some(n),
+        max_attempts: 3,
+    }
+}
+
+async fn open(backend: Backend, dir: &std::path::Path) -> Option<String> {
+    let url = fresh_database(backend, dir).await?;
+    Db::open(&url).await.unwrap();
+    Some(url)
+}
+
+async fn two_workers_run_each_job_exactly_once(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(url) = open(backend, dir.path()).await else { return };
+    let db = Db::connect(&url).await.unwrap();
+    for n in 0..200 {
+        queue::enqueue(&db, &job(n)).await.unwrap();
+    }
+    let handler = Arc::new(Counting { seen: Mutex::new(HashMap::new()) });
+    let (tx, rx) = watch::channel(false);
+    let mut tasks = Vec::new();
+    for w in 0..2 {
+        // Each worker has its own pool, as two processes would.
+        let db = Db::connect(&url).await.unwrap();
+        let opts = WorkerOptions {
+            name: format!("w{w}"),
+            lease: Duration::from_secs(30),
+            poll_interval: Duration::from_millis(20),
+        };
+        tasks.push(tokio::spawn(run_worker(
+            db,
+            handler.clone(),
+            opts,
+            Arc::new(Metrics::new()),
+            Arc::new(Notify::new()),
+            rx.clone(),
+        )));
+    }
+    for _ in 0..600 {
+        let done: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status = 'succeeded'")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+        if done == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tx.send(true).unwrap();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let seen = handler.seen.lock().unwrap();
+    assert_eq!(seen.len(), 200, "every job ran");
+    assert!(seen.values().all(|&c| c == 1), "no job ran twice: {seen:?}");
+    let owners: Vec<String> = sqlx::query_scalar("SELECT DISTINCT lease_owner FROM jobs")
+        .fetch_all(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(owners.len(), 2, "both workers took part: {owners:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn race_postgres() {
+    two_workers_run_each_job_exactly_once(Backend::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn race_sqlite() {
+    two_workers_run_each_job_exactly_once(Backend::Sqlite).await;
+}
+
+async fn dead_worker_job_is_reclaimed_after_lease(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(url) = open(backend, dir.path()).await else { return };
+    let db = Db::connect(&url).await.unwrap();
+    let id = queue::enqueue(&db, &job(1)).await.unwrap();
+    let first = queue::claim(&db, "dies", 300).await.unwrap().unwrap();
+    assert_eq!((first.id, first.reclaimed), (id, false));
+    // The worker "dies": no heartbeat. Before the lease ends nobody else may take the job.
+    assert!(queue::claim(&db, "other", 300).await.unwrap().is_none());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let second = queue::claim(&db, "other", 30_000).await.unwrap().unwrap();
+    assert_eq!(second.id, id);
+    assert!(second.reclaimed, "the handler is told the previous worker died");
+    assert_eq!((second.attempts, second.interruptions), (2, 1));
+    // The dead worker's late completion is refused; the new owner's counts.
+    assert!(!queue::complete(&db, &first).await.unwrap());
+    assert!(!queue::heartbeat(&db, &first, 1000).await.unwrap());
+    assert!(queue::complete(&db, &second).await.unwrap());
+}
+
+#[tokio::test]
+async fn reclaim_postgres() {
+    dead_worker_job_is_reclaimed_after_lease(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn reclaim_sqlite() {
+    dead_worker_job_is_reclaimed_after_lease(Backend::Sqlite).await;
+}
+
+async fn transient_failures_back_off_then_give_up(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(url) = open(backend, dir.path()).await else { return };
+    let db = Db::connect(&url).await.unwrap();
+    let id = queue::enqueue(&db, &job(1)).await.unwrap();
+    let j = queue::claim(&db, "w", 30_000).await.unwrap().unwrap();
+    assert_eq!(queue::fail(&db, &j, true, "GitHub 502").await.unwrap(), "retrying");
+    assert!(queue::claim(&db, "w", 30_000).await.unwrap().is_none(), "backoff delays the retry");
+    // Make it due, then exhaust the attempts.
+    for attempt in 2..=3 {
+        sqlx::query("UPDATE jobs SET run_at = 0 WHERE id = $1").bind(id).execute(&db.pool).await.unwrap();
+        let j = queue::claim(&db, "w", 30_000).await.unwrap().unwrap();
+        assert_eq!(j.attempts, attempt);
+        let want = if attempt < 3 { "retrying" } else { "failed" };
+        assert_eq!(queue::fail(&db, &j, true, "GitHub 502").await.unwrap(), want);
+    }
+    let rows = queue::recent(&db, 1).await.unwrap();
+    assert_eq!(rows[0].status, "failed");
+    assert_eq!(rows[0].last_error.as_deref(), Some("GitHub 502"));
+    let id2 = queue::enqueue(&db, &job(2)).await.unwrap();
+    let j = queue::claim(&db, "w", 30_000).await.unwrap().unwrap();
+    assert_eq!(j.id, id2);
+    assert_eq!(queue::fail(&db, &j, false, "bad payload").await.unwrap(), "failed", "permanent errors are not retried");
+}
+
+#[tokio::test]
+async fn retry_postgres() {
+    transient_failures_back_off_then_give_up(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn retry_sqlite() {
+    transient_failures_back_off_then_give_up(Backend::Sqlite).await;
+}
