@@ -24,7 +24,12 @@ pub struct ConfigArgs {
     #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
     pub database_url: Option<String>,
     /// Webhook secret(s), comma-separated; any of them is accepted (rotation).
-    #[arg(long, env = "TFGATE_WEBHOOK_SECRET", global = true, hide_env_values = true)]
+    #[arg(
+        long,
+        env = "TFGATE_WEBHOOK_SECRET",
+        global = true,
+        hide_env_values = true
+    )]
     pub webhook_secret: Option<String>,
     /// GitHub App id.
     #[arg(long, env = "TFGATE_APP_ID", global = true)]
@@ -204,7 +209,8 @@ impl Config {
     }
 
     pub fn is_postgres(&self) -> bool {
-        self.database_url.starts_with("postgres://") || self.database_url.starts_with("postgresql://")
+        self.database_url.starts_with("postgres://")
+            || self.database_url.starts_with("postgresql://")
     }
 }
 
@@ -265,7 +271,10 @@ mod tests {
             ..Default::default()
         })
         .unwrap_err();
-        assert!(format!("{err:#}").contains("unknown field `bogus`"), "{err:#}");
+        assert!(
+            format!("{err:#}").contains("unknown field `bogus`"),
+            "{err:#}"
+        );
     }
 
     #[test]

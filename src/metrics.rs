@@ -46,19 +46,20 @@ impl Metrics {
         let jobs = Family::<JobLabels, Counter>::default();
         let queue_depth = Gauge::default();
         let request_seconds = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
-            Histogram::new(
-                [
-                    0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
-                ]
-                .into_iter(),
-            )
+            Histogram::new([
+                0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+            ])
         });
         registry.register(
             "tfgate_webhook_deliveries",
             "Webhook deliveries by event and outcome",
             deliveries.clone(),
         );
-        registry.register("tfgate_jobs", "Jobs by kind and status (queued when enqueued)", jobs.clone());
+        registry.register(
+            "tfgate_jobs",
+            "Jobs by kind and status (queued when enqueued)",
+            jobs.clone(),
+        );
         registry.register(
             "tfgate_job_queue_depth",
             "Jobs queued or running",

@@ -9,7 +9,11 @@ use std::time::Duration;
 use support::{pr_comment, SECRET};
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn start(data: &std::path::Path, port: u16, workers: u32) -> Child {
@@ -47,7 +51,11 @@ fn jobs(data: &std::path::Path) -> Vec<serde_json::Value> {
         .env("TFGATE_DATA_DIR", data)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -63,15 +71,28 @@ async fn job_survives_kill_9_and_runs_after_restart() {
     let client = reqwest::Client::new();
     let mut server = start(&data, port, 0);
     wait_healthy(&client, &base).await;
-    let page = client.get(format!("{base}/")).send().await.unwrap().text().await.unwrap();
-    assert!(page.contains("Register the GitHub App"), "setup page offered with no App configured");
+    let page = client
+        .get(format!("{base}/"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("Register the GitHub App"),
+        "setup page offered with no App configured"
+    );
 
     let body = serde_json::to_vec(&pr_comment("Looks good to me", "alice")).unwrap();
     let resp = client
         .post(format!("{base}/webhooks"))
         .header("x-github-event", "issue_comment")
         .header("x-github-delivery", "kill-9-delivery")
-        .header("x-hub-signature-256", tfgate::webhook::signature::sign(SECRET, &body))
+        .header(
+            "x-hub-signature-256",
+            tfgate::webhook::signature::sign(SECRET, &body),
+        )
         .header("content-type", "application/json")
         .body(body)
         .send()

@@ -43,12 +43,16 @@ async fn open(backend: Backend, dir: &std::path::Path) -> Option<String> {
 
 async fn two_workers_run_each_job_exactly_once(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
-    let Some(url) = open(backend, dir.path()).await else { return };
+    let Some(url) = open(backend, dir.path()).await else {
+        return;
+    };
     let db = Db::connect(&url).await.unwrap();
     for n in 0..200 {
         queue::enqueue(&db, &job(n)).await.unwrap();
     }
-    let handler = Arc::new(Counting { seen: Mutex::new(HashMap::new()) });
+    let handler = Arc::new(Counting {
+        seen: Mutex::new(HashMap::new()),
+    });
     let (tx, rx) = watch::channel(false);
     let mut tasks = Vec::new();
     for w in 0..2 {
@@ -82,7 +86,7 @@ async fn two_workers_run_each_job_exactly_once(backend: Backend) {
     for t in tasks {
         t.await.unwrap();
     }
-    let seen = handler.seen.lock().unwrap();
+    let seen = handler.seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 200, "every job ran");
     assert!(seen.values().all(|&c| c == 1), "no job ran twice: {seen:?}");
     let owners: Vec<String> = sqlx::query_scalar("SELECT DISTINCT lease_owner FROM jobs")
@@ -104,7 +108,9 @@ async fn race_sqlite() {
 
 async fn dead_worker_job_is_reclaimed_after_lease(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
-    let Some(url) = open(backend, dir.path()).await else { return };
+    let Some(url) = open(backend, dir.path()).await else {
+        return;
+    };
     let db = Db::connect(&url).await.unwrap();
     let id = queue::enqueue(&db, &job(1)).await.unwrap();
     let first = queue::claim(&db, "dies", 300).await.unwrap().unwrap();
@@ -114,7 +120,10 @@ async fn dead_worker_job_is_reclaimed_after_lease(backend: Backend) {
     tokio::time::sleep(Duration::from_millis(400)).await;
     let second = queue::claim(&db, "other", 30_000).await.unwrap().unwrap();
     assert_eq!(second.id, id);
-    assert!(second.reclaimed, "the handler is told the previous worker died");
+    assert!(
+        second.reclaimed,
+        "the handler is told the previous worker died"
+    );
     assert_eq!((second.attempts, second.interruptions), (2, 1));
     // The dead worker's late completion is refused; the new owner's counts.
     assert!(!queue::complete(&db, &first).await.unwrap());
@@ -134,19 +143,34 @@ async fn reclaim_sqlite() {
 
 async fn transient_failures_back_off_then_give_up(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
-    let Some(url) = open(backend, dir.path()).await else { return };
+    let Some(url) = open(backend, dir.path()).await else {
+        return;
+    };
     let db = Db::connect(&url).await.unwrap();
     let id = queue::enqueue(&db, &job(1)).await.unwrap();
     let j = queue::claim(&db, "w", 30_000).await.unwrap().unwrap();
-    assert_eq!(queue::fail(&db, &j, true, "GitHub 502").await.unwrap(), "retrying");
-    assert!(queue::claim(&db, "w", 30_000).await.unwrap().is_none(), "backoff delays the retry");
+    assert_eq!(
+        queue::fail(&db, &j, true, "GitHub 502").await.unwrap(),
+        "retrying"
+    );
+    assert!(
+        queue::claim(&db, "w", 30_000).await.unwrap().is_none(),
+        "backoff delays the retry"
+    );
     // Make it due, then exhaust the attempts.
     for attempt in 2..=3 {
-        sqlx::query("UPDATE jobs SET run_at = 0 WHERE id = $1").bind(id).execute(&db.pool).await.unwrap();
+        sqlx::query("UPDATE jobs SET run_at = 0 WHERE id = $1")
+            .bind(id)
+            .execute(&db.pool)
+            .await
+            .unwrap();
         let j = queue::claim(&db, "w", 30_000).await.unwrap().unwrap();
         assert_eq!(j.attempts, attempt);
         let want = if attempt < 3 { "retrying" } else { "failed" };
-        assert_eq!(queue::fail(&db, &j, true, "GitHub 502").await.unwrap(), want);
+        assert_eq!(
+            queue::fail(&db, &j, true, "GitHub 502").await.unwrap(),
+            want
+        );
     }
     let rows = queue::recent(&db, 1).await.unwrap();
     assert_eq!(rows[0].status, "failed");
@@ -154,7 +178,11 @@ async fn transient_failures_back_off_then_give_up(backend: Backend) {
     let id2 = queue::enqueue(&db, &job(2)).await.unwrap();
     let j = queue::claim(&db, "w", 30_000).await.unwrap().unwrap();
     assert_eq!(j.id, id2);
-    assert_eq!(queue::fail(&db, &j, false, "bad payload").await.unwrap(), "failed", "permanent errors are not retried");
+    assert_eq!(
+        queue::fail(&db, &j, false, "bad payload").await.unwrap(),
+        "failed",
+        "permanent errors are not retried"
+    );
 }
 
 #[tokio::test]

@@ -7,7 +7,9 @@ use axum::http::StatusCode;
 use support::*;
 
 scenario!(help_gets_the_help_text, |h| {
-    let (status, _) = h.deliver("issue_comment", &pr_comment("/help", "alice")).await;
+    let (status, _) = h
+        .deliver("issue_comment", &pr_comment("/help", "alice"))
+        .await;
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(h.run_jobs().await, 1);
     let comments = h.github.comments();
@@ -18,14 +20,22 @@ scenario!(help_gets_the_help_text, |h| {
 });
 
 scenario!(accepted_command_gets_eyes, |h| {
-    h.deliver("issue_comment", &pr_comment("/plan -d infra/network", "alice")).await;
+    h.deliver(
+        "issue_comment",
+        &pr_comment("/plan -d infra/network", "alice"),
+    )
+    .await;
     h.run_jobs().await;
     assert_eq!(h.github.reactions(), vec![(492700400, "eyes".to_string())]);
     assert_eq!(h.github.token_requests(), 1);
 });
 
 scenario!(rejected_flag_gets_exact_reply, |h| {
-    h.deliver("issue_comment", &pr_comment("/plan -- -chdir=/etc", "alice")).await;
+    h.deliver(
+        "issue_comment",
+        &pr_comment("/plan -- -chdir=/etc", "alice"),
+    )
+    .await;
     h.run_jobs().await;
     let comments = h.github.comments();
     assert_eq!(comments.len(), 1);
@@ -47,10 +57,19 @@ scenario!(redelivery_enqueues_nothing, |h| {
     let body = pr_comment("/plan", "alice");
     let (s1, r1) = h.deliver_with_id("issue_comment", &body, "dup-1").await;
     let (s2, r2) = h.deliver_with_id("issue_comment", &body, "dup-1").await;
-    assert_eq!((s1, r1["outcome"].as_str()), (StatusCode::ACCEPTED, Some("enqueued")));
-    assert_eq!((s2, r2["outcome"].as_str()), (StatusCode::OK, Some("duplicate")));
+    assert_eq!(
+        (s1, r1["outcome"].as_str()),
+        (StatusCode::ACCEPTED, Some("enqueued"))
+    );
+    assert_eq!(
+        (s2, r2["outcome"].as_str()),
+        (StatusCode::OK, Some("duplicate"))
+    );
     assert_eq!(h.job_count().await, 1);
-    assert!(h.metrics().await.contains("tfgate_jobs_total{kind=\"comment\",status=\"queued\"} 1"));
+    assert!(h
+        .metrics()
+        .await
+        .contains("tfgate_jobs_total{kind=\"comment\",status=\"queued\"} 1"));
 });
 
 scenario!(bad_signature_is_401_and_stores_nothing, |h| {
@@ -95,13 +114,65 @@ scenario!(bad_input_is_4xx_and_server_keeps_serving, |h| {
     let sig = tfgate::webhook::signature::sign(SECRET, &good);
     let malformed = b"{not json".to_vec();
     let msig = tfgate::webhook::signature::sign(SECRET, &malformed);
-    let cases: Vec<(Vec<(&str, &str)>, Vec<u8>, StatusCode)> = vec![
-        (vec![("x-github-delivery", "m1"), ("x-hub-signature-256", &sig), ("content-type", "application/json")], good.clone(), StatusCode::BAD_REQUEST),
-        (vec![("x-github-event", "issue_comment"), ("x-hub-signature-256", &sig), ("content-type", "application/json")], good.clone(), StatusCode::BAD_REQUEST),
-        (vec![("x-github-event", "issue_comment"), ("x-github-delivery", "m2"), ("x-hub-signature-256", &sig), ("content-type", "application/x-www-form-urlencoded")], good.clone(), StatusCode::UNSUPPORTED_MEDIA_TYPE),
-        (vec![("x-github-event", "issue_comment"), ("x-github-delivery", "m3"), ("content-type", "application/json")], good.clone(), StatusCode::UNAUTHORIZED),
-        (vec![("x-github-event", "issue_comment"), ("x-github-delivery", "m4"), ("x-hub-signature-256", &msig), ("content-type", "application/json")], malformed, StatusCode::BAD_REQUEST),
-        (vec![("x-github-event", "Not An Event"), ("x-github-delivery", "m5"), ("x-hub-signature-256", &sig), ("content-type", "application/json")], good.clone(), StatusCode::BAD_REQUEST),
+    type Case<'a> = (Vec<(&'a str, &'a str)>, Vec<u8>, StatusCode);
+    let cases: Vec<Case> = vec![
+        (
+            vec![
+                ("x-github-delivery", "m1"),
+                ("x-hub-signature-256", &sig),
+                ("content-type", "application/json"),
+            ],
+            good.clone(),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            vec![
+                ("x-github-event", "issue_comment"),
+                ("x-hub-signature-256", &sig),
+                ("content-type", "application/json"),
+            ],
+            good.clone(),
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            vec![
+                ("x-github-event", "issue_comment"),
+                ("x-github-delivery", "m2"),
+                ("x-hub-signature-256", &sig),
+                ("content-type", "application/x-www-form-urlencoded"),
+            ],
+            good.clone(),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ),
+        (
+            vec![
+                ("x-github-event", "issue_comment"),
+                ("x-github-delivery", "m3"),
+                ("content-type", "application/json"),
+            ],
+            good.clone(),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            vec![
+                ("x-github-event", "issue_comment"),
+                ("x-github-delivery", "m4"),
+                ("x-hub-signature-256", &msig),
+                ("content-type", "application/json"),
+            ],
+            malformed,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            vec![
+                ("x-github-event", "Not An Event"),
+                ("x-github-delivery", "m5"),
+                ("x-hub-signature-256", &sig),
+                ("content-type", "application/json"),
+            ],
+            good.clone(),
+            StatusCode::BAD_REQUEST,
+        ),
     ];
     for (headers, body, want) in cases {
         let (status, reply) = h.post_raw(&headers, body).await;
@@ -111,7 +182,15 @@ scenario!(bad_input_is_4xx_and_server_keeps_serving, |h| {
     let huge = vec![b' '; tfgate::config::DEFAULT_MAX_BODY_BYTES + 1];
     let hsig = tfgate::webhook::signature::sign(SECRET, &huge);
     let (status, _) = h
-        .post_raw(&[("x-github-event", "issue_comment"), ("x-github-delivery", "m6"), ("x-hub-signature-256", &hsig), ("content-type", "application/json")], huge)
+        .post_raw(
+            &[
+                ("x-github-event", "issue_comment"),
+                ("x-github-delivery", "m6"),
+                ("x-hub-signature-256", &hsig),
+                ("content-type", "application/json"),
+            ],
+            huge,
+        )
         .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(h.job_count().await, 0);
@@ -121,8 +200,13 @@ scenario!(bad_input_is_4xx_and_server_keeps_serving, |h| {
 
 scenario!(ping_and_unhandled_events, |h| {
     let (status, reply) = h.deliver("ping", &webhook_fixture("ping.json")).await;
-    assert_eq!((status, reply["outcome"].as_str()), (StatusCode::OK, Some("ignored")));
-    let (status, _) = h.deliver("push", &serde_json::json!({"ref": "refs/heads/main"})).await;
+    assert_eq!(
+        (status, reply["outcome"].as_str()),
+        (StatusCode::OK, Some("ignored"))
+    );
+    let (status, _) = h
+        .deliver("push", &serde_json::json!({"ref": "refs/heads/main"}))
+        .await;
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(h.job_count().await, 0);
 });
@@ -140,11 +224,17 @@ scenario!(pull_request_and_review_events_are_recorded, |h| {
     assert_eq!(h.run_jobs().await, 4);
     let audit = tfgate::db::audit::recent(&h.state.db, 10).await.unwrap();
     let actions: Vec<&str> = audit.iter().map(|a| a.action.as_str()).collect();
-    assert!(actions.contains(&"pull_request.opened") && actions.contains(&"installation.created"), "{actions:?}");
+    assert!(
+        actions.contains(&"pull_request.opened") && actions.contains(&"installation.created"),
+        "{actions:?}"
+    );
 });
 
 scenario!(health_and_setup_pages, |h| {
-    assert_eq!(h.get("/healthz").await, (StatusCode::OK, "ok\n".to_string()));
+    assert_eq!(
+        h.get("/healthz").await,
+        (StatusCode::OK, "ok\n".to_string())
+    );
     let (status, page) = h.get("/").await;
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("tfgate"), "{page}");

@@ -36,24 +36,34 @@ pub async fn record(db: &Db, e: &AuditEvent) -> Result<()> {
 
 /// The most recent audit events, newest first.
 pub async fn recent(db: &Db, limit: i64) -> Result<Vec<AuditEvent>> {
-    let rows: Vec<(String, Option<String>, Option<i64>, String, Option<String>, String, Option<String>)> =
-        sqlx::query_as(
-            "SELECT actor, repo, pr, action, rule, result, detail FROM audit_events \
+    type Row = (
+        String,
+        Option<String>,
+        Option<i64>,
+        String,
+        Option<String>,
+        String,
+        Option<String>,
+    );
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT actor, repo, pr, action, rule, result, detail FROM audit_events \
              ORDER BY id DESC LIMIT $1",
-        )
-        .bind(limit)
-        .fetch_all(&db.pool)
-        .await?;
+    )
+    .bind(limit)
+    .fetch_all(&db.pool)
+    .await?;
     Ok(rows
         .into_iter()
-        .map(|(actor, repo, pr, action, rule, result, detail)| AuditEvent {
-            actor,
-            repo,
-            pr,
-            action,
-            rule,
-            result,
-            detail,
-        })
+        .map(
+            |(actor, repo, pr, action, rule, result, detail)| AuditEvent {
+                actor,
+                repo,
+                pr,
+                action,
+                rule,
+                result,
+                detail,
+            },
+        )
         .collect())
 }

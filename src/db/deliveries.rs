@@ -27,7 +27,11 @@ pub enum DeliveryOutcome {
 
 /// Store a batch of deliveries and their jobs in a single transaction (group commit).
 pub async fn record_deliveries(db: &Db, batch: &[NewDelivery]) -> Result<Vec<DeliveryOutcome>> {
-    let mut tx = db.pool.begin().await.context("starting intake transaction")?;
+    let mut tx = db
+        .pool
+        .begin()
+        .await
+        .context("starting intake transaction")?;
     let now = now_ms();
     let mut outcomes = Vec::with_capacity(batch.len());
     for d in batch {

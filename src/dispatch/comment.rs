@@ -2,8 +2,8 @@
 //! what was wrong; `/help` and unknown `tfgate`/`@app` commands get the help text; accepted
 //! commands get one 👀 reaction and go on to policy and the run queue.
 
-use crate::command::{help_text, CommandKind, ParseError};
 use crate::command::Command;
+use crate::command::{help_text, CommandKind, ParseError};
 use crate::webhook::event::CommentJob;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

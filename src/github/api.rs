@@ -16,16 +16,32 @@ pub struct CreatedComment {
 }
 
 /// Post a comment on an issue or pull request.
-pub async fn create_comment(gh: &Octocrab, repo: &RepoRef, number: i64, body: &str) -> Result<CreatedComment> {
-    let route = format!("/repos/{}/{}/issues/{number}/comments", repo.owner, repo.name);
+pub async fn create_comment(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    number: i64,
+    body: &str,
+) -> Result<CreatedComment> {
+    let route = format!(
+        "/repos/{}/{}/issues/{number}/comments",
+        repo.owner, repo.name
+    );
     gh.post(route, Some(&json!({ "body": body })))
         .await
         .context("posting a comment")
 }
 
 /// Replace the body of a comment tfgate posted earlier.
-pub async fn update_comment(gh: &Octocrab, repo: &RepoRef, comment_id: i64, body: &str) -> Result<()> {
-    let route = format!("/repos/{}/{}/issues/comments/{comment_id}", repo.owner, repo.name);
+pub async fn update_comment(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    comment_id: i64,
+    body: &str,
+) -> Result<()> {
+    let route = format!(
+        "/repos/{}/{}/issues/comments/{comment_id}",
+        repo.owner, repo.name
+    );
     let _: serde_json::Value = gh
         .patch(route, Some(&json!({ "body": body })))
         .await
@@ -34,7 +50,12 @@ pub async fn update_comment(gh: &Octocrab, repo: &RepoRef, comment_id: i64, body
 }
 
 /// React to a comment (`+1`, `-1`, `laugh`, `confused`, `heart`, `hooray`, `rocket`, `eyes`).
-pub async fn react_to_comment(gh: &Octocrab, repo: &RepoRef, comment_id: i64, content: &str) -> Result<()> {
+pub async fn react_to_comment(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    comment_id: i64,
+    content: &str,
+) -> Result<()> {
     let route = format!(
         "/repos/{}/{}/issues/comments/{comment_id}/reactions",
         repo.owner, repo.name
@@ -81,9 +102,15 @@ pub struct Login {
     pub kind: String,
 }
 
-pub async fn get_pull_request(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<PullRequestInfo> {
+pub async fn get_pull_request(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    number: i64,
+) -> Result<PullRequestInfo> {
     let route = format!("/repos/{}/{}/pulls/{number}", repo.owner, repo.name);
-    gh.get(route, None::<&()>).await.context("reading the pull request")
+    gh.get(route, None::<&()>)
+        .await
+        .context("reading the pull request")
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -94,10 +121,16 @@ pub struct PermissionInfo {
 }
 
 /// A user's permission on the repository (`admin`, `maintain`, `write`, `triage`, `read`, `none`).
-pub async fn collaborator_permission(gh: &Octocrab, repo: &RepoRef, user: &str) -> Result<PermissionInfo> {
+pub async fn collaborator_permission(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    user: &str,
+) -> Result<PermissionInfo> {
     let route = format!(
         "/repos/{}/{}/collaborators/{user}/permission",
         repo.owner, repo.name
     );
-    gh.get(route, None::<&()>).await.context("reading a collaborator permission")
+    gh.get(route, None::<&()>)
+        .await
+        .context("reading a collaborator permission")
 }

@@ -93,6 +93,17 @@ impl GitHubApp {
             .base_uri(api_url)
             .context("invalid GitHub API URL")?
             .app(AppId(app_id), key)
+            // octocrab's own installation-token request carries a JSON body but no
+            // Content-Type; GitHub's spec requires application/json (found by the Prism test).
+            .add_header(http::header::CONTENT_TYPE, "application/json".to_string())
+            .add_header(
+                http::header::ACCEPT,
+                "application/vnd.github+json".to_string(),
+            )
+            .add_header(
+                http::header::HeaderName::from_static("x-github-api-version"),
+                "2022-11-28".to_string(),
+            )
             .build()
             .context("building the GitHub client")?;
         Ok(GitHubApp {

@@ -99,7 +99,12 @@ struct Conversion {
 
 /// `POST /app-manifests/{code}/conversions` (no authentication).
 pub async fn exchange_code(api_url: &str, code: &str) -> Result<AppCredentials> {
-    if code.is_empty() || code.len() > 200 || !code.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+    if code.is_empty()
+        || code.len() > 200
+        || !code
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
         bail!("invalid manifest code");
     }
     let resp = reqwest::Client::new()
@@ -114,7 +119,10 @@ pub async fn exchange_code(api_url: &str, code: &str) -> Result<AppCredentials> 
     if !status.is_success() {
         bail!("GitHub answered {status} to the manifest conversion");
     }
-    let c: Conversion = resp.json().await.context("reading the manifest conversion")?;
+    let c: Conversion = resp
+        .json()
+        .await
+        .context("reading the manifest conversion")?;
     Ok(AppCredentials {
         id: c.id,
         slug: c.slug,
@@ -131,7 +139,10 @@ mod tests {
     #[test]
     fn manifest_asks_for_exact_permissions() {
         let m = manifest("https://tfgate.example", "tfgate-x");
-        assert_eq!(m["hook_attributes"]["url"], "https://tfgate.example/webhooks");
+        assert_eq!(
+            m["hook_attributes"]["url"],
+            "https://tfgate.example/webhooks"
+        );
         assert_eq!(m["redirect_url"], "https://tfgate.example/setup/callback");
         assert_eq!(m["default_permissions"]["pull_requests"], "write");
         assert_eq!(m["default_permissions"]["contents"], "read");
@@ -140,8 +151,14 @@ mod tests {
 
     #[test]
     fn setup_page_escapes_manifest_into_the_form() {
-        let page = setup_page("https://github.com", "http://h:1", "abcdef123", Some("acme"));
-        assert!(page.contains("https://github.com/organizations/acme/settings/apps/new?state=abcdef123"));
+        let page = setup_page(
+            "https://github.com",
+            "http://h:1",
+            "abcdef123",
+            Some("acme"),
+        );
+        assert!(page
+            .contains("https://github.com/organizations/acme/settings/apps/new?state=abcdef123"));
         assert!(page.contains("&quot;redirect_url&quot;:&quot;http://h:1/setup/callback&quot;"));
         assert!(!page.contains("\"redirect_url\""));
     }

@@ -18,12 +18,18 @@ use crate::state::AppState;
 pub fn router(state: Arc<AppState>) -> Router {
     let limit = state.config.max_body_bytes;
     Router::new()
-        .route("/webhooks", post(webhooks::receive).layer(DefaultBodyLimit::max(limit)))
+        .route(
+            "/webhooks",
+            post(webhooks::receive).layer(DefaultBodyLimit::max(limit)),
+        )
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
         .route("/", get(setup::index))
         .route("/setup/callback", get(setup::callback))
-        .layer(middleware::from_fn_with_state(state.clone(), record_latency))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            record_latency,
+        ))
         .with_state(state)
 }
 

@@ -16,7 +16,11 @@ use crate::state::AppState;
 use crate::webhook::{event, signature};
 
 fn reply(status: StatusCode, outcome: &str, detail: &str) -> Response {
-    (status, Json(json!({ "outcome": outcome, "detail": detail }))).into_response()
+    (
+        status,
+        Json(json!({ "outcome": outcome, "detail": detail })),
+    )
+        .into_response()
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -26,12 +30,22 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 fn valid_delivery_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 100
-        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-pub async fn receive(State(state): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn receive(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let event_name = header(&headers, "x-github-event").unwrap_or("").to_string();
-    let metric_event = if event::valid_event_name(&event_name) { event_name.as_str() } else { "invalid" };
+    let metric_event = if event::valid_event_name(&event_name) {
+        event_name.as_str()
+    } else {
+        "invalid"
+    };
     let (status, outcome, detail) = match intake(&state, &headers, &event_name, &body).await {
         Ok(r) => r,
         Err(r) => r,
@@ -42,17 +56,36 @@ pub async fn receive(State(state): State<Arc<AppState>>, headers: HeaderMap, bod
 
 type Answer = (StatusCode, &'static str, String);
 
-async fn intake(state: &AppState, headers: &HeaderMap, event_name: &str, body: &[u8]) -> Result<Answer, Answer> {
-    let bad = |status: StatusCode, outcome: &'static str, detail: &str| (status, outcome, detail.to_string());
+async fn intake(
+    state: &AppState,
+    headers: &HeaderMap,
+    event_name: &str,
+    body: &[u8],
+) -> Result<Answer, Answer> {
+    let bad = |status: StatusCode, outcome: &'static str, detail: &str| {
+        (status, outcome, detail.to_string())
+    };
     if event_name.is_empty() {
-        return Err(bad(StatusCode::BAD_REQUEST, "missing_header", "missing X-GitHub-Event header"));
+        return Err(bad(
+            StatusCode::BAD_REQUEST,
+            "missing_header",
+            "missing X-GitHub-Event header",
+        ));
     }
     let delivery_id = header(headers, "x-github-delivery").unwrap_or("");
     if delivery_id.is_empty() {
-        return Err(bad(StatusCode::BAD_REQUEST, "missing_header", "missing X-GitHub-Delivery header"));
+        return Err(bad(
+            StatusCode::BAD_REQUEST,
+            "missing_header",
+            "missing X-GitHub-Delivery header",
+        ));
     }
     if !valid_delivery_id(delivery_id) {
-        return Err(bad(StatusCode::BAD_REQUEST, "bad_header", "invalid X-GitHub-Delivery header"));
+        return Err(bad(
+            StatusCode::BAD_REQUEST,
+            "bad_header",
+            "invalid X-GitHub-Delivery header",
+        ));
     }
     let content_type = header(headers, "content-type").unwrap_or("");
     if !content_type
@@ -76,13 +109,19 @@ async fn intake(state: &AppState, headers: &HeaderMap, event_name: &str, body: &
         return Err(bad(status, "bad_signature", &e.to_string()));
     }
     let routed = event::route(event_name, body).map_err(|e| match e {
-        event::IntakeError::BadEventName => bad(StatusCode::BAD_REQUEST, "bad_header", &e.to_string()),
+        event::IntakeError::BadEventName => {
+            bad(StatusCode::BAD_REQUEST, "bad_header", &e.to_string())
+        }
         // serde's message names the position and the field, never the payload content.
         other => bad(StatusCode::BAD_REQUEST, "malformed", &other.to_string()),
     })?;
     if routed.jobs.is_empty() {
         let why = routed.ignored.unwrap_or("nothing to do");
-        let status = if event_name == "ping" { StatusCode::OK } else { StatusCode::ACCEPTED };
+        let status = if event_name == "ping" {
+            StatusCode::OK
+        } else {
+            StatusCode::ACCEPTED
+        };
         return Ok((status, "ignored", why.to_string()));
     }
     let max_attempts = state.config.job_max_attempts;
@@ -105,11 +144,23 @@ async fn intake(state: &AppState, headers: &HeaderMap, event_name: &str, body: &
             .collect(),
     };
     match state.intake.submit(delivery).await {
-        Ok(DeliveryOutcome::Enqueued(ids)) => Ok((StatusCode::ACCEPTED, "enqueued", format!("{} job(s)", ids.len()))),
-        Ok(DeliveryOutcome::Duplicate) => Ok((StatusCode::OK, "duplicate", "delivery already received".into())),
+        Ok(DeliveryOutcome::Enqueued(ids)) => Ok((
+            StatusCode::ACCEPTED,
+            "enqueued",
+            format!("{} job(s)", ids.len()),
+        )),
+        Ok(DeliveryOutcome::Duplicate) => Ok((
+            StatusCode::OK,
+            "duplicate",
+            "delivery already received".into(),
+        )),
         Err(e) => {
             tracing::error!(error = %format!("{e:#}"), delivery = delivery_id, "could not store delivery");
-            Err(bad(StatusCode::SERVICE_UNAVAILABLE, "store_failed", "could not store the delivery; GitHub may redeliver it"))
+            Err(bad(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store_failed",
+                "could not store the delivery; GitHub may redeliver it",
+            ))
         }
     }
 }

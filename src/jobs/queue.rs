@@ -63,18 +63,20 @@ pub async fn claim(db: &Db, owner: &str, lease_ms: i64) -> Result<Option<Claimed
         .await
         .context("claiming a job")?;
     Ok(row.map(
-        |(id, kind, payload, delivery_id, attempts, max_attempts, interruptions, takeover)| ClaimedJob {
-            id,
-            kind,
-            payload,
-            delivery_id,
-            attempts,
-            max_attempts,
-            interruptions,
-            // SET expressions read the old row, so `takeover` says whether this claim took a
-            // job over from a worker whose lease expired.
-            reclaimed: takeover == 1,
-            lease_owner: owner.to_string(),
+        |(id, kind, payload, delivery_id, attempts, max_attempts, interruptions, takeover)| {
+            ClaimedJob {
+                id,
+                kind,
+                payload,
+                delivery_id,
+                attempts,
+                max_attempts,
+                interruptions,
+                // SET expressions read the old row, so `takeover` says whether this claim took a
+                // job over from a worker whose lease expired.
+                reclaimed: takeover == 1,
+                lease_owner: owner.to_string(),
+            }
         },
     ))
 }
@@ -178,7 +180,17 @@ pub struct JobRow {
 }
 
 pub async fn recent(db: &Db, limit: i64) -> Result<Vec<JobRow>> {
-    type Row = (i64, String, Option<String>, Option<String>, Option<i64>, String, i64, i64, Option<String>);
+    type Row = (
+        i64,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<i64>,
+        String,
+        i64,
+        i64,
+        Option<String>,
+    );
     let rows: Vec<Row> = sqlx::query_as(
         "SELECT id, kind, delivery_id, repo, pr, status, attempts, interruptions, last_error \
          FROM jobs ORDER BY id DESC LIMIT $1",
@@ -189,16 +201,18 @@ pub async fn recent(db: &Db, limit: i64) -> Result<Vec<JobRow>> {
     Ok(rows
         .into_iter()
         .map(
-            |(id, kind, delivery_id, repo, pr, status, attempts, interruptions, last_error)| JobRow {
-                id,
-                kind,
-                delivery_id,
-                repo,
-                pr,
-                status,
-                attempts,
-                interruptions,
-                last_error,
+            |(id, kind, delivery_id, repo, pr, status, attempts, interruptions, last_error)| {
+                JobRow {
+                    id,
+                    kind,
+                    delivery_id,
+                    repo,
+                    pr,
+                    status,
+                    attempts,
+                    interruptions,
+                    last_error,
+                }
             },
         )
         .collect())

@@ -83,7 +83,9 @@ async fn run_one<H: JobHandler>(
                     tracing::warn!(job = beat_job.id, "lease lost");
                     break;
                 }
-                Err(e) => tracing::warn!(job = beat_job.id, error = %format!("{e:#}"), "heartbeat failed"),
+                Err(e) => {
+                    tracing::warn!(job = beat_job.id, error = %format!("{e:#}"), "heartbeat failed")
+                }
             }
         }
     });

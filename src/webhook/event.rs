@@ -258,16 +258,27 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
                 author: p.comment.user.login,
                 author_association: p.comment.author_association,
             };
-            routed.jobs.push(RoutedJob { kind: JobKind::Comment, pr: Some(job.number), payload: to_json(&job) });
+            routed.jobs.push(RoutedJob {
+                kind: JobKind::Comment,
+                pr: Some(job.number),
+                payload: to_json(&job),
+            });
         }
-        ("issue_comment", _) => routed.ignored = Some("comment not created (edited comments never execute)"),
+        ("issue_comment", _) => {
+            routed.ignored = Some("comment not created (edited comments never execute)")
+        }
         ("pull_request", "opened" | "reopened" | "synchronize" | "closed") => {
             let p: PullRequestPayload = serde_json::from_slice(body).map_err(missing)?;
             let Some(installation) = p.installation else {
                 routed.ignored = Some("no installation");
                 return Ok(routed);
             };
-            let head_repo = p.pull_request.head.repo.as_ref().map(|r| r.full_name.as_str());
+            let head_repo = p
+                .pull_request
+                .head
+                .repo
+                .as_ref()
+                .map(|r| r.full_name.as_str());
             let job = PullRequestJob {
                 repo: repo_ref(installation.id, &p.repository),
                 number: p.pull_request.number,
@@ -280,7 +291,11 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
                 sender: p.sender.login,
                 merged: p.pull_request.merged.unwrap_or(false),
             };
-            routed.jobs.push(RoutedJob { kind: JobKind::PullRequest, pr: Some(job.number), payload: to_json(&job) });
+            routed.jobs.push(RoutedJob {
+                kind: JobKind::PullRequest,
+                pr: Some(job.number),
+                payload: to_json(&job),
+            });
         }
         ("pull_request", _) => routed.ignored = Some("pull_request action not handled"),
         ("pull_request_review", _) => {
@@ -298,7 +313,11 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
                 state: p.review.state,
                 commit_id: p.review.commit_id,
             };
-            routed.jobs.push(RoutedJob { kind: JobKind::Review, pr: Some(job.number), payload: to_json(&job) });
+            routed.jobs.push(RoutedJob {
+                kind: JobKind::Review,
+                pr: Some(job.number),
+                payload: to_json(&job),
+            });
         }
         ("installation", _) => {
             let p: InstallationPayload = serde_json::from_slice(body).map_err(missing)?;
@@ -309,7 +328,11 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
                 account: p.installation.account.login,
                 sender: p.sender.login,
             };
-            routed.jobs.push(RoutedJob { kind: JobKind::Installation, pr: None, payload: to_json(&job) });
+            routed.jobs.push(RoutedJob {
+                kind: JobKind::Installation,
+                pr: None,
+                payload: to_json(&job),
+            });
         }
         _ => routed.ignored = Some("event not handled"),
     }

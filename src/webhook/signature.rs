@@ -18,7 +18,11 @@ pub enum SignatureError {
 }
 
 /// Verify `header` (`sha256=<64 hex>`) over `body` with any of `secrets`.
-pub fn verify(secrets: &[SecretString], header: Option<&str>, body: &[u8]) -> Result<(), SignatureError> {
+pub fn verify(
+    secrets: &[SecretString],
+    header: Option<&str>,
+    body: &[u8],
+) -> Result<(), SignatureError> {
     if secrets.is_empty() {
         return Err(SignatureError::NoSecret);
     }
@@ -59,7 +63,9 @@ mod tests {
     use super::*;
 
     fn secrets(list: &[&str]) -> Vec<SecretString> {
-        list.iter().map(|s| SecretString::from(s.to_string())).collect()
+        list.iter()
+            .map(|s| SecretString::from(s.to_string()))
+            .collect()
     }
 
     #[test]
@@ -67,7 +73,11 @@ mod tests {
         // Example from GitHub's "Validating webhook deliveries" documentation.
         let header = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17";
         assert_eq!(
-            verify(&secrets(&["It's a Secret to Everybody"]), Some(header), b"Hello, World!"),
+            verify(
+                &secrets(&["It's a Secret to Everybody"]),
+                Some(header),
+                b"Hello, World!"
+            ),
             Ok(())
         );
     }
@@ -83,25 +93,53 @@ mod tests {
             s.push(last);
             s
         };
-        let cases: Vec<(Vec<&str>, Option<String>, Result<(), SignatureError>)> = vec![
+        type Case = (
+            Vec<&'static str>,
+            Option<String>,
+            Result<(), SignatureError>,
+        );
+        let cases: Vec<Case> = vec![
             (vec!["new"], Some(good.clone()), Ok(())),
             (vec!["old", "new"], Some(good.clone()), Ok(())),
-            (vec!["old"], Some(good.clone()), Err(SignatureError::Mismatch)),
+            (
+                vec!["old"],
+                Some(good.clone()),
+                Err(SignatureError::Mismatch),
+            ),
             (vec![], Some(good.clone()), Err(SignatureError::NoSecret)),
             (vec!["new"], None, Err(SignatureError::Missing)),
-            (vec!["new"], Some("sha1=abc".into()), Err(SignatureError::Malformed)),
-            (vec!["new"], Some("sha256=zz".into()), Err(SignatureError::Malformed)),
-            (vec!["new"], Some(format!("sha256={}", "g".repeat(64))), Err(SignatureError::Malformed)),
+            (
+                vec!["new"],
+                Some("sha1=abc".into()),
+                Err(SignatureError::Malformed),
+            ),
+            (
+                vec!["new"],
+                Some("sha256=zz".into()),
+                Err(SignatureError::Malformed),
+            ),
+            (
+                vec!["new"],
+                Some(format!("sha256={}", "g".repeat(64))),
+                Err(SignatureError::Malformed),
+            ),
             (vec!["new"], Some(flipped), Err(SignatureError::Mismatch)),
         ];
         for (s, header, want) in cases {
-            assert_eq!(verify(&secrets(&s), header.as_deref(), body), want, "{s:?} {header:?}");
+            assert_eq!(
+                verify(&secrets(&s), header.as_deref(), body),
+                want,
+                "{s:?} {header:?}"
+            );
         }
     }
 
     #[test]
     fn body_change_breaks_signature() {
         let sig = sign("k", b"one");
-        assert_eq!(verify(&secrets(&["k"]), Some(&sig), b"two"), Err(SignatureError::Mismatch));
+        assert_eq!(
+            verify(&secrets(&["k"]), Some(&sig), b"two"),
+            Err(SignatureError::Mismatch)
+        );
     }
 }

@@ -35,7 +35,10 @@ pub async fn review(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
             action: format!("review.{}", review.action),
             rule: None,
             result: review.state.to_lowercase(),
-            detail: review.commit_id.as_deref().map(|c| format!("on {}", short_sha(c))),
+            detail: review
+                .commit_id
+                .as_deref()
+                .map(|c| format!("on {}", short_sha(c))),
         },
     )
     .await
@@ -58,7 +61,10 @@ pub async fn installation(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
             action: format!("installation.{}", inst.action),
             rule: None,
             result: "recorded".into(),
-            detail: Some(format!("installation {} on {}", inst.installation_id, inst.account)),
+            detail: Some(format!(
+                "installation {} on {}",
+                inst.installation_id, inst.account
+            )),
         },
     )
     .await

@@ -28,7 +28,10 @@ impl JobHandler for Dispatcher {
             Some(JobKind::PullRequest) => events::pull_request(&self.state, job).await,
             Some(JobKind::Review) => events::review(&self.state, job).await,
             Some(JobKind::Installation) => events::installation(&self.state, job).await,
-            None => Err(JobError::Permanent(anyhow::anyhow!("unknown job kind {}", job.kind))),
+            None => Err(JobError::Permanent(anyhow::anyhow!(
+                "unknown job kind {}",
+                job.kind
+            ))),
         }
     }
 }

@@ -34,7 +34,11 @@ struct Handler {
 }
 
 fn seg(req: &Request, i: usize) -> String {
-    req.url.path_segments().and_then(|mut s| s.nth(i)).unwrap_or("").to_string()
+    req.url
+        .path_segments()
+        .and_then(|mut s| s.nth(i))
+        .unwrap_or("")
+        .to_string()
 }
 
 impl Respond for Handler {
@@ -55,7 +59,10 @@ impl Respond for Handler {
             "comment" => {
                 let number: i64 = seg(req, 4).parse().unwrap_or(0);
                 let text = body["body"].as_str().unwrap_or("").to_string();
-                st.comments.push(Posted { number, body: text.clone() });
+                st.comments.push(Posted {
+                    number,
+                    body: text.clone(),
+                });
                 ResponseTemplate::new(201).set_body_json(json!({
                     "id": id, "body": text,
                     "html_url": format!("https://github.com/o/r/pull/{number}#issuecomment-{id}")
@@ -101,13 +108,24 @@ impl FakeGitHub {
         let state = Arc::new(Mutex::new(GitHubState::default()));
         let routes: [(&str, &str, &'static str); 3] = [
             ("POST", r"^/app/installations/\d+/access_tokens$", "token"),
-            ("POST", r"^/repos/[^/]+/[^/]+/issues/\d+/comments$", "comment"),
-            ("POST", r"^/repos/[^/]+/[^/]+/issues/comments/\d+/reactions$", "reaction"),
+            (
+                "POST",
+                r"^/repos/[^/]+/[^/]+/issues/\d+/comments$",
+                "comment",
+            ),
+            (
+                "POST",
+                r"^/repos/[^/]+/[^/]+/issues/comments/\d+/reactions$",
+                "reaction",
+            ),
         ];
         for (verb, path, kind) in routes {
             Mock::given(method(verb))
                 .and(path_regex(path))
-                .respond_with(Handler { state: state.clone(), kind })
+                .respond_with(Handler {
+                    state: state.clone(),
+                    kind,
+                })
                 .mount(&server)
                 .await;
         }

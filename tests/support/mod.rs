@@ -25,7 +25,9 @@ use tfgate::worker::Dispatcher;
 pub const SECRET: &str = "test-webhook-secret";
 
 pub fn fixture_path(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
 }
 
 pub fn webhook_fixture(name: &str) -> Value {
@@ -69,7 +71,9 @@ pub async fn fresh_database(backend: Backend, dir: &std::path::Path) -> Option<S
         Backend::Postgres => {
             let admin = postgres_admin_url()?;
             let name = format!("tfgate_t_{}", uuid::Uuid::new_v4().simple());
-            let db = Db::connect(&admin).await.expect("connect to test PostgreSQL");
+            let db = Db::connect(&admin)
+                .await
+                .expect("connect to test PostgreSQL");
             sqlx::query(&format!("CREATE DATABASE {name}"))
                 .execute(&db.pool)
                 .await
@@ -129,15 +133,23 @@ impl Harness {
         self.deliver_with_id(event, payload, &id).await
     }
 
-    pub async fn deliver_with_id(&self, event: &str, payload: &Value, id: &str) -> (StatusCode, Value) {
+    pub async fn deliver_with_id(
+        &self,
+        event: &str,
+        payload: &Value,
+        id: &str,
+    ) -> (StatusCode, Value) {
         let body = serde_json::to_vec(payload).unwrap();
         let sig = sign(SECRET, &body);
-        self.post_raw(&[
-            ("x-github-event", event),
-            ("x-github-delivery", id),
-            ("x-hub-signature-256", &sig),
-            ("content-type", "application/json"),
-        ], body)
+        self.post_raw(
+            &[
+                ("x-github-event", event),
+                ("x-github-delivery", id),
+                ("x-hub-signature-256", &sig),
+                ("content-type", "application/json"),
+            ],
+            body,
+        )
         .await
     }
 
@@ -155,22 +167,35 @@ impl Harness {
             .await
             .unwrap();
         let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
         (status, String::from_utf8_lossy(&bytes).to_string())
     }
 
     async fn request(&self, req: Request<Body>) -> (StatusCode, Value) {
-        let resp = tfgate::http::router(self.state.clone()).oneshot(req).await.unwrap();
+        let resp = tfgate::http::router(self.state.clone())
+            .oneshot(req)
+            .await
+            .unwrap();
         let status = resp.status();
-        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX).await.unwrap();
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
     }
 
     /// Run queued jobs until none is left; returns how many ran.
     pub async fn run_jobs(&self) -> usize {
         let dispatcher = Dispatcher::new(self.state.clone());
         let mut n = 0;
-        while let Some(job) = queue::claim(&self.state.db, "test-worker", 30_000).await.unwrap() {
+        while let Some(job) = queue::claim(&self.state.db, "test-worker", 30_000)
+            .await
+            .unwrap()
+        {
             match dispatcher.handle(&job).await {
                 Ok(()) => {
                     queue::complete(&self.state.db, &job).await.unwrap();
@@ -209,7 +234,8 @@ macro_rules! scenario {
             }
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn postgres() {
-                let Some($h) = $crate::support::Harness::start($crate::support::Backend::Postgres).await
+                let Some($h) =
+                    $crate::support::Harness::start($crate::support::Backend::Postgres).await
                 else {
                     return;
                 };

@@ -32,8 +32,18 @@ fn plain_text_does_nothing() {
 fn accepted_command_gets_one_eyes_reaction_then_accept() {
     let e = effects(&job("/plan -d infra\n/apply -d infra"));
     assert_eq!(e[0], CommentEffect::React("eyes"));
-    assert_eq!(e.iter().filter(|x| matches!(x, CommentEffect::React(_))).count(), 1);
-    assert_eq!(e.iter().filter(|x| matches!(x, CommentEffect::Accept(_))).count(), 2);
+    assert_eq!(
+        e.iter()
+            .filter(|x| matches!(x, CommentEffect::React(_)))
+            .count(),
+        1
+    );
+    assert_eq!(
+        e.iter()
+            .filter(|x| matches!(x, CommentEffect::Accept(_)))
+            .count(),
+        2
+    );
 }
 
 #[test]
@@ -73,5 +83,8 @@ fn bots_are_ignored() {
 fn commands_on_issues_get_one_explanation() {
     let mut j = job("/plan");
     j.is_pull_request = false;
-    assert_eq!(effects(&j), vec![CommentEffect::Reply(NOT_A_PULL_REQUEST.into())]);
+    assert_eq!(
+        effects(&j),
+        vec![CommentEffect::Reply(NOT_A_PULL_REQUEST.into())]
+    );
 }

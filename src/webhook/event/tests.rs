@@ -1,7 +1,10 @@
 use super::*;
 
 fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/webhooks/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/webhooks/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -12,7 +15,11 @@ fn only_job(r: &Routed) -> &RoutedJob {
 
 #[test]
 fn comment_on_pr_becomes_a_comment_job() {
-    let r = route("issue_comment", &fixture("issue_comment.created.on-pr.json")).unwrap();
+    let r = route(
+        "issue_comment",
+        &fixture("issue_comment.created.on-pr.json"),
+    )
+    .unwrap();
     let job = only_job(&r);
     assert_eq!(job.kind, JobKind::Comment);
     assert_eq!(job.pr, Some(1));
@@ -70,7 +77,11 @@ fn fork_is_detected_from_head_repo() {
 
 #[test]
 fn review_and_installation() {
-    let r = route("pull_request_review", &fixture("pull_request_review.submitted.json")).unwrap();
+    let r = route(
+        "pull_request_review",
+        &fixture("pull_request_review.submitted.json"),
+    )
+    .unwrap();
     let rv: ReviewJob = serde_json::from_str(&only_job(&r).payload).unwrap();
     assert_eq!(rv.state, "commented");
     let r = route("installation", &fixture("installation.created.json")).unwrap();
@@ -81,7 +92,10 @@ fn review_and_installation() {
 
 #[test]
 fn ping_and_unknown_events_are_ignored() {
-    assert_eq!(route("ping", &fixture("ping.json")).unwrap().ignored, Some("ping"));
+    assert_eq!(
+        route("ping", &fixture("ping.json")).unwrap().ignored,
+        Some("ping")
+    );
     let r = route("push", b"{\"ref\":\"refs/heads/main\"}").unwrap();
     assert!(r.jobs.is_empty());
     assert_eq!(r.ignored, Some("event not handled"));
@@ -90,7 +104,10 @@ fn ping_and_unknown_events_are_ignored() {
 #[test]
 fn bad_input_is_a_clear_error() {
     assert_eq!(route("Bad Event", b"{}"), Err(IntakeError::BadEventName));
-    assert!(matches!(route("issue_comment", b"{not json"), Err(IntakeError::MalformedJson(_))));
+    assert!(matches!(
+        route("issue_comment", b"{not json"),
+        Err(IntakeError::MalformedJson(_))
+    ));
     assert!(matches!(
         route("issue_comment", b"{\"action\":\"created\"}"),
         Err(IntakeError::MissingFields { .. })

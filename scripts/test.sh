@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole test suite, on a fresh Debian 12 machine or an already prepared one:
+# installs what the tests need (apt, pip, npm, Terraform 1.0.3, the test provider), starts
+# PostgreSQL, moto and Prism on 127.0.0.1, runs fmt, clippy and every test on SQLite and
+# PostgreSQL, then stops the services.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "installing test dependencies"
+bash scripts/install-deps.sh
+if [ -f scripts/install-terraform.sh ]; then
+  bash scripts/install-terraform.sh "$ROOT/.tools" >/dev/null
+  export TFGATE_TEST_TERRAFORM="$ROOT/.tools/bin/terraform"
+fi
+if [ -f scripts/build-test-provider.sh ]; then
+  bash scripts/build-test-provider.sh "$ROOT/.tools/provider-mirror" >/dev/null
+  export TFGATE_TEST_PROVIDER_MIRROR="$ROOT/.tools/provider-mirror"
+fi
+
+step "starting services (PostgreSQL, moto, Prism)"
+eval "$(bash scripts/services.sh start)"
+trap 'bash scripts/services.sh stop >/dev/null 2>&1 || true' EXIT
+export TFGATE_REQUIRE_POSTGRES=1 TFGATE_REQUIRE_PRISM=1
+unset RUST_BACKTRACE
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy"
+cargo clippy --all-targets --locked -- -D warnings
+
+step "cargo test (SQLite and PostgreSQL)"
+cargo test --locked --all-targets

@@ -1,0 +1,188 @@
+//! Loading policy files into a [`PolicySet`] and choosing the policy of a repository.
+//!
+//! Pure: the caller reads the files (every `*.yaml`/`*.yml` of the server's `policies/`
+//! directory, see [`is_policy_file_name`]) and passes their names and contents.
+
+use super::locate::{idx, key, locate};
+use super::model::RepoPolicy;
+use super::problem::PolicyProblem;
+use super::schema::PolicyFile;
+use super::validate::validate_file;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use thiserror::Error;
+
+/// All loaded policies.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PolicySet {
+    policies: Vec<RepoPolicy>,
+}
+
+/// Two policies match a repository equally specifically; tfgate then ignores the repository.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("repository {repo} matches `{first_pattern}` in {first_file} and `{second_pattern}` in {second_file} equally; make one more specific")]
+pub struct AmbiguousPolicy {
+    pub repo: String,
+    pub first_file: String,
+    pub first_pattern: String,
+    pub second_file: String,
+    pub second_pattern: String,
+}
+
+/// Whether a file in the policies directory is a policy file (`*.yaml`/`*.yml`, not hidden).
+pub fn is_policy_file_name(name: &str) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    !base.starts_with('.') && (base.ends_with(".yaml") || base.ends_with(".yml"))
+}
+
+/// Parses and validates every file; `Err` lists every problem of every file, in file order
+/// then position. Two files listing the same repo pattern (case-insensitively) is a problem.
+pub fn load_policies<N: AsRef<str>, C: AsRef<str>>(
+    files: &[(N, C)],
+) -> Result<PolicySet, Vec<PolicyProblem>> {
+    let mut problems = Vec::new();
+    let mut policies = Vec::new();
+    for (name, content) in files {
+        match load_policy(name.as_ref(), content.as_ref()) {
+            Ok(policy) => policies.push(policy),
+            Err(mut found) => {
+                found.sort();
+                problems.extend(found);
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    // Every file loaded, so `files` and `policies` line up.
+    let mut claimed: BTreeMap<String, (String, usize, usize)> = BTreeMap::new();
+    for ((name, content), policy) in files.iter().zip(policies.iter()) {
+        for (i, pattern) in policy.repos.iter().enumerate() {
+            let (line, col) = locate(content.as_ref(), &[key("repos"), idx(i)]);
+            let here = (name.as_ref().to_string(), line, col);
+            if let Some((file, l, c)) = claimed.insert(pattern.to_lowercase(), here.clone()) {
+                problems.push(PolicyProblem {
+                    file: here.0,
+                    line,
+                    col,
+                    message: format!("repo pattern `{pattern}` is also claimed by {file}:{l}:{c}"),
+                });
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(PolicySet { policies })
+    } else {
+        Err(problems)
+    }
+}
+
+/// Parses and validates one file.
+pub fn load_policy(file: &str, content: &str) -> Result<RepoPolicy, Vec<PolicyProblem>> {
+    if content.trim().is_empty()
+        || serde_yaml::from_str::<serde_yaml::Value>(content).is_ok_and(|v| v.is_null())
+    {
+        return Err(vec![PolicyProblem {
+            file: file.to_string(),
+            line: 1,
+            col: 1,
+            message: "empty policy file".into(),
+        }]);
+    }
+    let parsed: PolicyFile = serde_yaml::from_str(content)
+        .map_err(|e| vec![PolicyProblem::from_yaml_error(file, &e)])?;
+    validate_file(file, content, &parsed)
+}
+
+impl PolicySet {
+    /// Every policy, in load order.
+    pub fn policies(&self) -> &[RepoPolicy] {
+        &self.policies
+    }
+
+    /// The policy for `owner/repo`, or `None` when none matches or two match equally
+    /// (see [`PolicySet::select`]).
+    pub fn for_repo(&self, repo: &str) -> Option<&RepoPolicy> {
+        self.select(repo).ok().flatten()
+    }
+
+    /// The policy for `owner/repo`. Rule: among all patterns matching the repository
+    /// (case-insensitively), an exact pattern (no `*`, `?` or `[`) beats any glob; among globs
+    /// the one with more literal characters wins. Two different files tying on the best
+    /// pattern is [`AmbiguousPolicy`].
+    pub fn select(&self, repo: &str) -> Result<Option<&RepoPolicy>, AmbiguousPolicy> {
+        let opts = glob::MatchOptions {
+            case_sensitive: false,
+            require_literal_separator: true,
+            require_literal_leading_dot: false,
+        };
+        let mut best: Option<((bool, usize), &RepoPolicy, &str)> = None;
+        let mut tie: Option<(&RepoPolicy, &str)> = None;
+        for policy in &self.policies {
+            let top = policy
+                .repos
+                .iter()
+                .filter(|pattern| {
+                    glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(repo, opts))
+                })
+                .map(|pattern| (specificity(pattern), pattern.as_str()))
+                .max_by_key(|(s, _)| *s);
+            let Some((score, pattern)) = top else {
+                continue;
+            };
+            match &best {
+                Some((best_score, _, _)) if score < *best_score => {}
+                Some((best_score, _, _)) if score == *best_score => tie = Some((policy, pattern)),
+                _ => {
+                    best = Some((score, policy, pattern));
+                    tie = None;
+                }
+            }
+        }
+        match (best, tie) {
+            (Some((_, first, first_pattern)), Some((second, second_pattern))) => {
+                Err(AmbiguousPolicy {
+                    repo: repo.to_string(),
+                    first_file: first.file.clone(),
+                    first_pattern: first_pattern.to_string(),
+                    second_file: second.file.clone(),
+                    second_pattern: second_pattern.to_string(),
+                })
+            }
+            (best, _) => Ok(best.map(|(_, policy, _)| policy)),
+        }
+    }
+}
+
+/// (exact, literal characters) — larger is more specific.
+fn specificity(pattern: &str) -> (bool, usize) {
+    let mut literal = 0;
+    let mut in_class = false;
+    let mut wild = false;
+    for ch in pattern.chars() {
+        match ch {
+            '[' if !in_class => {
+                in_class = true;
+                wild = true;
+            }
+            ']' if in_class => in_class = false,
+            '*' | '?' if !in_class => wild = true,
+            _ if !in_class => literal += 1,
+            _ => {}
+        }
+    }
+    (!wild, literal)
+}
+
+/// The reply posted once on a repository without a policy (never more than once per repo).
+pub fn not_enabled_reply(repo: &str) -> String {
+    format!(
+        "tfgate is installed but not enabled for `{repo}`: no admin policy covers this repository, \
+         so commands here are ignored. An admin enables it by adding a policy file whose `repos` \
+         matches `{repo}` to the tfgate server's `policies/` directory (see policies/README.md)."
+    )
+}
+
+#[cfg(test)]
+#[path = "load_tests.rs"]
+mod tests;

@@ -1,0 +1,34 @@
+//! Admin policy: who may plan and apply which roots, under which requirements.
+//!
+//! Policy lives only on the server (`policies/*.yaml`), never in a PR branch. Pure module:
+//! the caller reads the files; [`load_policies`] validates them; [`decide`] takes every
+//! authorisation decision.
+
+mod approval;
+pub mod atlantis;
+mod checker;
+mod decide;
+mod explain;
+mod facts;
+mod load;
+pub(crate) mod locate;
+mod model;
+mod problem;
+mod requirements;
+pub(crate) mod resolve;
+pub mod schema;
+pub(crate) mod validate;
+pub(crate) mod values;
+
+pub use decide::{decide, Decision, Outcome, RULES};
+pub use explain::explain;
+pub use facts::{Actor, CheckRun, PolicyCommand, PrFacts, Review, ReviewState, Target};
+pub use load::{
+    is_policy_file_name, load_policies, load_policy, not_enabled_reply, AmbiguousPolicy, PolicySet,
+};
+pub use model::{
+    Input, InputSource, ProjectOrigin, RepoPolicy, ResolvedProject, SessionPolicy, TerraformSpec,
+    DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
+};
+pub use problem::PolicyProblem;
+pub use schema::{ApplyRequirement, GitHubPermission, Network, OnInputDrift};

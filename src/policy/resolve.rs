@@ -1,0 +1,67 @@
+//! Resolving a project's effective settings: its own, else the file's `defaults`, else the
+//! built-in defaults.
+
+use super::model::{
+    ProjectOrigin, ResolvedProject, DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
+};
+use super::schema::{Permissions, ProjectDefaults, ProjectPolicy};
+use super::values;
+use crate::project::ProjectSpec;
+
+/// Resolves a project's settings: its own, else `defaults`, else built-in defaults.
+/// Values were validated before; invalid ones fall back to the built-in default.
+pub(crate) fn resolve_project(
+    spec: ProjectSpec,
+    project: &ProjectPolicy,
+    defaults: &ProjectDefaults,
+    file_permissions: &Permissions,
+    origin: ProjectOrigin,
+) -> ResolvedProject {
+    let pick = |own: &Option<String>, def: &Option<String>| own.clone().or_else(|| def.clone());
+    let terraform =
+        pick(&project.terraform, &defaults.terraform).and_then(|t| values::terraform(&t).ok());
+    let session_policy = pick(&project.session_policy, &defaults.session_policy)
+        .and_then(|s| values::session_policy(&s).ok());
+    let session_duration = project
+        .session_duration
+        .as_ref()
+        .or(defaults.session_duration.as_ref())
+        .and_then(|d| d.seconds())
+        .map(|s| s as u32)
+        .unwrap_or(DEFAULT_SESSION_DURATION);
+    let timeout = project
+        .timeout
+        .as_ref()
+        .or(defaults.timeout.as_ref())
+        .and_then(|d| d.seconds())
+        .unwrap_or(DEFAULT_TIMEOUT);
+    let mut permissions = file_permissions.clone();
+    if let Some(over) = &project.permissions {
+        if let Some(plan) = &over.plan {
+            permissions.plan = plan.clone();
+        }
+        if let Some(apply) = &over.apply {
+            permissions.apply = apply.clone();
+        }
+    }
+    let comment_apply = project.comment_apply.unwrap_or(true);
+    ResolvedProject {
+        spec,
+        terraform,
+        plan_role: pick(&project.plan_role, &defaults.plan_role).unwrap_or_default(),
+        apply_role: pick(&project.apply_role, &defaults.apply_role),
+        session_policy,
+        session_duration_seconds: session_duration,
+        parallelism: project
+            .parallelism
+            .or(defaults.parallelism)
+            .unwrap_or(DEFAULT_PARALLELISM),
+        timeout_seconds: timeout,
+        network: project.network.or(defaults.network).unwrap_or_default(),
+        autoplan: project.autoplan.unwrap_or(true),
+        comment_apply,
+        inputs: project.inputs.clone(),
+        permissions,
+        origin,
+    }
+}

@@ -1,0 +1,410 @@
+//! The admin policy file format, exactly as written in `policies/*.yaml`.
+//!
+//! Every struct rejects unknown keys. Semantic checks (globs, ARNs, cycles, …) live in
+//! `validate.rs`; the resolved, ready-to-use form is [`crate::policy::RepoPolicy`].
+//! `policies/README.md` documents every key; a test keeps the two in step.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One policy file: the rules for every repository matching `repos`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyFile {
+    /// Repositories governed by this file: globs over `owner/repo`, matched case-insensitively
+    /// (`acme/*`, `acme/infra-*`, `acme/kukie`). When several files match a repository, the
+    /// most specific pattern wins (see `PolicySet::for_repo`).
+    pub repos: Vec<String>,
+    /// Settings every project inherits unless it sets its own.
+    #[serde(default)]
+    pub defaults: ProjectDefaults,
+    /// Terraform roots declared by the admin. They win over projects of the same name or
+    /// dir+workspace in the repo's layout file.
+    #[serde(default)]
+    pub projects: Vec<ProjectPolicy>,
+    /// Whether the repo's own `tfgate.yaml` may declare further projects (dir, workspace,
+    /// depends_on, when_modified only; they inherit `defaults`). Default false.
+    #[serde(default)]
+    pub allow_repo_layout: bool,
+    /// Directory globs (repo-relative) tfgate never runs in, whatever a layout says.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Who may plan and who may apply. Projects may override either side.
+    #[serde(default)]
+    pub permissions: Permissions,
+    /// What must hold before `/apply` runs. Default `[approved, mergeable]`; `[]` means none.
+    #[serde(default = "default_apply_requirements")]
+    pub apply_requirements: Vec<ApplyRequirement>,
+    /// Approving reviews needed by `approved`. Default 1.
+    #[serde(default = "default_min_approvals")]
+    pub min_approvals: u32,
+    /// Check names that must have passed on the head commit (needed by `checks_passed`).
+    #[serde(default)]
+    pub required_checks: Vec<String>,
+    /// Whether PRs from forks may run commands at all. Default false.
+    #[serde(default)]
+    pub allow_fork_prs: bool,
+    /// Shared inputs fed to plans from outside the repository (fingerprinted for drift).
+    #[serde(default)]
+    pub inputs: Vec<InputSpec>,
+    /// Extra regular expressions whose matches are redacted from everything posted.
+    #[serde(default)]
+    pub redact_patterns: Vec<String>,
+    /// What to do when a shared input changed since the last apply. Default `block`.
+    #[serde(default)]
+    pub on_input_drift: OnInputDrift,
+    /// Roles to read CloudTrail with, per AWS account (optional; used to name denied actions).
+    #[serde(default)]
+    pub cloudtrail: Option<CloudTrail>,
+}
+
+pub(crate) fn default_apply_requirements() -> Vec<ApplyRequirement> {
+    vec![ApplyRequirement::Approved, ApplyRequirement::Mergeable]
+}
+
+pub(crate) fn default_min_approvals() -> u32 {
+    1
+}
+
+/// Settings shared by all projects of a file.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectDefaults {
+    /// Terraform to run: a version (`1.9.8`) or an absolute binary path. Unset: the server's.
+    pub terraform: Option<String>,
+    /// IAM role ARN assumed for `/plan`.
+    pub plan_role: Option<String>,
+    /// IAM role ARN assumed for `/apply`.
+    pub apply_role: Option<String>,
+    /// Session policy narrowing the assumed role: inline JSON or `file:PATH` on the server.
+    pub session_policy: Option<String>,
+    /// Assumed-role session length, 900..=43200 seconds (`3600`, `"1h"`). Default 3600.
+    pub session_duration: Option<DurationSpec>,
+    /// Terraform `-parallelism`. Default 10.
+    pub parallelism: Option<u32>,
+    /// Wall-clock limit of one Terraform run (`1800`, `"30m"`). Default 30 minutes.
+    pub timeout: Option<DurationSpec>,
+    /// Network access of the sandbox. Default `shared`.
+    pub network: Option<Network>,
+}
+
+/// One Terraform root declared by the admin.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectPolicy {
+    /// Unique name (used by `-p` and `depends_on`). Default: `dir`, or `dir:workspace`.
+    pub name: Option<String>,
+    /// Repo-relative directory of the root.
+    pub dir: String,
+    /// Terraform workspace. Default `default`.
+    pub workspace: Option<String>,
+    /// See `defaults.terraform`.
+    pub terraform: Option<String>,
+    /// See `defaults.plan_role`.
+    pub plan_role: Option<String>,
+    /// See `defaults.apply_role`.
+    pub apply_role: Option<String>,
+    /// See `defaults.session_policy`.
+    pub session_policy: Option<String>,
+    /// See `defaults.session_duration`.
+    pub session_duration: Option<DurationSpec>,
+    /// See `defaults.parallelism` (seed 003 used 4 for fresh EKS API servers).
+    pub parallelism: Option<u32>,
+    /// See `defaults.timeout`.
+    pub timeout: Option<DurationSpec>,
+    /// See `defaults.network`.
+    pub network: Option<Network>,
+    /// Names of projects applied before this one when both are selected.
+    #[serde(default)]
+    pub depends_on: Vec<String>,
+    /// Whether a push plans this project automatically. Default true.
+    pub autoplan: Option<bool>,
+    /// Globs relative to `dir` whose changes affect this project.
+    /// Default `**/*.tf`, `**/*.tf.json`, `**/*.tfvars`, `**/*.tfvars.json`, `.terraform.lock.hcl`.
+    #[serde(default)]
+    pub when_modified: Vec<String>,
+    /// Whether `/apply` may apply this root. False for bootstrap roots: plan is allowed,
+    /// apply is refused with "this root is applied by an admin, not by comment". Default true.
+    pub comment_apply: Option<bool>,
+    /// Names of shared `inputs` this root's plans receive.
+    #[serde(default)]
+    pub inputs: Vec<String>,
+    /// Overrides of the file's `permissions` for this root (each side independently).
+    pub permissions: Option<PermissionOverrides>,
+}
+
+/// Who may run which commands.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Permissions {
+    /// Who may `/plan` (also `/unlock` and `/cancel`).
+    #[serde(default)]
+    pub plan: CommandPermission,
+    /// Who may `/apply` (also acknowledge input drift with `/inputs`).
+    #[serde(default)]
+    pub apply: CommandPermission,
+}
+
+/// Per-project overrides; an unset side keeps the file's rule.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionOverrides {
+    /// Replaces `permissions.plan` for this project.
+    pub plan: Option<CommandPermission>,
+    /// Replaces `permissions.apply` for this project.
+    pub apply: Option<CommandPermission>,
+}
+
+/// The rule for one side (plan or apply).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandPermission {
+    /// Lowest GitHub permission on the repository (read < triage < write < maintain < admin).
+    /// Always required. Default `write`.
+    #[serde(default = "default_min_permission")]
+    pub min_permission: GitHubPermission,
+    /// GitHub logins allowed. When `users` or `teams` is non-empty, the commenter must also be
+    /// listed here or belong to one of `teams` (either grants).
+    #[serde(default)]
+    pub users: Vec<String>,
+    /// Team slugs of the repository owner's organisation (`platform`, `acme/platform`).
+    #[serde(default)]
+    pub teams: Vec<String>,
+}
+
+fn default_min_permission() -> GitHubPermission {
+    GitHubPermission::Write
+}
+
+impl Default for CommandPermission {
+    fn default() -> Self {
+        CommandPermission {
+            min_permission: GitHubPermission::Write,
+            users: Vec::new(),
+            teams: Vec::new(),
+        }
+    }
+}
+
+/// A user's permission on a repository, as GitHub reports it, ordered from least to most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GitHubPermission {
+    /// No access.
+    None,
+    Read,
+    Triage,
+    Write,
+    Maintain,
+    Admin,
+}
+
+impl fmt::Display for GitHubPermission {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GitHubPermission::None => "no",
+            GitHubPermission::Read => "read",
+            GitHubPermission::Triage => "triage",
+            GitHubPermission::Write => "write",
+            GitHubPermission::Maintain => "maintain",
+            GitHubPermission::Admin => "admin",
+        })
+    }
+}
+
+/// A condition `/apply` needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplyRequirement {
+    /// `min_approvals` approving reviews on the current head, each by a user with write access
+    /// who is neither the PR author nor a bot, and not withdrawn by a later review.
+    Approved,
+    /// GitHub reports the PR mergeable (no conflicts).
+    Mergeable,
+    /// The head contains the latest base branch commit.
+    UpToDate,
+    /// Every `required_checks` name passed on the head commit.
+    ChecksPassed,
+}
+
+impl ApplyRequirement {
+    /// The name used in policy files and replies.
+    pub fn name(self) -> &'static str {
+        match self {
+            ApplyRequirement::Approved => "approved",
+            ApplyRequirement::Mergeable => "mergeable",
+            ApplyRequirement::UpToDate => "up_to_date",
+            ApplyRequirement::ChecksPassed => "checks_passed",
+        }
+    }
+}
+
+/// A shared input: a value from outside the repository given to Terraform as a variable.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputSpec {
+    /// Name projects use to refer to it (`ADMIN_CIDRS`).
+    pub name: String,
+    /// Terraform variable it is passed as (`admin_cidrs`, sent as `TF_VAR_admin_cidrs`).
+    pub variable: String,
+    /// Where the server reads it: `env:NAME` or `file:PATH`.
+    pub source: String,
+}
+
+/// What happens when a shared input changed since the root's last apply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnInputDrift {
+    /// Refuse `/apply` until the change is in a PR of its own.
+    #[default]
+    Block,
+    /// Refuse `/apply` until someone allowed to apply acknowledges it (`/inputs`).
+    Confirm,
+    /// Apply, with a warning in the result comment.
+    Warn,
+}
+
+/// Network access of the sandbox.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    /// The host's network (providers and AWS APIs reachable).
+    #[default]
+    Shared,
+    /// No network at all.
+    None,
+}
+
+/// CloudTrail access, for naming the exact denied action after a failure.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CloudTrail {
+    /// AWS account id (12 digits) → IAM role ARN allowed to call `cloudtrail:LookupEvents`.
+    #[serde(default)]
+    pub read_roles: BTreeMap<String, String>,
+}
+
+/// A duration: whole seconds (`900`) or a number with `s`, `m` or `h` (`"15m"`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum DurationSpec {
+    Seconds(u64),
+    Text(String),
+}
+
+impl DurationSpec {
+    /// The duration in seconds, or `None` when the text is not `<number>[s|m|h]`.
+    pub fn seconds(&self) -> Option<u64> {
+        match self {
+            DurationSpec::Seconds(s) => Some(*s),
+            DurationSpec::Text(text) => {
+                let text = text.trim();
+                let (number, unit) = match text.char_indices().last()? {
+                    (i, 's') => (&text[..i], 1),
+                    (i, 'm') => (&text[..i], 60),
+                    (i, 'h') => (&text[..i], 3600),
+                    _ => (text, 1),
+                };
+                number.trim().parse::<u64>().ok()?.checked_mul(unit)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        let cases = [
+            (DurationSpec::Seconds(900), Some(900)),
+            (DurationSpec::Text("15m".into()), Some(900)),
+            (DurationSpec::Text("2h".into()), Some(7200)),
+            (DurationSpec::Text("45s".into()), Some(45)),
+            (DurationSpec::Text("120".into()), Some(120)),
+            (DurationSpec::Text("1d".into()), None),
+            (DurationSpec::Text("".into()), None),
+            (DurationSpec::Text("m".into()), None),
+        ];
+        for (spec, want) in cases {
+            assert_eq!(spec.seconds(), want, "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn permissions_are_ordered() {
+        use GitHubPermission::*;
+        assert!(
+            None < Read && Read < Triage && Triage < Write && Write < Maintain && Maintain < Admin
+        );
+    }
+
+    #[test]
+    fn minimal_file_gets_defaults() {
+        let file: PolicyFile = serde_yaml::from_str("repos: [acme/*]").unwrap();
+        assert_eq!(file.apply_requirements, default_apply_requirements());
+        assert_eq!(
+            file.permissions.apply.min_permission,
+            GitHubPermission::Write
+        );
+        assert_eq!(file.on_input_drift, OnInputDrift::Block);
+        assert_eq!(file.min_approvals, 1);
+        assert!(!file.allow_fork_prs && !file.allow_repo_layout);
+    }
+}
+
+#[cfg(test)]
+mod readme_tests {
+    use super::*;
+    use serde::de::DeserializeOwned;
+
+    const README: &str = include_str!("../../policies/README.md");
+
+    /// The field names serde knows for `T`, read from its "unknown field" error.
+    fn fields<T: DeserializeOwned + fmt::Debug>() -> Vec<String> {
+        let err = serde_yaml::from_str::<T>("__no_such_key__: 1")
+            .unwrap_err()
+            .to_string();
+        let list = err
+            .split("expected one of ")
+            .nth(1)
+            .or_else(|| err.split("expected ").nth(1))
+            .unwrap_or("");
+        list.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn readme_documents_every_key() {
+        let mut all = Vec::new();
+        all.extend(fields::<PolicyFile>());
+        all.extend(fields::<ProjectDefaults>());
+        all.extend(fields::<ProjectPolicy>());
+        all.extend(fields::<Permissions>());
+        all.extend(fields::<CommandPermission>());
+        all.extend(fields::<InputSpec>());
+        all.extend(fields::<CloudTrail>());
+        assert!(all.len() > 40, "field extraction failed: {all:?}");
+        for field in all {
+            assert!(
+                README.contains(&format!("`{field}`")),
+                "policies/README.md does not document `{field}`"
+            );
+        }
+    }
+
+    #[test]
+    fn readme_lists_every_rule_id() {
+        for (id, _) in crate::policy::RULES {
+            assert!(
+                README.contains(&format!("`{id}`")),
+                "policies/README.md does not list rule `{id}`"
+            );
+        }
+    }
+}

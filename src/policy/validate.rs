@@ -1,0 +1,480 @@
+//! Semantic checks of one parsed policy file, and its resolution into a [`RepoPolicy`].
+//!
+//! Every problem points at the offending node (see `locate.rs`).
+
+pub(crate) use super::checker::Checker;
+use super::locate::{idx, key, Seg};
+use super::model::{
+    exclude_matches, Input, InputSource, ProjectOrigin, RepoPolicy, ResolvedProject,
+};
+use super::problem::PolicyProblem;
+use super::resolve::resolve_project;
+use super::schema::{
+    ApplyRequirement, CommandPermission, DurationSpec, PolicyFile, ProjectDefaults, ProjectPolicy,
+};
+use super::values;
+use crate::project::{ProjectId, ProjectSpec};
+use std::collections::{BTreeMap, BTreeSet};
+
+fn p(segs: &[Seg]) -> Vec<Seg> {
+    segs.to_vec()
+}
+
+/// Checks `file` and resolves it. `Err` holds every problem found.
+pub(crate) fn validate_file(
+    file_name: &str,
+    source: &str,
+    file: &PolicyFile,
+) -> Result<RepoPolicy, Vec<PolicyProblem>> {
+    let mut c = Checker::new(file_name, source);
+    check_repos(&mut c, file);
+    let exclude = check_exclude(&mut c, file);
+    check_defaults(&mut c, &file.defaults);
+    check_permissions(
+        &mut c,
+        &[key("permissions")],
+        &file.permissions.plan,
+        "plan",
+    );
+    check_permissions(
+        &mut c,
+        &[key("permissions")],
+        &file.permissions.apply,
+        "apply",
+    );
+    check_requirements(&mut c, file);
+    let inputs = check_inputs(&mut c, file);
+    for (i, pattern) in file.redact_patterns.iter().enumerate() {
+        c.check(
+            &[key("redact_patterns"), idx(i)],
+            values::redact_pattern(pattern),
+        );
+    }
+    check_cloudtrail(&mut c, file);
+    if file.allow_repo_layout
+        && (file.defaults.plan_role.is_none() || file.defaults.apply_role.is_none())
+    {
+        c.at_key(&[], "allow_repo_layout", "allow_repo_layout needs defaults.plan_role and defaults.apply_role (layout projects inherit them)");
+    }
+    let projects = check_projects(&mut c, file, &exclude, &inputs);
+    if !c.problems.is_empty() {
+        return Err(c.problems);
+    }
+    Ok(RepoPolicy {
+        file: file_name.to_string(),
+        repos: file.repos.clone(),
+        projects,
+        defaults: file.defaults.clone(),
+        allow_repo_layout: file.allow_repo_layout,
+        exclude,
+        permissions: file.permissions.clone(),
+        apply_requirements: dedup(&file.apply_requirements),
+        min_approvals: file.min_approvals,
+        required_checks: file.required_checks.clone(),
+        allow_fork_prs: file.allow_fork_prs,
+        inputs,
+        redact_patterns: file.redact_patterns.clone(),
+        on_input_drift: file.on_input_drift,
+        cloudtrail: file.cloudtrail.clone(),
+    })
+}
+
+fn dedup(list: &[ApplyRequirement]) -> Vec<ApplyRequirement> {
+    let set: BTreeSet<ApplyRequirement> = list.iter().copied().collect();
+    set.into_iter().collect()
+}
+
+fn check_repos(c: &mut Checker, file: &PolicyFile) {
+    if file.repos.is_empty() {
+        c.at_key(
+            &[],
+            "repos",
+            "repos must list at least one owner/repo pattern",
+        );
+    }
+    let mut seen = BTreeSet::new();
+    for (i, pattern) in file.repos.iter().enumerate() {
+        let path = [key("repos"), idx(i)];
+        if c.check(&path, values::repo_glob(pattern)).is_some()
+            && !seen.insert(pattern.to_lowercase())
+        {
+            c.at(&path, format!("repo pattern `{pattern}` is listed twice"));
+        }
+    }
+}
+
+fn check_exclude(c: &mut Checker, file: &PolicyFile) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, glob) in file.exclude.iter().enumerate() {
+        let path = [key("exclude"), idx(i)];
+        if c.check(&path, values::path_glob(glob)).is_some() {
+            match crate::project::normalize_dir(glob) {
+                Some(norm) => out.push(norm),
+                None => c.at(
+                    &path,
+                    format!("bad glob `{glob}`: must stay inside the repository"),
+                ),
+            }
+        }
+    }
+    out
+}
+
+/// Value checks shared by `defaults` and projects.
+struct Settings<'a> {
+    terraform: &'a Option<String>,
+    plan_role: &'a Option<String>,
+    apply_role: &'a Option<String>,
+    session_policy: &'a Option<String>,
+    session_duration: &'a Option<DurationSpec>,
+    parallelism: &'a Option<u32>,
+    timeout: &'a Option<DurationSpec>,
+}
+
+fn check_settings(c: &mut Checker, base: &[Seg], s: Settings) {
+    let at = |name: &str| {
+        let mut v = base.to_vec();
+        v.push(key(name));
+        v
+    };
+    if let Some(t) = s.terraform {
+        c.check(&at("terraform"), values::terraform(t));
+    }
+    if let Some(r) = s.plan_role {
+        c.check(&at("plan_role"), values::role_arn(r));
+    }
+    if let Some(r) = s.apply_role {
+        c.check(&at("apply_role"), values::role_arn(r));
+    }
+    if let Some(sp) = s.session_policy {
+        c.check(&at("session_policy"), values::session_policy(sp));
+    }
+    if let Some(d) = s.session_duration {
+        c.check(
+            &at("session_duration"),
+            values::duration_in(d, "session_duration", values::SESSION_DURATION_RANGE),
+        );
+    }
+    if let Some(n) = s.parallelism {
+        if !values::PARALLELISM_RANGE.contains(n) {
+            c.at(
+                &at("parallelism"),
+                format!("parallelism must be between 1 and 256 (got {n})"),
+            );
+        }
+    }
+    if let Some(t) = s.timeout {
+        c.check(
+            &at("timeout"),
+            values::duration_in(t, "timeout", values::TIMEOUT_RANGE),
+        );
+    }
+}
+
+fn check_defaults(c: &mut Checker, d: &ProjectDefaults) {
+    check_settings(
+        c,
+        &[key("defaults")],
+        Settings {
+            terraform: &d.terraform,
+            plan_role: &d.plan_role,
+            apply_role: &d.apply_role,
+            session_policy: &d.session_policy,
+            session_duration: &d.session_duration,
+            parallelism: &d.parallelism,
+            timeout: &d.timeout,
+        },
+    );
+}
+
+fn check_permissions(c: &mut Checker, base: &[Seg], rule: &CommandPermission, side: &str) {
+    let mut path = base.to_vec();
+    path.push(key(side));
+    for (i, user) in rule.users.iter().enumerate() {
+        let mut at = path.clone();
+        at.extend([key("users"), idx(i)]);
+        c.check(&at, values::login(user));
+    }
+    for (i, team) in rule.teams.iter().enumerate() {
+        let mut at = path.clone();
+        at.extend([key("teams"), idx(i)]);
+        c.check(&at, values::team(team));
+    }
+}
+
+fn check_requirements(c: &mut Checker, file: &PolicyFile) {
+    let wants_checks = file
+        .apply_requirements
+        .contains(&ApplyRequirement::ChecksPassed);
+    if wants_checks && file.required_checks.is_empty() {
+        c.at_key(
+            &[],
+            "apply_requirements",
+            "checks_passed needs required_checks (the check names that must pass)",
+        );
+    }
+    if !wants_checks && !file.required_checks.is_empty() {
+        c.at_key(
+            &[],
+            "required_checks",
+            "required_checks has no effect without checks_passed in apply_requirements",
+        );
+    }
+    for (i, name) in file.required_checks.iter().enumerate() {
+        if name.trim().is_empty() {
+            c.at(&[key("required_checks"), idx(i)], "empty check name");
+        }
+    }
+    if file
+        .apply_requirements
+        .contains(&ApplyRequirement::Approved)
+        && file.min_approvals == 0
+    {
+        c.at_key(
+            &[],
+            "min_approvals",
+            "min_approvals must be at least 1 when approved is required",
+        );
+    }
+}
+
+fn check_inputs(c: &mut Checker, file: &PolicyFile) -> Vec<Input> {
+    let mut out = Vec::new();
+    let mut names = BTreeSet::new();
+    for (i, input) in file.inputs.iter().enumerate() {
+        let at = |k: &str| p(&[key("inputs"), idx(i), key(k)]);
+        let name_ok = c
+            .check(&at("name"), values::input_name(&input.name))
+            .is_some();
+        if name_ok && !names.insert(input.name.clone()) {
+            c.at(&at("name"), format!("duplicate input `{}`", input.name));
+        }
+        let var_ok = c
+            .check(&at("variable"), values::variable(&input.variable))
+            .is_some();
+        let source = InputSource::parse(&input.source);
+        if source.is_none() {
+            c.at(
+                &at("source"),
+                format!(
+                    "unknown input source `{}`: use env:NAME or file:PATH",
+                    input.source
+                ),
+            );
+        }
+        if let (true, true, Some(source)) = (name_ok, var_ok, source) {
+            out.push(Input {
+                name: input.name.clone(),
+                variable: input.variable.clone(),
+                source,
+            });
+        }
+    }
+    out
+}
+
+fn check_cloudtrail(c: &mut Checker, file: &PolicyFile) {
+    let Some(ct) = &file.cloudtrail else { return };
+    for (account, arn) in &ct.read_roles {
+        let path = [key("cloudtrail"), key("read_roles"), key(account)];
+        if account.len() != 12 || !account.chars().all(|ch| ch.is_ascii_digit()) {
+            c.at_key(
+                &[key("cloudtrail"), key("read_roles")],
+                account,
+                format!("bad account id `{account}`: expected 12 digits"),
+            );
+            continue;
+        }
+        if let Some(arn_account) = c.check(&path, values::role_arn(arn)) {
+            if &arn_account != account {
+                c.at(
+                    &path,
+                    format!("role is in account {arn_account}, not {account}"),
+                );
+            }
+        }
+    }
+}
+
+fn check_projects(
+    c: &mut Checker,
+    file: &PolicyFile,
+    exclude: &[String],
+    inputs: &[Input],
+) -> Vec<ResolvedProject> {
+    let mut resolved = Vec::new();
+    let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_place: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let input_names: BTreeSet<&str> = inputs.iter().map(|i| i.name.as_str()).collect();
+    let declared_inputs: BTreeSet<&str> = file.inputs.iter().map(|i| i.name.as_str()).collect();
+    let names: Vec<Option<ProjectId>> = file.projects.iter().map(project_id).collect();
+    let known: BTreeSet<&ProjectId> = names.iter().flatten().collect();
+
+    for (i, project) in file.projects.iter().enumerate() {
+        let base = p(&[key("projects"), idx(i)]);
+        let at = |k: &str| p(&[key("projects"), idx(i), key(k)]);
+        let dir = c.check(&at("dir"), values::project_dir(&project.dir));
+        let workspace = project
+            .workspace
+            .clone()
+            .unwrap_or_else(|| "default".to_string());
+        if project.workspace.is_some() {
+            c.check(&at("workspace"), values::workspace(&workspace));
+        }
+        if let Some(name) = &project.name {
+            c.check(&at("name"), values::project_name(name));
+        }
+        if let Some(id) = &names[i] {
+            if let Some(first) = by_name.insert(id.0.clone(), i) {
+                let at_path = if project.name.is_some() {
+                    at("name")
+                } else {
+                    at("dir")
+                };
+                c.at(
+                    &at_path,
+                    format!("duplicate project `{id}` (also projects[{first}])"),
+                );
+            }
+        }
+        if let Some(dir) = &dir {
+            if let Some(first) = by_place.insert((dir.clone(), workspace.clone()), i) {
+                c.at(&at("dir"), format!("duplicate project: dir `{dir}` workspace `{workspace}` is also projects[{first}]"));
+            }
+            if exclude_matches(exclude, dir) {
+                c.at(
+                    &at("dir"),
+                    format!("dir `{dir}` is excluded by `exclude`; remove one of them"),
+                );
+            }
+        }
+        check_settings(
+            c,
+            &base,
+            Settings {
+                terraform: &project.terraform,
+                plan_role: &project.plan_role,
+                apply_role: &project.apply_role,
+                session_policy: &project.session_policy,
+                session_duration: &project.session_duration,
+                parallelism: &project.parallelism,
+                timeout: &project.timeout,
+            },
+        );
+        let comment_apply = project.comment_apply.unwrap_or(true);
+        if project.plan_role.is_none() && file.defaults.plan_role.is_none() {
+            c.at(&base, "no plan_role: set it on the project or in defaults");
+        }
+        if comment_apply && project.apply_role.is_none() && file.defaults.apply_role.is_none() {
+            c.at(
+                &base,
+                "no apply_role: set it on the project or in defaults (or comment_apply: false)",
+            );
+        }
+        for (j, dep) in project.depends_on.iter().enumerate() {
+            let dep_path = p(&[key("projects"), idx(i), key("depends_on"), idx(j)]);
+            if !known.contains(&ProjectId::new(dep.as_str())) {
+                c.at(
+                    &dep_path,
+                    format!("depends_on names unknown project `{dep}`"),
+                );
+            }
+        }
+        for (j, glob) in project.when_modified.iter().enumerate() {
+            c.check(
+                &p(&[key("projects"), idx(i), key("when_modified"), idx(j)]),
+                values::path_glob(glob),
+            );
+        }
+        for (j, name) in project.inputs.iter().enumerate() {
+            if !declared_inputs.contains(name.as_str()) {
+                c.at(
+                    &p(&[key("projects"), idx(i), key("inputs"), idx(j)]),
+                    format!("unknown input `{name}`: not in inputs"),
+                );
+            }
+        }
+        if let Some(over) = &project.permissions {
+            let perm_base = p(&[key("projects"), idx(i), key("permissions")]);
+            if let Some(plan) = &over.plan {
+                check_permissions(c, &perm_base, plan, "plan");
+            }
+            if let Some(apply) = &over.apply {
+                check_permissions(c, &perm_base, apply, "apply");
+            }
+        }
+        if let (Some(id), Some(dir)) = (&names[i], dir) {
+            let spec = ProjectSpec {
+                id: id.clone(),
+                dir,
+                workspace,
+                depends_on: project
+                    .depends_on
+                    .iter()
+                    .map(|d| ProjectId::new(d.as_str()))
+                    .collect(),
+                when_modified: project.when_modified.clone(),
+            };
+            let inputs_ok = project
+                .inputs
+                .iter()
+                .all(|n| input_names.contains(n.as_str()));
+            if inputs_ok {
+                resolved.push(resolve_project(
+                    spec,
+                    project,
+                    &file.defaults,
+                    &file.permissions,
+                    ProjectOrigin::Policy,
+                ));
+            }
+        }
+    }
+    check_cycles(c, file, &resolved);
+    resolved
+}
+
+fn project_id(project: &ProjectPolicy) -> Option<ProjectId> {
+    match &project.name {
+        Some(name) => Some(ProjectId::new(name.as_str())),
+        None => {
+            let dir = crate::project::normalize_dir(&project.dir)?;
+            Some(ProjectId::derived(
+                &dir,
+                project.workspace.as_deref().unwrap_or("default"),
+            ))
+        }
+    }
+}
+
+fn check_cycles(c: &mut Checker, file: &PolicyFile, resolved: &[ResolvedProject]) {
+    let specs: Vec<ProjectSpec> = resolved.iter().map(|r| r.spec.clone()).collect();
+    let Some(cycle) = crate::project::find_cycle(&specs) else {
+        return;
+    };
+    let first = &cycle[0];
+    let second = &cycle[1];
+    let index = file
+        .projects
+        .iter()
+        .position(|pp| project_id(pp).as_ref() == Some(first));
+    let walk = cycle
+        .iter()
+        .map(ProjectId::as_str)
+        .collect::<Vec<_>>()
+        .join(" -> ");
+    match index {
+        Some(i) => {
+            let j = file.projects[i]
+                .depends_on
+                .iter()
+                .position(|d| d == second.as_str())
+                .unwrap_or(0);
+            c.at(
+                &[key("projects"), idx(i), key("depends_on"), idx(j)],
+                format!("depends_on forms a cycle: {walk}"),
+            );
+        }
+        None => c.at_key(&[], "projects", format!("depends_on forms a cycle: {walk}")),
+    }
+}

@@ -1,0 +1,301 @@
+//! Checks of single values found in policy and layout files. Each returns `Err(message)`
+//! with a short, exact message for the admin.
+
+use super::model::{SessionPolicy, TerraformSpec};
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+static ROLE_ARN: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^arn:aws(?:-[a-z]+)*:iam::(\d{12}):role/(?:[\w+=,.@-]+/)*[\w+=,.@-]{1,64}$")
+        .expect("valid regex")
+});
+static VERSION: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?$").expect("valid regex"));
+static NAME: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]*$").expect("valid regex"));
+static WORKSPACE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$").expect("valid regex"));
+static TF_IDENT: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_-]*$").expect("valid regex"));
+static LOGIN: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\[bot\])?$").expect("valid regex")
+});
+static TEAM: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^@?(?:[A-Za-z0-9-]+/)?[A-Za-z0-9][A-Za-z0-9_.-]*$").expect("valid regex")
+});
+
+/// Session durations AWS accepts for AssumeRole (seconds).
+pub const SESSION_DURATION_RANGE: std::ops::RangeInclusive<u64> = 900..=43200;
+/// Accepted `-parallelism`.
+pub const PARALLELISM_RANGE: std::ops::RangeInclusive<u32> = 1..=256;
+/// Accepted run timeouts (seconds): one minute to one day.
+pub const TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 60..=86400;
+/// AWS's limit on a packed session policy.
+pub const SESSION_POLICY_MAX: usize = 2048;
+
+/// `arn:<partition>:iam::<12 digits>:role/<path/>name`; returns the account id.
+pub fn role_arn(text: &str) -> Result<String, String> {
+    ROLE_ARN
+        .captures(text)
+        .map(|c| c[1].to_string())
+        .ok_or_else(|| {
+            "malformed role ARN: expected arn:<partition>:iam::<12-digit account>:role/<path/name>"
+                .to_string()
+        })
+}
+
+/// A repo glob: `owner/repo` with glob syntax.
+pub fn repo_glob(text: &str) -> Result<(), String> {
+    glob::Pattern::new(text).map_err(|e| format!("bad glob `{text}`: {}", e.msg))?;
+    if text.matches('/').count() != 1 || text.starts_with('/') || text.ends_with('/') {
+        return Err(format!(
+            "bad repo pattern `{text}`: expected owner/repo (globs allowed)"
+        ));
+    }
+    Ok(())
+}
+
+/// A path glob (repo- or dir-relative).
+pub fn path_glob(text: &str) -> Result<(), String> {
+    if text.is_empty() || text.starts_with('/') {
+        return Err(format!(
+            "bad glob `{text}`: must be a relative path pattern"
+        ));
+    }
+    glob::Pattern::new(text)
+        .map(|_| ())
+        .map_err(|e| format!("bad glob `{text}`: {}", e.msg))
+}
+
+/// A project name.
+pub fn project_name(text: &str) -> Result<(), String> {
+    if NAME.is_match(text) {
+        Ok(())
+    } else {
+        Err(format!(
+            "bad project name `{text}`: use letters, digits, `_ . : / -`"
+        ))
+    }
+}
+
+/// A Terraform workspace name.
+pub fn workspace(text: &str) -> Result<(), String> {
+    if WORKSPACE.is_match(text) {
+        Ok(())
+    } else {
+        Err(format!(
+            "bad workspace `{text}`: use letters, digits, `_ . -`"
+        ))
+    }
+}
+
+/// A repo-relative directory; returns it normalised.
+pub fn project_dir(text: &str) -> Result<String, String> {
+    crate::project::normalize_dir(text)
+        .ok_or_else(|| format!("bad dir `{text}`: must be a relative path inside the repository"))
+}
+
+/// `1.9.8` or an absolute path.
+pub fn terraform(text: &str) -> Result<TerraformSpec, String> {
+    if text.starts_with('/') && !text.ends_with('/') {
+        Ok(TerraformSpec::Binary(text.to_string()))
+    } else if VERSION.is_match(text) {
+        Ok(TerraformSpec::Version(text.to_string()))
+    } else {
+        Err(format!(
+            "bad terraform `{text}`: expected a version like 1.9.8 or an absolute binary path"
+        ))
+    }
+}
+
+/// Inline JSON object (at most 2048 characters without whitespace) or `file:PATH`.
+pub fn session_policy(text: &str) -> Result<SessionPolicy, String> {
+    if let Some(path) = text.strip_prefix("file:") {
+        return if path.trim().is_empty() {
+            Err("bad session_policy: `file:` needs a path".to_string())
+        } else {
+            Ok(SessionPolicy::File(path.to_string()))
+        };
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(_)) => {
+            let packed = text.chars().filter(|c| !c.is_whitespace()).count();
+            if packed > SESSION_POLICY_MAX {
+                Err(format!("session_policy is {packed} characters; AWS accepts at most {SESSION_POLICY_MAX}"))
+            } else {
+                Ok(SessionPolicy::Inline(text.to_string()))
+            }
+        }
+        Ok(_) => Err("bad session_policy: expected a JSON object or file:PATH".to_string()),
+        Err(e) => Err(format!("bad session_policy: invalid JSON ({e})")),
+    }
+}
+
+/// A duration in seconds within `range`.
+pub fn duration_in(
+    spec: &super::schema::DurationSpec,
+    what: &str,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<u64, String> {
+    let secs = spec
+        .seconds()
+        .ok_or_else(|| format!("bad {what}: expected seconds or a number with s, m or h"))?;
+    if range.contains(&secs) {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "{what} must be between {} and {} seconds (got {secs})",
+            range.start(),
+            range.end()
+        ))
+    }
+}
+
+/// A Terraform variable name.
+pub fn variable(text: &str) -> Result<(), String> {
+    if TF_IDENT.is_match(text) {
+        Ok(())
+    } else {
+        Err(format!("bad variable `{text}`: not a Terraform identifier"))
+    }
+}
+
+/// A shared input name.
+pub fn input_name(text: &str) -> Result<(), String> {
+    if TF_IDENT.is_match(text) {
+        Ok(())
+    } else {
+        Err(format!(
+            "bad input name `{text}`: use letters, digits and `_`"
+        ))
+    }
+}
+
+/// A GitHub login.
+pub fn login(text: &str) -> Result<(), String> {
+    if LOGIN.is_match(text) {
+        Ok(())
+    } else {
+        Err(format!("bad user `{text}`: not a GitHub login"))
+    }
+}
+
+/// A team slug, optionally `org/slug`.
+pub fn team(text: &str) -> Result<(), String> {
+    if TEAM.is_match(text) {
+        Ok(())
+    } else {
+        Err(format!(
+            "bad team `{text}`: expected a team slug or org/slug"
+        ))
+    }
+}
+
+/// A regular expression for redaction.
+pub fn redact_pattern(text: &str) -> Result<(), String> {
+    Regex::new(text).map(|_| ()).map_err(|e| {
+        let detail = e.to_string();
+        let last = detail.lines().last().unwrap_or("").trim().to_string();
+        format!("bad regular expression: {last}")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_arns() {
+        let ok = [
+            "arn:aws:iam::111111111111:role/tfgate-apply",
+            "arn:aws:iam::111111111111:role/service/ci/tfgate-plan",
+            "arn:aws-us-gov:iam::111111111111:role/x",
+            "arn:aws-cn:iam::222222222222:role/a+b=c,d.e@f-g_h",
+        ];
+        for arn in ok {
+            assert!(role_arn(arn).is_ok(), "{arn}");
+        }
+        assert_eq!(role_arn(ok[0]).unwrap(), "111111111111");
+        let bad = [
+            "arn:aws:iam::11111111111:role/x",
+            "arn:aws:iam::111111111111:user/x",
+            "arn:aws:iam:us-east-1:111111111111:role/x",
+            "arn:aws:sts::111111111111:role/x",
+            "arn:aws:iam::111111111111:role/",
+            "arn:gcp:iam::111111111111:role/x",
+            "tfgate-apply",
+            "arn:aws:iam::111111111111:role/has space",
+        ];
+        for arn in bad {
+            assert!(role_arn(arn).is_err(), "{arn}");
+        }
+    }
+
+    #[test]
+    fn repo_globs() {
+        for ok in ["acme/*", "acme/infra-*", "*/*", "Acme/Kukie", "acme/[ab]*"] {
+            assert!(repo_glob(ok).is_ok(), "{ok}");
+        }
+        for bad in ["acme", "acme/*/x", "acme/[", "/acme", "acme/"] {
+            assert!(repo_glob(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn terraform_specs() {
+        assert_eq!(
+            terraform("1.9.8"),
+            Ok(TerraformSpec::Version("1.9.8".into()))
+        );
+        assert_eq!(
+            terraform("1.10.0-beta1"),
+            Ok(TerraformSpec::Version("1.10.0-beta1".into()))
+        );
+        assert_eq!(
+            terraform("/opt/tf/1.5.7/terraform"),
+            Ok(TerraformSpec::Binary("/opt/tf/1.5.7/terraform".into()))
+        );
+        for bad in ["latest", "1.9", "~> 1.9", "bin/terraform"] {
+            assert!(terraform(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn session_policies() {
+        assert!(matches!(
+            session_policy(r#"{"Version":"2012-10-17","Statement":[]}"#),
+            Ok(SessionPolicy::Inline(_))
+        ));
+        assert_eq!(
+            session_policy("file:/etc/tfgate/eks.json"),
+            Ok(SessionPolicy::File("/etc/tfgate/eks.json".into()))
+        );
+        assert!(session_policy("[1]").is_err());
+        assert!(session_policy("{not json").is_err());
+        assert!(session_policy("file:").is_err());
+        let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(3000));
+        assert!(session_policy(&long).unwrap_err().contains("at most 2048"));
+    }
+
+    #[test]
+    fn logins_and_teams() {
+        for ok in ["alice", "@alice", "a-b", "renovate[bot]"] {
+            assert!(login(ok).is_ok(), "{ok}");
+        }
+        for bad in ["-alice", "a b", "a/b", ""] {
+            assert!(login(bad).is_err(), "{bad}");
+        }
+        for ok in ["platform", "acme/platform", "@acme/sre-team"] {
+            assert!(team(ok).is_ok(), "{ok}");
+        }
+        assert!(team("a b").is_err());
+    }
+
+    #[test]
+    fn redact_patterns() {
+        assert!(redact_pattern(r"kukie-[0-9a-f]{8}").is_ok());
+        assert!(redact_pattern("(unclosed")
+            .unwrap_err()
+            .starts_with("bad regular expression"));
+    }
+}

@@ -1,0 +1,225 @@
+//! Which projects a set of changed files affects.
+//!
+//! A project is affected when a changed file
+//! 1. matches one of its `when_modified` globs (relative to the project dir; default
+//!    [`DEFAULT_WHEN_MODIFIED`]), unless the file lies inside another project whose dir is
+//!    nested strictly inside this project's dir (that file belongs to the inner root); or
+//! 2. lies anywhere inside a local module dir that the project calls, directly or through
+//!    other local modules (see [`ModuleGraph`]).
+
+use super::paths::{join_relative, normalize_dir, path_is_under};
+use super::spec::{ProjectId, ProjectSpec};
+use glob::{MatchOptions, Pattern};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `when_modified` used when a project sets none.
+pub const DEFAULT_WHEN_MODIFIED: &[&str] = &[
+    "**/*.tf",
+    "**/*.tf.json",
+    "**/*.tfvars",
+    "**/*.tfvars.json",
+    ".terraform.lock.hcl",
+];
+
+const MATCH: MatchOptions = MatchOptions {
+    case_sensitive: true,
+    require_literal_separator: true,
+    require_literal_leading_dot: false,
+};
+
+/// Local module calls: repo-relative dir → repo-relative dirs of the local modules it calls.
+/// Built by the caller from the `.tf` files of the head commit (see
+/// [`crate::project::find_local_module_sources`]). Deserialises from a JSON object
+/// `{ "infra/eks": ["modules/vpc"] }`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ModuleGraph {
+    calls: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl ModuleGraph {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records that `dir` calls the modules at `sources` (as written in `source = "…"`,
+    /// relative to `dir`). Sources that leave the repository are skipped.
+    pub fn add_calls(&mut self, dir: &str, sources: &[String]) {
+        let Some(dir) = normalize_dir(dir) else {
+            return;
+        };
+        let entry = self.calls.entry(dir.clone()).or_default();
+        for source in sources {
+            if let Some(target) = join_relative(&dir, source) {
+                if target != dir {
+                    entry.insert(target);
+                }
+            }
+        }
+    }
+
+    /// Every module dir reachable from `dir` (not including `dir` itself).
+    pub fn reachable_from(&self, dir: &str) -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![dir.to_string()];
+        while let Some(current) = stack.pop() {
+            for next in self.calls.get(&current).into_iter().flatten() {
+                if next != dir && seen.insert(next.clone()) {
+                    stack.push(next.clone());
+                }
+            }
+        }
+        seen
+    }
+}
+
+/// The projects affected by `changed_files` (repo-relative paths), in the order of `projects`.
+pub fn affected_projects(
+    changed_files: &[String],
+    projects: &[ProjectSpec],
+    module_calls: &ModuleGraph,
+) -> Vec<ProjectId> {
+    projects
+        .iter()
+        .filter(|p| is_project_affected(p, changed_files, projects, module_calls))
+        .map(|p| p.id.clone())
+        .collect()
+}
+
+/// Whether one project is affected; `all` is needed to recognise nested roots.
+pub fn is_project_affected(
+    project: &ProjectSpec,
+    changed_files: &[String],
+    all: &[ProjectSpec],
+    module_calls: &ModuleGraph,
+) -> bool {
+    let patterns = project_patterns(project);
+    let nested: Vec<&str> = all
+        .iter()
+        .filter(|other| path_is_under(&other.dir, &project.dir))
+        .map(|other| other.dir.as_str())
+        .collect();
+    let modules = module_calls.reachable_from(&project.dir);
+    changed_files.iter().any(|file| {
+        let file = file.trim_start_matches("./");
+        let in_nested_root = nested.iter().any(|dir| path_is_under(file, dir));
+        let by_pattern = !in_nested_root && patterns.iter().any(|p| p.matches_with(file, MATCH));
+        by_pattern || modules.iter().any(|m| path_is_under(file, m))
+    })
+}
+
+fn project_patterns(project: &ProjectSpec) -> Vec<Pattern> {
+    let globs: Vec<&str> = if project.when_modified.is_empty() {
+        DEFAULT_WHEN_MODIFIED.to_vec()
+    } else {
+        project.when_modified.iter().map(String::as_str).collect()
+    };
+    globs
+        .into_iter()
+        .filter_map(|g| join_relative(&project.dir, g))
+        .filter_map(|g| Pattern::new(&g).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn ids(list: &[&str]) -> Vec<ProjectId> {
+        list.iter().map(|s| ProjectId::new(*s)).collect()
+    }
+
+    fn repo() -> Vec<ProjectSpec> {
+        let mut eks = ProjectSpec::simple("eks", "infra/eks");
+        eks.when_modified = vec!["**/*.tf".into(), "../shared/*.yaml".into()];
+        vec![
+            ProjectSpec::simple("network", "infra/network"),
+            eks,
+            ProjectSpec::simple("platform", "infra/platform"),
+        ]
+    }
+
+    fn graph() -> ModuleGraph {
+        let mut g = ModuleGraph::new();
+        g.add_calls("infra/eks", &files(&["../../modules/cluster"]));
+        g.add_calls("modules/cluster", &files(&["../nodegroup", "./iam"]));
+        g.add_calls("infra/network", &files(&["../../modules/vpc"]));
+        g
+    }
+
+    #[test]
+    fn table() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["infra/network/main.tf"], &["network"]),
+            (&["infra/network/README.md"], &[]),
+            (&["infra/network/.terraform.lock.hcl"], &["network"]),
+            (&["infra/network/env/prod.tfvars"], &["network"]),
+            (&["infra/shared/admins.yaml"], &["eks"]),
+            (&["infra/eks/lock.hcl"], &[]),
+            (&["modules/vpc/main.tf"], &["network"]),
+            (&["modules/nodegroup/variables.tf"], &["eks"]),
+            (&["modules/cluster/iam/policy.json"], &["eks"]),
+            (&["infra/eks2/main.tf"], &[]),
+            (
+                &["infra/eks/main.tf", "infra/platform/x.tf"],
+                &["eks", "platform"],
+            ),
+            (&[], &[]),
+        ];
+        for (changed, want) in cases {
+            let got = affected_projects(&files(changed), &repo(), &graph());
+            assert_eq!(got, ids(want), "changed: {changed:?}");
+        }
+    }
+
+    #[test]
+    fn nested_roots_own_their_files() {
+        let mut all = repo();
+        all.push(ProjectSpec::simple("root", "."));
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["main.tf"], &["root"]),
+            (&["infra/eks/main.tf"], &["eks"]),
+            (&["infra/eks2/main.tf"], &["root"]),
+            (&["modules/vpc/main.tf"], &["network", "root"]),
+        ];
+        for (changed, want) in cases {
+            assert_eq!(
+                affected_projects(&files(changed), &all, &graph()),
+                ids(want),
+                "changed: {changed:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn module_cycles_terminate() {
+        let mut g = ModuleGraph::new();
+        g.add_calls("a", &files(&["../b"]));
+        g.add_calls("b", &files(&["../a"]));
+        assert_eq!(
+            g.reachable_from("a").into_iter().collect::<Vec<_>>(),
+            vec!["b"]
+        );
+    }
+
+    #[test]
+    fn sources_leaving_the_repo_are_skipped() {
+        let mut g = ModuleGraph::new();
+        g.add_calls("a", &files(&["../../x", "./y"]));
+        assert_eq!(
+            g.reachable_from("a").into_iter().collect::<Vec<_>>(),
+            vec!["a/y"]
+        );
+    }
+
+    #[test]
+    fn graph_deserializes_from_json() {
+        let g: ModuleGraph = serde_json::from_str(r#"{"infra/eks": ["modules/cluster"]}"#).unwrap();
+        assert!(g.reachable_from("infra/eks").contains("modules/cluster"));
+    }
+}

@@ -1,0 +1,309 @@
+//! Renders tfgate's PR comments and check-run texts from typed view models.
+//!
+//! Pure: models in, markdown out. All strings in the models are already redacted; the
+//! renderer escapes them for markdown (see [`escape`]) and fits every comment into
+//! GitHub's size limit by shortening details, never the summary, failures or warnings.
+
+mod apply_view;
+mod check_run;
+pub mod escape;
+mod filters;
+mod fit;
+mod marker;
+pub mod model;
+mod plan_view;
+mod samples;
+mod templates;
+
+#[cfg(test)]
+mod renderer_tests;
+#[cfg(test)]
+mod snapshot_tests;
+
+use minijinja::{context, Environment, Value};
+
+pub use check_run::{annotations_for_apply, annotations_for_plan, CHECK_RUN_TITLE_LIMIT};
+pub use fit::char_count;
+pub use marker::{marker, parse_marker, CommentKind, Marker, MarkerKey};
+pub use model::*;
+pub use templates::DEFAULT_TEMPLATES;
+
+use apply_view::{apply_view, optional_row_count};
+use plan_view::{plan_view, resource_count, PlanTrim};
+
+/// GitHub rejects comment bodies over 65,536 characters; we stay below with a margin.
+pub const COMMENT_LIMIT_CHARS: usize = 65_000;
+/// GitHub's check-run `summary` and `text` hold at most 65,535 characters each.
+pub const CHECK_RUN_TEXT_LIMIT_CHARS: usize = 65_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// A template failed to compile or to render the built-in sample models at load time.
+    #[error("template {name} is broken: {message}")]
+    Template { name: String, message: String },
+    /// An override file whose name matches no tfgate template (partials `_*.md.j2` may be new).
+    #[error("override {0} does not match any tfgate template")]
+    UnknownTemplate(String),
+    /// Rendering failed for a real model (a template bug the samples did not exercise).
+    #[error("rendering {name} failed: {message}")]
+    Render { name: String, message: String },
+    /// Even with every optional detail left out, the comment is over the limit.
+    #[error("the {kind} comment needs {chars} characters without details (limit {limit})")]
+    TooLarge {
+        kind: &'static str,
+        chars: usize,
+        limit: usize,
+    },
+}
+
+/// Holds the compiled templates. Build once at start-up and share.
+#[derive(Debug)]
+pub struct Renderer {
+    env: Environment<'static>,
+}
+
+impl Renderer {
+    /// The embedded default templates.
+    pub fn new() -> Result<Renderer, RenderError> {
+        Renderer::with_override_dir(Vec::new())
+    }
+
+    /// Defaults, with admin overrides applied. `files` are `(file name, source)` pairs the
+    /// caller read from the override directory; a file replaces the default of the same
+    /// name, and new partials (`_*.md.j2`) may be added for overrides to include.
+    /// Every template is compiled and rendered with sample models here, so a broken
+    /// override is reported now, not when a run needs it.
+    pub fn with_override_dir(files: Vec<(String, String)>) -> Result<Renderer, RenderError> {
+        let mut env = filters::base_environment();
+        for (name, source) in DEFAULT_TEMPLATES {
+            add_template(&mut env, name.to_string(), source.to_string())?;
+        }
+        for (name, source) in files {
+            let known = DEFAULT_TEMPLATES.iter().any(|(n, _)| *n == name);
+            let new_partial = name.starts_with('_') && name.ends_with(".md.j2");
+            if !known && !new_partial {
+                return Err(RenderError::UnknownTemplate(name));
+            }
+            add_template(&mut env, name, source)?;
+        }
+        let renderer = Renderer { env };
+        renderer.render_samples()?;
+        Ok(renderer)
+    }
+
+    /// The plan comment, shortened to [`COMMENT_LIMIT_CHARS`].
+    pub fn render_plan(&self, comment: &PlanComment) -> Result<String, RenderError> {
+        let marker = comment_marker(CommentKind::Plan, &comment.meta);
+        self.fit_plan("plan.md.j2", comment, &marker, false, COMMENT_LIMIT_CHARS)
+    }
+
+    /// The apply comment, shortened to [`COMMENT_LIMIT_CHARS`].
+    pub fn render_apply(&self, comment: &ApplyComment) -> Result<String, RenderError> {
+        let marker = comment_marker(CommentKind::Apply, &comment.meta);
+        self.fit_apply("apply.md.j2", comment, &marker, false, COMMENT_LIMIT_CHARS)
+    }
+
+    /// A short message (lock held, stale plan, rejected, denied, …).
+    pub fn render_notice(&self, notice: &Notice) -> Result<String, RenderError> {
+        let kind = notice_kind(&notice.body);
+        let marker = comment_marker(kind, &notice.meta);
+        let name = format!("{}.md.j2", kind.as_str());
+        let ctx = context! { meta => &notice.meta, body => &notice.body };
+        let text = self.render_with_marker(&name, ctx, &marker)?;
+        let chars = char_count(&text);
+        if chars > COMMENT_LIMIT_CHARS {
+            return Err(RenderError::TooLarge {
+                kind: kind.as_str(),
+                chars,
+                limit: COMMENT_LIMIT_CHARS,
+            });
+        }
+        Ok(text)
+    }
+
+    /// Renders `name` and makes sure the marker is present even if an override dropped it.
+    fn render_with_marker(
+        &self,
+        name: &str,
+        ctx: Value,
+        marker: &str,
+    ) -> Result<String, RenderError> {
+        let ctx = context! { marker => Value::from_safe_string(marker.to_string()), ..ctx };
+        let mut text = self.render(name, ctx)?;
+        if !marker.is_empty() && !text.contains(marker) {
+            text.push('\n');
+            text.push_str(marker);
+        }
+        Ok(text)
+    }
+
+    fn render(&self, name: &str, ctx: Value) -> Result<String, RenderError> {
+        let template = self
+            .env
+            .get_template(name)
+            .map_err(|e| RenderError::Render {
+                name: name.to_string(),
+                message: e.to_string(),
+            })?;
+        let text = template
+            .render(ctx)
+            .map_err(|e| innermost_error(name, &e))?;
+        let mut text = text.trim_end().to_string();
+        text.push('\n');
+        Ok(text)
+    }
+
+    /// Fits a plan template: drop attribute rows from the end first, then whole resources.
+    fn fit_plan(
+        &self,
+        name: &str,
+        comment: &PlanComment,
+        marker: &str,
+        in_check_run: bool,
+        limit: usize,
+    ) -> Result<String, RenderError> {
+        let all = PlanTrim::everything(comment);
+        let render = |trim: PlanTrim| {
+            let view = plan_view(comment, trim, in_check_run);
+            self.render_with_marker(name, Value::from_serialize(&view), marker)
+        };
+        let by_attributes = fit::fit_prefix(all.attributes_kept, limit, |kept| {
+            render(PlanTrim {
+                resources_kept: all.resources_kept,
+                attributes_kept: kept,
+            })
+        })?;
+        if let Some(fitted) = by_attributes {
+            return Ok(fitted.text);
+        }
+        let by_resources = fit::fit_prefix(resource_count(comment), limit, |kept| {
+            render(PlanTrim {
+                resources_kept: kept,
+                attributes_kept: 0,
+            })
+        })?;
+        match by_resources {
+            Some(fitted) => Ok(fitted.text),
+            None => Err(too_large(
+                "plan",
+                render(PlanTrim {
+                    resources_kept: 0,
+                    attributes_kept: 0,
+                })?,
+                limit,
+            )),
+        }
+    }
+
+    /// Fits an apply template: drop done / not-reached rows from the end.
+    fn fit_apply(
+        &self,
+        name: &str,
+        comment: &ApplyComment,
+        marker: &str,
+        in_check_run: bool,
+        limit: usize,
+    ) -> Result<String, RenderError> {
+        let render = |kept: usize| {
+            let view = apply_view(comment, kept, in_check_run);
+            self.render_with_marker(name, Value::from_serialize(&view), marker)
+        };
+        match fit::fit_prefix(optional_row_count(comment), limit, render)? {
+            Some(fitted) => Ok(fitted.text),
+            None => Err(too_large("apply", render(0)?, limit)),
+        }
+    }
+
+    /// Renders every root template with the sample models (load-time validation).
+    fn render_samples(&self) -> Result<(), RenderError> {
+        let as_template_error = |e: RenderError| match e {
+            RenderError::Render { name, message } => RenderError::Template { name, message },
+            other => other,
+        };
+        for plan in [
+            samples::plan_with_changes(),
+            samples::plan_no_changes(),
+            samples::plan_with_drift(),
+            samples::plan_failed_config_error(),
+        ] {
+            self.render_plan(&plan).map_err(as_template_error)?;
+            self.check_run_plan(&plan).map_err(as_template_error)?;
+        }
+        for apply in [
+            samples::apply_success(),
+            samples::apply_partial_failure(),
+            samples::apply_interrupted(),
+            samples::apply_config_error(),
+        ] {
+            self.render_apply(&apply).map_err(as_template_error)?;
+            self.check_run_apply(&apply).map_err(as_template_error)?;
+        }
+        for notice in samples::notices() {
+            self.render_notice(&notice).map_err(as_template_error)?;
+        }
+        Ok(())
+    }
+}
+
+fn add_template(
+    env: &mut Environment<'static>,
+    name: String,
+    source: String,
+) -> Result<(), RenderError> {
+    env.add_template_owned(name.clone(), source)
+        .map_err(|e| RenderError::Template {
+            name,
+            message: e.to_string(),
+        })
+}
+
+/// minijinja wraps errors in included templates; report the innermost one, naming the
+/// template (partial) where it happened.
+fn innermost_error(root: &str, error: &minijinja::Error) -> RenderError {
+    let mut name = error.name().unwrap_or(root).to_string();
+    let mut message = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(inner) = cause.downcast_ref::<minijinja::Error>() {
+            if let Some(inner_name) = inner.name() {
+                name = inner_name.to_string();
+            }
+        }
+        message = cause.to_string();
+        source = cause.source();
+    }
+    RenderError::Render { name, message }
+}
+
+fn too_large(kind: &'static str, text: String, limit: usize) -> RenderError {
+    RenderError::TooLarge {
+        kind,
+        chars: char_count(&text),
+        limit,
+    }
+}
+
+fn comment_marker(kind: CommentKind, meta: &CommentMeta) -> String {
+    marker(
+        kind,
+        meta.pr,
+        &MarkerKey {
+            root: meta.marker_root.clone(),
+            run: meta.run_id.clone(),
+        },
+    )
+}
+
+/// The marker kind and template of each notice.
+pub fn notice_kind(body: &NoticeBody) -> CommentKind {
+    match body {
+        NoticeBody::LockHeld(_) => CommentKind::LockHeld,
+        NoticeBody::PlanStale(_) => CommentKind::PlanStale,
+        NoticeBody::CommandRejected { .. } => CommentKind::CommandRejected,
+        NoticeBody::PolicyDenied { .. } => CommentKind::PolicyDenied,
+        NoticeBody::NotEnabled { .. } => CommentKind::NotEnabled,
+        NoticeBody::Interrupted(_) => CommentKind::Interrupted,
+        NoticeBody::Help { .. } => CommentKind::Help,
+        NoticeBody::InternalError => CommentKind::InternalError,
+    }
+}

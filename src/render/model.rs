@@ -1,0 +1,306 @@
+//! View models for tfgate's PR comments and check runs.
+//!
+//! Every string in these types is ALREADY redacted by the caller (ARNs, account ids, IPs,
+//! secrets replaced by stable placeholders). The renderer only escapes for markdown; it
+//! never sees provider text.
+
+use serde::Serialize;
+
+/// Facts shared by every comment: where it goes and which run produced it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommentMeta {
+    /// Pull-request number; goes into the hidden marker.
+    pub pr: u64,
+    /// Key the bot uses to find an older comment of the same kind (e.g. `all`, or
+    /// `project/dir/workspace`); goes into the hidden marker as `root=`.
+    pub marker_root: String,
+    /// tfgate run id; shown in the footer and in the marker.
+    pub run_id: String,
+    /// Short head SHA the command ran against, when there is one.
+    pub head_sha_short: Option<String>,
+    /// GitHub login of the person whose comment started the run.
+    pub command_by: Option<String>,
+    /// Link to the check run holding the full (redacted) output.
+    pub check_run_url: Option<String>,
+}
+
+/// A source position Terraform reported (for configuration errors and annotations).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourceLocation {
+    /// Path relative to the repository root.
+    pub file: String,
+    pub line: u32,
+}
+
+/// Advice shown once per failure category present in a root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AdviceView {
+    pub category_id: String,
+    pub label: String,
+    pub advice: String,
+}
+
+// ---------------------------------------------------------------- plan
+
+/// The comment posted after `/plan` (or an automatic plan).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanComment {
+    pub meta: CommentMeta,
+    pub repo_root_summaries: Vec<RootPlan>,
+    /// Changes no diff explains, traced to shared inputs. Rendered above everything else.
+    pub drift_warnings: Vec<DriftWarning>,
+    /// Policy denials that apply to this plan (e.g. a root that can never be applied by comment).
+    pub denials: Vec<String>,
+    /// Other notes for the reader.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    Changes,
+    NoChanges,
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PlanCounts {
+    pub add: u32,
+    pub change: u32,
+    pub destroy: u32,
+    pub replace: u32,
+    pub read: u32,
+}
+
+/// One Terraform root (project + dir + workspace) in a plan comment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RootPlan {
+    pub project: String,
+    pub dir: String,
+    pub workspace: String,
+    pub status: PlanStatus,
+    pub counts: PlanCounts,
+    /// Terraform warnings (already redacted, one line each).
+    pub warnings: Vec<String>,
+    pub resources: Vec<PlannedResourceView>,
+    /// Failures that stopped the plan. Never shortened.
+    pub errors: Vec<FailureRow>,
+    /// Advice once per failure category present in `errors`.
+    pub advice: Vec<AdviceView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedResourceView {
+    pub address: String,
+    /// `create`, `update`, `delete`, `replace`, `read`, …
+    pub action: String,
+    /// Terraform's `action_reason`, e.g. `replace_because_tainted`.
+    pub action_reason: Option<String>,
+    pub attributes: Vec<AttrView>,
+}
+
+/// One changed attribute. `before`/`after` are redacted values; `None` means absent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AttrView {
+    pub path: String,
+    pub before: Option<String>,
+    pub after: Option<String>,
+    /// Show "(sensitive)" instead of values.
+    pub sensitive: bool,
+    /// The new value is "(known after apply)".
+    pub unknown: bool,
+}
+
+/// A failure row in a plan (configuration errors, provider errors during refresh).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailureRow {
+    pub address: Option<String>,
+    pub aws_code: Option<String>,
+    pub category_id: String,
+    pub category_label: String,
+    pub iam_action: Option<String>,
+    pub location: Option<SourceLocation>,
+}
+
+/// A change that no file in the PR explains, traced to a shared input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DriftWarning {
+    pub address: String,
+    pub attribute_paths: Vec<String>,
+    pub input_name: String,
+    /// Short fingerprints (not values) of the input at the last apply and now.
+    pub fingerprint_before: String,
+    pub fingerprint_after: String,
+    /// A file of this PR that explains the change, if one does.
+    pub explained_by: Option<String>,
+}
+
+// ---------------------------------------------------------------- apply
+
+/// The comment posted after `/apply`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApplyComment {
+    pub meta: CommentMeta,
+    pub roots: Vec<RootApply>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ApplyStatus {
+    Succeeded,
+    PartiallyFailed,
+    Failed,
+    Interrupted,
+    Skipped { reason: String },
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ApplyCounts {
+    pub done: u32,
+    pub failed: u32,
+    pub not_reached: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RootApply {
+    pub project: String,
+    pub dir: String,
+    pub workspace: String,
+    pub status: ApplyStatus,
+    pub counts: ApplyCounts,
+    pub rows: Vec<ApplyRow>,
+    /// Once per category present in `rows`.
+    pub advice: Vec<AdviceView>,
+    pub config_errors: Vec<ConfigErrorView>,
+    /// CloudTrail lookup still running: shows "confirming with CloudTrail…".
+    pub pending_enrichment: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplyResult {
+    Done,
+    Failed,
+    NotReached,
+    Interrupted,
+}
+
+impl ApplyResult {
+    /// Failed and interrupted rows are never shortened away.
+    pub fn is_essential(self) -> bool {
+        matches!(self, ApplyResult::Failed | ApplyResult::Interrupted)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApplyRow {
+    pub address: String,
+    pub action: String,
+    pub result: ApplyResult,
+    pub aws_code: Option<String>,
+    pub category_id: Option<String>,
+    pub category_label: Option<String>,
+    pub iam_action: Option<String>,
+    pub deny_kind_label: Option<String>,
+    /// Where the resource is declared, when known (used for check-run annotations).
+    pub location: Option<SourceLocation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigErrorView {
+    pub file: String,
+    pub line: u32,
+    /// Category label (e.g. "configuration error"); never Terraform's raw text.
+    pub summary_category: String,
+}
+
+// ---------------------------------------------------------------- small messages
+
+/// The state lock of a root is held by another PR.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LockHeld {
+    pub project: String,
+    pub dir: String,
+    pub workspace: String,
+    pub holder_pr: u64,
+    pub holder_url: String,
+}
+
+/// The PR head moved since the plan: apply refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanStale {
+    pub planned_sha_short: Option<String>,
+    pub head_sha_short: Option<String>,
+}
+
+/// A run stopped before Terraform finished (timeout, worker lost).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunInterrupted {
+    pub project: String,
+    pub dir: String,
+    pub workspace: String,
+    /// Addresses the JSON stream showed as completed before the interruption.
+    pub completed: Vec<String>,
+}
+
+/// One short message without a per-resource body. Each variant has its own template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NoticeBody {
+    LockHeld(LockHeld),
+    PlanStale(PlanStale),
+    CommandRejected {
+        reason: String,
+    },
+    PolicyDenied {
+        reason: String,
+        rule: String,
+    },
+    NotEnabled {
+        /// How an admin enables tfgate on this repository (markdown-escaped when shown).
+        how_to_enable: String,
+    },
+    Interrupted(RunInterrupted),
+    /// Help text produced by tfgate itself (trusted markdown, inserted verbatim).
+    Help {
+        markdown: String,
+    },
+    /// Generic line plus the run id; never any detail.
+    InternalError,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Notice {
+    pub meta: CommentMeta,
+    pub body: NoticeBody,
+}
+
+// ---------------------------------------------------------------- check runs
+
+/// The `output` object of a GitHub check run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckRunText {
+    pub title: String,
+    pub summary: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnnotationLevel {
+    Notice,
+    Warning,
+    Failure,
+}
+
+/// One check-run annotation (GitHub accepts at most 50 per request; the caller batches).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AnnotationView {
+    pub path: String,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub level: AnnotationLevel,
+    pub title: String,
+    pub message: String,
+}

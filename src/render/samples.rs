@@ -1,0 +1,345 @@
+//! Sample view models, modelled on seed 000's EKS pull request.
+//!
+//! Used at load time to render every template once (so a broken override fails when it is
+//! loaded, not when a real run needs it) and by the snapshot tests.
+
+use super::model::*;
+
+pub fn meta(pr: u64) -> CommentMeta {
+    CommentMeta {
+        pr,
+        marker_root: "all".into(),
+        run_id: "r-0042".into(),
+        head_sha_short: Some("9c1b2d4".into()),
+        command_by: Some("kukie-dev".into()),
+        check_run_url: Some("https://github.com/acme/infra/runs/123456".into()),
+    }
+}
+
+fn attr(path: &str, before: Option<&str>, after: Option<&str>) -> AttrView {
+    AttrView {
+        path: path.into(),
+        before: before.map(Into::into),
+        after: after.map(Into::into),
+        sensitive: false,
+        unknown: false,
+    }
+}
+
+fn eks_root(status: PlanStatus, counts: PlanCounts) -> RootPlan {
+    RootPlan {
+        project: "eks".into(),
+        dir: "infra/eks".into(),
+        workspace: "default".into(),
+        status,
+        counts,
+        warnings: vec![],
+        resources: vec![],
+        errors: vec![],
+        advice: vec![],
+    }
+}
+
+/// Three resources: an in-place update, a tainted replacement, a create.
+pub fn plan_with_changes() -> PlanComment {
+    let mut root = eks_root(
+        PlanStatus::Changes,
+        PlanCounts {
+            add: 1,
+            change: 1,
+            destroy: 0,
+            replace: 1,
+            read: 0,
+        },
+    );
+    root.warnings = vec!["Argument is deprecated: use `aws_s3_bucket_acl` instead".into()];
+    root.resources = vec![
+        PlannedResourceView {
+            address: "aws_eks_cluster.this".into(),
+            action: "update".into(),
+            action_reason: None,
+            attributes: vec![
+                attr("vpc_config.public_access_cidrs[1]", None, Some("<cidr-2>")),
+                AttrView {
+                    sensitive: true,
+                    ..attr("encryption_config.provider.key_arn", Some("x"), Some("y"))
+                },
+            ],
+        },
+        PlannedResourceView {
+            address: "module.nodes.aws_autoscaling_group.this[\"a\"]".into(),
+            action: "replace".into(),
+            action_reason: Some("replace_because_tainted".into()),
+            attributes: vec![
+                attr("desired_capacity", Some("2"), Some("2")),
+                AttrView {
+                    unknown: true,
+                    ..attr("id", Some("<asg-id-1>"), None)
+                },
+            ],
+        },
+        PlannedResourceView {
+            address: "aws_eks_node_group.main".into(),
+            action: "create".into(),
+            action_reason: None,
+            attributes: vec![
+                attr("node_group_name", None, Some("main")),
+                attr("instance_types", None, Some("[\"t3.large\"]")),
+            ],
+        },
+    ];
+    PlanComment {
+        meta: meta(17),
+        repo_root_summaries: vec![root],
+        drift_warnings: vec![],
+        denials: vec![],
+        notes: vec!["Comment `/apply` to apply this plan.".into()],
+    }
+}
+
+pub fn plan_no_changes() -> PlanComment {
+    PlanComment {
+        meta: meta(18),
+        repo_root_summaries: vec![eks_root(PlanStatus::NoChanges, PlanCounts::default())],
+        drift_warnings: vec![],
+        denials: vec![],
+        notes: vec![],
+    }
+}
+
+pub fn plan_failed_config_error() -> PlanComment {
+    let mut root = eks_root(PlanStatus::Failed, PlanCounts::default());
+    root.errors = vec![FailureRow {
+        address: None,
+        aws_code: None,
+        category_id: "configuration_error".into(),
+        category_label: "configuration error".into(),
+        iam_action: None,
+        location: Some(SourceLocation {
+            file: "infra/eks/main.tf".into(),
+            line: 42,
+        }),
+    }];
+    root.advice = vec![AdviceView {
+        category_id: "configuration_error".into(),
+        label: "configuration error".into(),
+        advice: "fix the file and line shown, then run `/plan`".into(),
+    }];
+    PlanComment {
+        meta: meta(19),
+        repo_root_summaries: vec![root],
+        drift_warnings: vec![],
+        denials: vec![],
+        notes: vec![],
+    }
+}
+
+/// Seed 000's shared-input drift: the admin CIDR secret changed outside the PR.
+pub fn plan_with_drift() -> PlanComment {
+    let mut comment = plan_with_changes();
+    comment.meta.pr = 20;
+    comment.drift_warnings = vec![DriftWarning {
+        address: "aws_eks_cluster.this".into(),
+        attribute_paths: vec!["vpc_config.public_access_cidrs".into()],
+        input_name: "ADMIN_CIDRS".into(),
+        fingerprint_before: "3f2a9e01".into(),
+        fingerprint_after: "9c1b77aa".into(),
+        explained_by: None,
+    }];
+    comment.denials = vec![
+        "`bootstrap/argocd` is never applied by comment (policy rule `bootstrap-local-only`)"
+            .into(),
+    ];
+    comment
+}
+
+fn row(address: &str, action: &str, result: ApplyResult) -> ApplyRow {
+    ApplyRow {
+        address: address.into(),
+        action: action.into(),
+        result,
+        aws_code: None,
+        category_id: None,
+        category_label: None,
+        iam_action: None,
+        deny_kind_label: None,
+        location: None,
+    }
+}
+
+fn apply_root(status: ApplyStatus, rows: Vec<ApplyRow>) -> RootApply {
+    let count = |r: ApplyResult| rows.iter().filter(|row| row.result == r).count() as u32;
+    RootApply {
+        project: "eks".into(),
+        dir: "infra/eks".into(),
+        workspace: "default".into(),
+        status,
+        counts: ApplyCounts {
+            done: count(ApplyResult::Done),
+            failed: count(ApplyResult::Failed),
+            not_reached: count(ApplyResult::NotReached),
+        },
+        rows,
+        advice: vec![],
+        config_errors: vec![],
+        pending_enrichment: false,
+    }
+}
+
+pub fn apply_success() -> ApplyComment {
+    ApplyComment {
+        meta: meta(21),
+        roots: vec![apply_root(
+            ApplyStatus::Succeeded,
+            vec![
+                row("aws_iam_role.node", "create", ApplyResult::Done),
+                row("aws_eks_node_group.main", "create", ApplyResult::Done),
+            ],
+        )],
+        notes: vec![],
+    }
+}
+
+fn permission_missing_row() -> ApplyRow {
+    ApplyRow {
+        aws_code: Some("AccessDenied".into()),
+        category_id: Some("permission_missing".into()),
+        category_label: Some("permission missing".into()),
+        iam_action: Some("iam:GetRole".into()),
+        deny_kind_label: Some("identity policy".into()),
+        location: Some(SourceLocation {
+            file: "infra/eks/nodes.tf".into(),
+            line: 3,
+        }),
+        ..row("aws_eks_node_group.main", "create", ApplyResult::Failed)
+    }
+}
+
+fn propagation_row(address: &str) -> ApplyRow {
+    ApplyRow {
+        aws_code: Some("InvalidParameterValue".into()),
+        category_id: Some("propagation_delay".into()),
+        category_label: Some("propagation delay".into()),
+        ..row(address, "create", ApplyResult::Failed)
+    }
+}
+
+/// Seed 000's second apply: one permission failure, two propagation-delay failures
+/// (advice appears once per category), the rest done or not reached.
+pub fn apply_partial_failure() -> ApplyComment {
+    let mut root = apply_root(
+        ApplyStatus::PartiallyFailed,
+        vec![
+            row("aws_iam_instance_profile.node", "create", ApplyResult::Done),
+            permission_missing_row(),
+            propagation_row("aws_launch_template.node"),
+            propagation_row("module.nodes.aws_autoscaling_group.this[\"a\"]"),
+            row("aws_eks_addon.coredns", "create", ApplyResult::NotReached),
+        ],
+    );
+    root.advice = vec![
+        AdviceView {
+            category_id: "permission_missing".into(),
+            label: "permission missing".into(),
+            advice: "add `iam:GetRole` to the apply role's policy".into(),
+        },
+        AdviceView {
+            category_id: "propagation_delay".into(),
+            label: "propagation delay".into(),
+            advice: "re-run `/apply`; if it repeats, add an explicit dependency or wait".into(),
+        },
+    ];
+    root.pending_enrichment = true;
+    let mut skipped = apply_root(
+        ApplyStatus::Skipped {
+            reason: "depends on `eks`, which failed".into(),
+        },
+        vec![],
+    );
+    skipped.project = "eks-platform".into();
+    skipped.dir = "infra/platform".into();
+    ApplyComment {
+        meta: meta(22),
+        roots: vec![root, skipped],
+        notes: vec![],
+    }
+}
+
+pub fn apply_interrupted() -> ApplyComment {
+    let mut root = apply_root(
+        ApplyStatus::Interrupted,
+        vec![
+            row("aws_iam_role.node", "create", ApplyResult::Done),
+            row(
+                "aws_eks_node_group.main",
+                "create",
+                ApplyResult::Interrupted,
+            ),
+            row("aws_eks_addon.coredns", "create", ApplyResult::NotReached),
+        ],
+    );
+    root.config_errors = vec![];
+    ApplyComment {
+        meta: meta(23),
+        roots: vec![root],
+        notes: vec!["Run `/plan` again to see what is left.".into()],
+    }
+}
+
+pub fn apply_config_error() -> ApplyComment {
+    let mut root = apply_root(ApplyStatus::Failed, vec![]);
+    root.config_errors = vec![ConfigErrorView {
+        file: "infra/eks/main.tf".into(),
+        line: 42,
+        summary_category: "configuration error".into(),
+    }];
+    ApplyComment {
+        meta: meta(24),
+        roots: vec![root],
+        notes: vec![],
+    }
+}
+
+/// One notice of every kind.
+pub fn notices() -> Vec<Notice> {
+    let bodies = vec![
+        NoticeBody::LockHeld(LockHeld {
+            project: "eks".into(),
+            dir: "infra/eks".into(),
+            workspace: "default".into(),
+            holder_pr: 11,
+            holder_url: "https://github.com/acme/infra/pull/11".into(),
+        }),
+        NoticeBody::PlanStale(PlanStale {
+            planned_sha_short: Some("3f2a9e0".into()),
+            head_sha_short: Some("9c1b2d4".into()),
+        }),
+        NoticeBody::CommandRejected {
+            reason: "`-chdir` is not allowed in `/plan` flags".into(),
+        },
+        NoticeBody::PolicyDenied {
+            reason: "Only members of `@acme/platform` may `/apply` to `prod`.".into(),
+            rule: "prod-appliers".into(),
+        },
+        NoticeBody::NotEnabled {
+            how_to_enable: "An admin enables it by adding this repository under `repos:` in the tfgate policy file.".into(),
+        },
+        NoticeBody::Interrupted(RunInterrupted {
+            project: "eks".into(),
+            dir: "infra/eks".into(),
+            workspace: "default".into(),
+            completed: vec!["aws_iam_role.node".into()],
+        }),
+        NoticeBody::Help {
+            markdown: "- `/plan`: plan the affected roots\n- `/apply`: apply the last plan".into(),
+        },
+        NoticeBody::InternalError,
+    ];
+    bodies
+        .into_iter()
+        .map(|body| Notice {
+            meta: meta(30),
+            body,
+        })
+        .collect()
+}
