@@ -4,6 +4,7 @@
 //! Pure core (no IO): `webhook::event`, `webhook::signature`, `dispatch`, `jobs` types.
 //! Effect shell (thin): `http`, `github`, `db`, `jobs::queue`, `jobs::runner`, `worker`.
 
+pub mod cli;
 pub mod command;
 pub mod config;
 pub mod db;
@@ -14,6 +15,7 @@ pub mod jobs;
 pub mod logging;
 pub mod metrics;
 pub mod policy;
+pub mod policy_store;
 pub mod project;
 pub mod render;
 pub mod server;

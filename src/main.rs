@@ -1,6 +1,7 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+use tfgate::cli;
 use tfgate::config::{Config, ConfigArgs};
 use tfgate::db::Db;
 use tfgate::jobs::queue;
@@ -24,6 +25,11 @@ enum Cmd {
     Worker,
     /// Apply database migrations and exit.
     Migrate,
+    /// Validate, explain and import admin policies.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCmd,
+    },
     /// List recent jobs (id, kind, delivery id, status, attempts).
     Jobs {
         /// Print JSON lines instead of a table.
@@ -33,6 +39,41 @@ enum Cmd {
         #[arg(long, default_value_t = 50)]
         limit: i64,
     },
+}
+
+#[derive(Subcommand)]
+enum PolicyCmd {
+    /// Validate every policy file; prints `file:line:col: message` per problem, exits 1 on any.
+    Check {
+        /// Policy directory (default: the configured TFGATE_POLICY_DIR).
+        dir: Option<std::path::PathBuf>,
+    },
+    /// Print the decision for one command and the rule behind it (exit 0 allow, 3 deny).
+    Explain {
+        #[arg(long)]
+        repo: String,
+        #[arg(long)]
+        user: String,
+        /// The user's permission on the repository.
+        #[arg(long, default_value = "write")]
+        permission: String,
+        /// Team slugs the user belongs to (repeatable).
+        #[arg(long = "team")]
+        teams: Vec<String>,
+        #[arg(long)]
+        command: String,
+        #[arg(long)]
+        project: Option<String>,
+        #[arg(long)]
+        dir: Option<String>,
+        #[arg(long)]
+        workspace: Option<String>,
+        /// JSON file with the PR's facts (author, head_sha, reviews, check_runs, changed_files…).
+        #[arg(long)]
+        pr_facts: Option<std::path::PathBuf>,
+    },
+    /// Turn an Atlantis repo config into a tfgate layout and policy skeleton.
+    ImportAtlantis { file: std::path::PathBuf },
 }
 
 #[tokio::main]
@@ -50,6 +91,36 @@ async fn main() {
 
 async fn run(cli: Cli) -> Result<i32> {
     let config = Config::resolve(&cli.config)?;
+    if let Cmd::Policy { command } = cli.command {
+        return match command {
+            PolicyCmd::Check { dir } => {
+                cli::policy::check(dir.as_deref().unwrap_or(&config.policy_dir))
+            }
+            PolicyCmd::Explain {
+                repo,
+                user,
+                permission,
+                teams,
+                command,
+                project,
+                dir,
+                workspace,
+                pr_facts,
+            } => cli::policy::explain_cmd(cli::policy::ExplainArgs {
+                dir: &config.policy_dir,
+                repo: &repo,
+                user: &user,
+                permission: &permission,
+                teams,
+                command: &command,
+                project,
+                target_dir: dir,
+                workspace,
+                pr_facts: pr_facts.as_deref(),
+            }),
+            PolicyCmd::ImportAtlantis { file } => cli::policy::import_atlantis(&file),
+        };
+    }
     tfgate::logging::init(config.log_format);
     match cli.command {
         Cmd::Serve => {
@@ -67,6 +138,7 @@ async fn run(cli: Cli) -> Result<i32> {
             Db::open(&config.database_url).await?;
             println!("migrations applied");
         }
+        Cmd::Policy { .. } => unreachable!("handled above"),
         Cmd::Jobs { json, limit } => {
             let db = Db::open(&config.database_url).await?;
             let rows = queue::recent(&db, limit).await?;

@@ -1,0 +1,3 @@
+//! Admin and preview commands of the `tfgate` binary that need no server.
+
+pub mod policy;

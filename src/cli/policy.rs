@@ -1,0 +1,119 @@
+//! `tfgate policy check | explain | import-atlantis`.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use crate::policy::{explain, Actor, GitHubPermission, PolicyCommand, PrFacts, Target};
+use crate::policy_store::load_dir;
+
+/// Validate a policy directory; prints `file:line:col: message` per problem. Exit code.
+pub fn check(dir: &Path) -> Result<i32> {
+    if !dir.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    match load_dir(dir)? {
+        Ok(set) => {
+            println!(
+                "{}: {} policy file(s), no problems",
+                dir.display(),
+                set.policies().len()
+            );
+            Ok(0)
+        }
+        Err(problems) => {
+            for p in &problems {
+                println!("{p}");
+            }
+            eprintln!("{} problem(s)", problems.len());
+            Ok(1)
+        }
+    }
+}
+
+pub struct ExplainArgs<'a> {
+    pub dir: &'a Path,
+    pub repo: &'a str,
+    pub user: &'a str,
+    pub permission: &'a str,
+    pub teams: Vec<String>,
+    pub command: &'a str,
+    pub project: Option<String>,
+    pub target_dir: Option<String>,
+    pub workspace: Option<String>,
+    pub pr_facts: Option<&'a Path>,
+}
+
+/// Print the decision for one command and the rule behind it. Exit 0 allow, 3 deny.
+pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
+    let set = match load_dir(a.dir)? {
+        Ok(set) => set,
+        Err(problems) => {
+            for p in &problems {
+                println!("{p}");
+            }
+            bail!("the policy directory has problems; run `tfgate policy check`");
+        }
+    };
+    let Some(policy) = set.for_repo(a.repo) else {
+        println!("no policy covers {}: tfgate ignores its commands", a.repo);
+        return Ok(3);
+    };
+    let command = PolicyCommand::parse(a.command).with_context(|| {
+        format!(
+            "unknown command `{}` (plan, apply, unlock, cancel, inputs)",
+            a.command
+        )
+    })?;
+    let permission: GitHubPermission = serde_json::from_value(serde_json::json!(a.permission))
+        .with_context(|| {
+            format!(
+                "unknown permission `{}` (none, read, triage, write, maintain, admin)",
+                a.permission
+            )
+        })?;
+    let facts: PrFacts = match a.pr_facts {
+        Some(path) => serde_json::from_str(
+            &std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?,
+        )
+        .with_context(|| format!("parsing {}", path.display()))?,
+        None => PrFacts {
+            number: 1,
+            author: "someone-else".into(),
+            head_sha: "0".repeat(40),
+            base_ref: "main".into(),
+            ..Default::default()
+        },
+    };
+    let actor = Actor {
+        login: a.user.to_string(),
+        permission,
+        teams: a.teams,
+        is_bot: false,
+    };
+    let target = Target {
+        project: a.project,
+        dir: a.target_dir,
+        workspace: a.workspace,
+    };
+    let decision = crate::policy::decide(&actor, command, &target, &facts, policy);
+    println!("{}", explain(&actor, command, &target, &facts, policy));
+    Ok(if decision.is_allowed() { 0 } else { 3 })
+}
+
+/// Convert an Atlantis repo config; prints the layout, the policy skeleton and warnings.
+pub fn import_atlantis(path: &Path) -> Result<i32> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let import =
+        crate::policy::atlantis::import_atlantis(&text).map_err(|e| anyhow::anyhow!("{e}"))?;
+    println!("# ---- tfgate.yaml (repository layout) ----");
+    println!("{}", import.layout_yaml);
+    println!("# ---- server-side policy skeleton (put it in the policy directory) ----");
+    println!("{}", import.policy_yaml);
+    for w in &import.warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(0)
+}

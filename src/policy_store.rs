@@ -1,0 +1,133 @@
+//! Reads the server's policy directory (never a PR branch) and keeps the loaded set, reloaded
+//! on SIGHUP. A reload that finds problems keeps the previous policies and logs each problem.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use anyhow::{Context, Result};
+
+use crate::policy::{is_policy_file_name, load_policies, PolicyProblem, PolicySet};
+
+/// Read every policy file of `dir` (sorted by name), as (display name, content) pairs.
+pub fn read_policy_dir(dir: &Path) -> Result<Vec<(String, String)>> {
+    let mut files = Vec::new();
+    if !dir.exists() {
+        return Ok(files);
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading policy directory {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(is_policy_file_name)
+        })
+        .collect();
+    entries.sort();
+    for path in entries {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        files.push((path.display().to_string(), text));
+    }
+    Ok(files)
+}
+
+/// Load and validate a policy directory.
+pub fn load_dir(dir: &Path) -> Result<Result<PolicySet, Vec<PolicyProblem>>> {
+    let files = read_policy_dir(dir)?;
+    Ok(load_policies(&files))
+}
+
+#[derive(Clone)]
+pub struct PolicyStore {
+    dir: PathBuf,
+    current: Arc<RwLock<Arc<PolicySet>>>,
+}
+
+impl PolicyStore {
+    /// Load at start; problems are fatal here (a server must not start on a broken policy).
+    pub fn open(dir: &Path) -> Result<PolicyStore> {
+        let set = match load_dir(dir)? {
+            Ok(set) => set,
+            Err(problems) => {
+                let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+                anyhow::bail!("policy problems:\n{}", list.join("\n"));
+            }
+        };
+        Ok(PolicyStore {
+            dir: dir.to_path_buf(),
+            current: Arc::new(RwLock::new(Arc::new(set))),
+        })
+    }
+
+    pub fn current(&self) -> Arc<PolicySet> {
+        self.current.read().expect("policy lock").clone()
+    }
+
+    /// Re-read the directory; on problems keep the old set and return them.
+    pub fn reload(&self) -> Result<(), Vec<String>> {
+        match load_dir(&self.dir) {
+            Ok(Ok(set)) => {
+                *self.current.write().expect("policy lock") = Arc::new(set);
+                Ok(())
+            }
+            Ok(Err(problems)) => Err(problems.iter().map(|p| p.to_string()).collect()),
+            Err(e) => Err(vec![format!("{e:#}")]),
+        }
+    }
+
+    /// Reload on every SIGHUP, for the life of the process.
+    pub fn reload_on_sighup(&self) {
+        let store = self.clone();
+        tokio::spawn(async move {
+            let Ok(mut hup) =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            else {
+                return;
+            };
+            while hup.recv().await.is_some() {
+                match store.reload() {
+                    Ok(()) => tracing::info!(dir = %store.dir.display(), "policies reloaded"),
+                    Err(problems) => {
+                        for p in problems {
+                            tracing::error!(problem = %p, "policy reload refused; previous policies kept");
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reload_keeps_old_policies_on_problems() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = "repos: [\"acme/infra\"]\nprojects:\n  - name: net\n    dir: network\n    plan_role: arn:aws:iam::111111111111:role/plan\n    apply_role: arn:aws:iam::111111111111:role/apply\n";
+        std::fs::write(dir.path().join("acme.yaml"), good).unwrap();
+        std::fs::write(dir.path().join("README.md"), "not a policy").unwrap();
+        let store = PolicyStore::open(dir.path()).unwrap();
+        assert!(store.current().for_repo("acme/infra").is_some());
+        std::fs::write(
+            dir.path().join("acme.yaml"),
+            "repos: [\"acme/infra\"]\nbogus: 1\n",
+        )
+        .unwrap();
+        let problems = store.reload().unwrap_err();
+        assert!(problems[0].contains("acme.yaml:2:1"), "{problems:?}");
+        assert!(
+            store.current().for_repo("acme/infra").is_some(),
+            "old set kept"
+        );
+    }
+
+    #[test]
+    fn missing_dir_is_an_empty_set() {
+        let store = PolicyStore::open(Path::new("/nonexistent/tfgate-policies")).unwrap();
+        assert!(store.current().for_repo("a/b").is_none());
+    }
+}
