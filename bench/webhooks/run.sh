@@ -27,8 +27,8 @@ cd "$ROOT"
 TFGATE_CMD="${TFGATE_CMD:-target/release/tfgate serve}"
 # Path tfgate receives webhooks on, and an HTTP path that answers once it is up
 # (empty: wait for the TCP port only).
-TFGATE_WEBHOOK_PATH="${TFGATE_WEBHOOK_PATH:-/api/github/webhooks}"
-TFGATE_READY_PATH="${TFGATE_READY_PATH:-}"
+TFGATE_WEBHOOK_PATH="${TFGATE_WEBHOOK_PATH:-/webhooks}"
+TFGATE_READY_PATH="${TFGATE_READY_PATH:-/healthz}"
 # ==============================================================================
 
 THREADS="${BENCH_THREADS:-2}"
