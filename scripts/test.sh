@@ -11,19 +11,13 @@ step() { printf '\n== %s\n' "$*"; }
 
 step "installing test dependencies"
 bash scripts/install-deps.sh
-if [ -f scripts/install-terraform.sh ]; then
-  bash scripts/install-terraform.sh "$ROOT/.tools" >/dev/null
-  export TFGATE_TEST_TERRAFORM="$ROOT/.tools/bin/terraform"
-fi
-if [ -f scripts/build-test-provider.sh ]; then
-  bash scripts/build-test-provider.sh "$ROOT/.tools/provider-mirror" >/dev/null
-  export TFGATE_TEST_PROVIDER_MIRROR="$ROOT/.tools/provider-mirror"
-fi
+bash scripts/install-terraform.sh >/dev/null          # .tools/bin/terraform (sha256-checked)
+bash scripts/build-test-provider.sh >/dev/null        # .tools/provider-mirror + fake-provider.tfrc
 
 step "starting services (PostgreSQL, moto, Prism)"
 eval "$(bash scripts/services.sh start)"
 trap 'bash scripts/services.sh stop >/dev/null 2>&1 || true' EXIT
-export TFGATE_REQUIRE_POSTGRES=1 TFGATE_REQUIRE_PRISM=1
+export TFGATE_REQUIRE_POSTGRES=1 TFGATE_REQUIRE_PRISM=1 TFGATE_REQUIRE_TOOLS=1
 unset RUST_BACKTRACE
 
 step "cargo fmt --check"

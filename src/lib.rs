@@ -4,6 +4,7 @@
 //! Pure core (no IO): `webhook::event`, `webhook::signature`, `dispatch`, `jobs` types.
 //! Effect shell (thin): `http`, `github`, `db`, `jobs::queue`, `jobs::runner`, `worker`.
 
+pub mod classify;
 pub mod cli;
 pub mod command;
 pub mod config;
@@ -17,7 +18,9 @@ pub mod metrics;
 pub mod policy;
 pub mod policy_store;
 pub mod project;
+pub mod redact;
 pub mod render;
+pub mod sandbox;
 pub mod server;
 pub mod state;
 pub mod terraform;

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod app;
+pub mod facts;
 pub mod manifest;
 
 pub use app::{AppCredentials, GitHubApp};

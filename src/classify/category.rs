@@ -1,0 +1,199 @@
+//! The fixed failure taxonomy (`design/results.md`): stable ids, labels and advice.
+
+use serde::{Deserialize, Serialize};
+
+/// Why a resource failed, from a fixed list. Serialized as its stable snake_case id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    PermissionMissing,
+    PropagationDelay,
+    Throttled,
+    QuotaExceeded,
+    CapacityUnavailable,
+    AlreadyExists,
+    NotFound,
+    DependencyViolation,
+    Conflict,
+    InvalidRequest,
+    Timeout,
+    CredentialsInvalid,
+    ConfigurationError,
+    StateLock,
+    Unknown,
+}
+
+impl Category {
+    /// Every category, in the order of the taxonomy table.
+    pub const ALL: [Category; 15] = [
+        Category::PermissionMissing,
+        Category::PropagationDelay,
+        Category::Throttled,
+        Category::QuotaExceeded,
+        Category::CapacityUnavailable,
+        Category::AlreadyExists,
+        Category::NotFound,
+        Category::DependencyViolation,
+        Category::Conflict,
+        Category::InvalidRequest,
+        Category::Timeout,
+        Category::CredentialsInvalid,
+        Category::ConfigurationError,
+        Category::StateLock,
+        Category::Unknown,
+    ];
+
+    /// Stable id, exactly as in the taxonomy (and as serialized).
+    pub fn id(self) -> &'static str {
+        match self {
+            Category::PermissionMissing => "permission_missing",
+            Category::PropagationDelay => "propagation_delay",
+            Category::Throttled => "throttled",
+            Category::QuotaExceeded => "quota_exceeded",
+            Category::CapacityUnavailable => "capacity_unavailable",
+            Category::AlreadyExists => "already_exists",
+            Category::NotFound => "not_found",
+            Category::DependencyViolation => "dependency_violation",
+            Category::Conflict => "conflict",
+            Category::InvalidRequest => "invalid_request",
+            Category::Timeout => "timeout",
+            Category::CredentialsInvalid => "credentials_invalid",
+            Category::ConfigurationError => "configuration_error",
+            Category::StateLock => "state_lock",
+            Category::Unknown => "unknown",
+        }
+    }
+
+    /// Parses a stable id back into a category.
+    pub fn from_id(id: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.id() == id)
+    }
+
+    /// Short human label for a result table.
+    pub fn label(self) -> &'static str {
+        match self {
+            Category::PermissionMissing => "permission missing",
+            Category::PropagationDelay => "possibly propagation delay",
+            Category::Throttled => "throttled",
+            Category::QuotaExceeded => "quota exceeded",
+            Category::CapacityUnavailable => "capacity unavailable",
+            Category::AlreadyExists => "already exists",
+            Category::NotFound => "not found",
+            Category::DependencyViolation => "dependency violation",
+            Category::Conflict => "conflicting operation",
+            Category::InvalidRequest => "invalid request",
+            Category::Timeout => "timeout",
+            Category::CredentialsInvalid => "credentials invalid",
+            Category::ConfigurationError => "configuration error",
+            Category::StateLock => "state locked",
+            Category::Unknown => "unknown",
+        }
+    }
+
+    /// One sentence of advice, shown once per category present in a result comment.
+    pub fn advice(self) -> &'static str {
+        match self {
+            Category::PermissionMissing => {
+                "Add the named IAM action to the apply role's policy (or lift the named deny), then re-run `/apply`."
+            }
+            Category::PropagationDelay => {
+                "Something created moments earlier was not visible yet; re-run `/apply`, and if it repeats add an explicit dependency or a wait."
+            }
+            Category::Throttled => {
+                "AWS throttled the requests; re-run `/apply`, and lower `parallelism` for this project if it repeats."
+            }
+            Category::QuotaExceeded => {
+                "A service quota was reached; raise the quota or free capacity, then re-run `/apply`."
+            }
+            Category::CapacityUnavailable => {
+                "AWS had no capacity for this request; choose another Availability Zone or type, or retry later."
+            }
+            Category::AlreadyExists => {
+                "The resource already exists outside this state; import it or give it another name."
+            }
+            Category::NotFound => "A referenced object does not exist; check the reference.",
+            Category::DependencyViolation => {
+                "Other resources still depend on this one; remove the dependants first or order the destroy."
+            }
+            Category::Conflict => {
+                "Another operation on the same resource was in progress; re-run `/apply` after it finishes."
+            }
+            Category::InvalidRequest => "AWS rejected a value; fix the configuration value.",
+            Category::Timeout => {
+                "Waiting for the resource timed out; inspect the resource in AWS, then re-run `/apply`."
+            }
+            Category::CredentialsInvalid => {
+                "The AWS credentials were rejected; check the apply role and its session."
+            }
+            Category::ConfigurationError => {
+                "Terraform rejected the configuration; fix the file and line shown."
+            }
+            Category::StateLock => {
+                "The state is locked by another run; wait for it to finish, or have an admin unlock the state."
+            }
+            Category::Unknown => "The cause was not recognised; an admin can read the raw log.",
+        }
+    }
+}
+
+impl std::fmt::Display for Category {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_through_serde_and_from_id() {
+        for c in Category::ALL {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{}\"", c.id()));
+            assert_eq!(serde_json::from_str::<Category>(&json).unwrap(), c);
+            assert_eq!(Category::from_id(c.id()), Some(c));
+        }
+        assert_eq!(Category::from_id("auth_invalid"), None);
+    }
+
+    #[test]
+    fn ids_match_the_taxonomy_table() {
+        let ids: Vec<&str> = Category::ALL.iter().map(|c| c.id()).collect();
+        assert_eq!(
+            ids,
+            [
+                "permission_missing",
+                "propagation_delay",
+                "throttled",
+                "quota_exceeded",
+                "capacity_unavailable",
+                "already_exists",
+                "not_found",
+                "dependency_violation",
+                "conflict",
+                "invalid_request",
+                "timeout",
+                "credentials_invalid",
+                "configuration_error",
+                "state_lock",
+                "unknown",
+            ]
+        );
+    }
+
+    #[test]
+    fn labels_and_advice_are_distinct_single_sentences() {
+        let mut labels: Vec<&str> = Category::ALL.iter().map(|c| c.label()).collect();
+        labels.sort();
+        labels.dedup();
+        assert_eq!(labels.len(), Category::ALL.len());
+        for c in Category::ALL {
+            let advice = c.advice();
+            assert!(advice.ends_with('.'), "{c}: {advice}");
+            assert_eq!(advice.matches(". ").count(), 0, "{c}: one sentence");
+        }
+        assert!(Category::Throttled.advice().contains("parallelism"));
+        assert!(Category::PropagationDelay.advice().contains("/apply"));
+    }
+}

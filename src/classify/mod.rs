@@ -1,0 +1,109 @@
+//! Classifies Terraform AWS-provider error texts into the fixed failure taxonomy
+//! (`design/results.md`) and extracts the AWS error code, HTTP status, API operation, denied IAM
+//! action, deny kind and request id. Pure: text in, data out.
+
+mod category;
+mod codes;
+mod deny;
+mod extract;
+mod jsonl;
+mod rules;
+mod services;
+mod wording;
+
+#[cfg(test)]
+mod dev_set_eval;
+#[cfg(test)]
+mod tests;
+
+pub use category::Category;
+pub use deny::DenyKind;
+pub use jsonl::{classify_jsonl, ClassifyJsonlError};
+
+use serde::Serialize;
+
+/// What the caller knows about the failing resource beyond the error text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassifyContext {
+    /// The diagnostic carried a resource `address`. Without one and without any AWS error shape,
+    /// the failure is Terraform rejecting the configuration (`configuration_error`).
+    pub has_address: bool,
+    /// The failing resource references something created earlier in this same apply.
+    pub refers_to_fresh_resource: bool,
+    /// Names/ids of things created in this apply; the text mentioning one counts as
+    /// `refers_to_fresh_resource`.
+    pub fresh_identifiers: Vec<String>,
+}
+
+impl Default for ClassifyContext {
+    /// Context-free: an address is assumed, nothing is known to be fresh.
+    fn default() -> Self {
+        ClassifyContext {
+            has_address: true,
+            refers_to_fresh_resource: false,
+            fresh_identifiers: Vec::new(),
+        }
+    }
+}
+
+/// The result of classifying one error text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Classification {
+    pub category: Category,
+    /// AWS error code (`AccessDenied`, `InvalidParameterValue`, `UnauthorizedOperation` …).
+    pub aws_code: Option<String>,
+    /// HTTP status of the failed call.
+    pub status_code: Option<u16>,
+    /// The API call as an IAM-style name, e.g. `iam:GetRole` from `operation error IAM: GetRole`.
+    pub operation: Option<String>,
+    /// The denied IAM action as the text names it, else (for permission failures) derived from
+    /// the operation.
+    pub iam_action: Option<String>,
+    pub deny_kind: Option<DenyKind>,
+    /// Request id (equals CloudTrail `requestID`).
+    pub request_id: Option<String>,
+    /// The text carries an `Encoded authorization failure message` (decode with
+    /// `sts:DecodeAuthorizationMessage`).
+    pub encoded_authorization_message: bool,
+}
+
+/// Classifies `text` (the diagnostic summary + "\n" + detail).
+pub fn classify(text: &str, ctx: &ClassifyContext) -> Classification {
+    let x = extract::extract(text);
+    let category = rules::decide(text, &x, ctx);
+    let iam_action = deny::named_action(text)
+        .or_else(|| bare_operation_action(text))
+        .or_else(|| match category {
+            Category::PermissionMissing => x.operation.as_deref().and_then(operation_to_action),
+            _ => None,
+        });
+    Classification {
+        category,
+        aws_code: x.code.clone(),
+        status_code: x.status_code,
+        operation: x.operation.clone(),
+        iam_action,
+        deny_kind: deny::deny_kind(text),
+        request_id: x.request_id.clone(),
+        encoded_authorization_message: x.encoded_authorization_message,
+    }
+}
+
+/// `iam:GetRole` stays as it is; service operations whose IAM action is named differently are
+/// renamed (`s3:HeadBucket` → `s3:ListBucket`).
+fn operation_to_action(operation: &str) -> Option<String> {
+    let (prefix, op) = operation.split_once(':')?;
+    Some(services::iam_action_for(prefix, op))
+}
+
+/// "Not authorized to perform DescribeSecurityGroups": a bare EC2 operation relayed by a service.
+fn bare_operation_action(text: &str) -> Option<String> {
+    static BARE: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+        regex::Regex::new(
+            r"(?i:not authorized to perform|permissions? to perform)\s+([A-Z][A-Za-z0-9]+)\b",
+        )
+        .unwrap()
+    });
+    let op = BARE.captures(text)?;
+    services::bare_ec2_action(&op[1])
+}

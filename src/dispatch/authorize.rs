@@ -1,0 +1,99 @@
+//! Accepted commands → policy targets. Pure: which roots a command is about, and how the
+//! parser's command maps onto policy's.
+
+use crate::command::{Command, CommandKind};
+use crate::policy::{PolicyCommand, PrFacts, RepoPolicy, Target};
+use crate::project::affected_projects;
+
+/// The policy command for a parsed command (`/help` never reaches policy).
+pub fn policy_command(kind: CommandKind) -> Option<PolicyCommand> {
+    match kind {
+        CommandKind::Plan => Some(PolicyCommand::Plan),
+        CommandKind::Apply => Some(PolicyCommand::Apply),
+        CommandKind::Unlock => Some(PolicyCommand::Unlock),
+        CommandKind::Cancel => Some(PolicyCommand::Cancel),
+        CommandKind::Inputs => Some(PolicyCommand::Inputs),
+        CommandKind::Help => None,
+    }
+}
+
+pub const NO_AFFECTED_ROOT: &str = "this pull request changes no Terraform root that the admin policy declares; name one with `-p PROJECT` or `-d DIR`.";
+
+/// The targets of a command: the one it names, or every root the PR affects.
+pub fn targets(
+    cmd: &Command,
+    policy: &RepoPolicy,
+    facts: &PrFacts,
+) -> Result<Vec<Target>, &'static str> {
+    if cmd.project.is_some() || cmd.dir.is_some() {
+        return Ok(vec![Target {
+            project: cmd.project.clone(),
+            dir: cmd.dir.clone(),
+            workspace: cmd.workspace.clone(),
+        }]);
+    }
+    let affected = affected_projects(&facts.changed_files, &policy.specs(), &facts.module_calls);
+    if affected.is_empty() {
+        return Err(NO_AFFECTED_ROOT);
+    }
+    Ok(affected
+        .into_iter()
+        .map(|p| Target {
+            project: Some(p.0),
+            dir: None,
+            workspace: cmd.workspace.clone(),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::parse_comment;
+    use crate::policy::load_policy;
+
+    const POLICY: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\nprojects:\n  - name: network\n    dir: infra/network\n  - name: eks\n    dir: infra/eks\n";
+
+    fn cmd(text: &str) -> Command {
+        parse_comment(text, "tfgate").remove(0).unwrap()
+    }
+
+    fn facts(files: &[&str]) -> PrFacts {
+        PrFacts {
+            changed_files: files.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn named_target_wins() {
+        let p = load_policy("p.yaml", POLICY).unwrap();
+        let t = targets(&cmd("/plan -p eks"), &p, &facts(&["infra/network/main.tf"])).unwrap();
+        assert_eq!(t, vec![Target::project("eks")]);
+    }
+
+    #[test]
+    fn bare_command_targets_affected_roots() {
+        let p = load_policy("p.yaml", POLICY).unwrap();
+        let t = targets(
+            &cmd("/plan"),
+            &p,
+            &facts(&["infra/eks/main.tf", "README.md"]),
+        )
+        .unwrap();
+        assert_eq!(t, vec![Target::project("eks")]);
+        assert_eq!(
+            targets(&cmd("/apply"), &p, &facts(&["README.md"])),
+            Err(NO_AFFECTED_ROOT)
+        );
+    }
+
+    #[test]
+    fn help_has_no_policy_command() {
+        assert_eq!(policy_command(CommandKind::Help), None);
+        assert_eq!(
+            policy_command(CommandKind::Apply),
+            Some(PolicyCommand::Apply)
+        );
+    }
+}

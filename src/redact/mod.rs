@@ -1,0 +1,322 @@
+//! Redaction of ARNs, account ids, IPs/CIDRs, keys, tokens, emails, request ids and known secret
+//! values into stable placeholders (`<arn-1>`, `<cidr-2>` …). Pure. Two passes whatever the
+//! number of rules: one regex for rules that may span whitespace (literal-prefixed, so it runs at
+//! memchr speed), then one combined regex for the token rules, run only over the
+//! whitespace-delimited windows that could hold a match.
+
+mod kind;
+mod patterns;
+mod placeholders;
+mod structured;
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;
+
+pub use kind::Kind;
+pub use placeholders::Placeholders;
+
+use patterns::Rule;
+use regex::Regex;
+use std::borrow::Cow;
+
+/// What to redact beyond the built-in rules.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedactionConfig {
+    /// Admin-supplied regexes; matches become `<redacted-n>`.
+    pub extra_patterns: Vec<String>,
+    /// Known secret values (sensitive outputs/variables, shared inputs); replaced literally, also
+    /// in their JSON-escaped form. Values shorter than [`MIN_SECRET_LEN`] are ignored.
+    pub secret_values: Vec<String>,
+}
+
+/// Shorter known secret values would redact ordinary words.
+pub const MIN_SECRET_LEN: usize = 4;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RedactError {
+    #[error("redaction pattern {index} is not a valid regex: {pattern}")]
+    BadPattern { index: usize, pattern: String },
+    #[error("redaction patterns are too large to compile together")]
+    TooLarge,
+}
+
+/// A compiled set of redaction rules.
+#[derive(Debug, Clone)]
+pub struct Redactor {
+    /// Known secrets, admin patterns, private keys, encoded messages: one named group per rule.
+    spanning: Regex,
+    spanning_rules: Vec<(usize, Rule)>,
+    /// Token rules (no capture groups: the rule is read from the match's shape).
+    tokens: Regex,
+    /// Token rules without the generic long-token rule, to rescan inside a rejected long token.
+    precise: Regex,
+}
+
+impl Redactor {
+    pub fn new(config: &RedactionConfig) -> Result<Redactor, RedactError> {
+        let mut spanning: Vec<(Rule, String)> = Vec::new();
+        let mut secrets: Vec<String> = Vec::new();
+        for value in &config.secret_values {
+            if value.trim().chars().count() < MIN_SECRET_LEN {
+                continue;
+            }
+            secrets.push(value.clone());
+            let escaped = serde_json::to_string(value).expect("a string serializes");
+            let escaped = &escaped[1..escaped.len() - 1];
+            if escaped != value {
+                secrets.push(escaped.to_string());
+            }
+        }
+        // Longest first, so a value containing another is replaced whole.
+        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        secrets.dedup();
+        if !secrets.is_empty() {
+            let alternation: Vec<String> = secrets.iter().map(|s| regex::escape(s)).collect();
+            spanning.push((Rule::KnownSecret, alternation.join("|")));
+        }
+        for (index, pattern) in config.extra_patterns.iter().enumerate() {
+            Regex::new(pattern).map_err(|_| RedactError::BadPattern {
+                index,
+                pattern: pattern.clone(),
+            })?;
+            spanning.push((Rule::Admin, pattern.clone()));
+        }
+        spanning.extend(patterns::spanning());
+        let spanning_re = combine(&spanning, true)?;
+        let tokens = patterns::token_rules();
+        let precise: Vec<(Rule, String)> = tokens
+            .iter()
+            .filter(|(r, _)| *r != Rule::Token)
+            .cloned()
+            .collect();
+        Ok(Redactor {
+            spanning_rules: group_indices(&spanning_re, &spanning),
+            spanning: spanning_re,
+            tokens: combine(&tokens, false)?,
+            precise: combine(&precise, false)?,
+        })
+    }
+
+    /// Replaces every sensitive value in `text` with its placeholder.
+    pub fn redact(&self, text: &str, ph: &mut Placeholders) -> String {
+        let first = self.redact_spanning(text, ph);
+        self.redact_tokens(&first, ph).into_owned()
+    }
+
+    fn redact_spanning<'t>(&self, text: &'t str, ph: &mut Placeholders) -> Cow<'t, str> {
+        let mut out = Output::new(text);
+        let mut locs = self.spanning.capture_locations();
+        let mut pos = 0;
+        while pos <= text.len() {
+            let Some(whole) = self.spanning.captures_read_at(&mut locs, text, pos) else {
+                break;
+            };
+            let rule = rule_of(&locs, &self.spanning_rules);
+            match patterns::accept(rule, text, whole.start(), whole.end()) {
+                Some(span) if whole.end() > whole.start() => {
+                    out.emit(span, rule, ph);
+                    pos = whole.end();
+                }
+                _ => pos = next_char(text, whole.start()),
+            }
+        }
+        out.finish()
+    }
+
+    fn redact_tokens<'t>(&self, text: &'t str, ph: &mut Placeholders) -> Cow<'t, str> {
+        let bytes = text.as_bytes();
+        let mut out = Output::new(text);
+        let mut i = 0;
+        while i < bytes.len() {
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            let start = i;
+            while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if start < i && patterns::worth_scanning(&bytes[start..i]) {
+                self.scan_window(text, start, i, &mut out, ph);
+            }
+        }
+        out.finish()
+    }
+
+    /// Runs the token rules over `text[from..until]` (a whitespace-free window).
+    fn scan_window(
+        &self,
+        text: &str,
+        from: usize,
+        until: usize,
+        out: &mut Output<'_>,
+        ph: &mut Placeholders,
+    ) {
+        let window = &text[..until];
+        let mut pos = from;
+        while pos < until {
+            let Some(m) = self.tokens.find_at(window, pos) else {
+                break;
+            };
+            let rule = patterns::token_rule_of(m.as_str());
+            match patterns::accept(rule, text, m.start(), m.end()) {
+                Some(span) => {
+                    out.emit(span, rule, ph);
+                    pos = m.end();
+                }
+                None if rule == Rule::Token => {
+                    // A long token that is not a secret may still hold an id or an address.
+                    self.rescan(text, m.start() + 1, m.end(), out, ph);
+                    pos = m.end();
+                }
+                None => pos = next_char(text, m.start()),
+            }
+        }
+    }
+
+    fn rescan(
+        &self,
+        text: &str,
+        from: usize,
+        until: usize,
+        out: &mut Output<'_>,
+        ph: &mut Placeholders,
+    ) {
+        let window = &text[..until];
+        let mut pos = from;
+        while pos < until {
+            let Some(m) = self.precise.find_at(window, pos) else {
+                break;
+            };
+            let rule = patterns::token_rule_of(m.as_str());
+            match patterns::accept(rule, text, m.start(), m.end()) {
+                Some(span) => {
+                    out.emit(span, rule, ph);
+                    pos = m.end();
+                }
+                None => pos = next_char(text, m.start()),
+            }
+        }
+    }
+
+    /// Redacts the instance keys of a Terraform address (`aws_x.y["203.0.113.7/32"]` →
+    /// `aws_x.y["<cidr-1>"]`); names stay readable.
+    pub fn redact_address(&self, address: &str, ph: &mut Placeholders) -> String {
+        structured::redact_address(self, address, ph)
+    }
+
+    /// Redacts every string (and object key) in a JSON value; a 12-digit number that is an
+    /// account id becomes its placeholder string.
+    pub fn redact_json(
+        &self,
+        value: &serde_json::Value,
+        ph: &mut Placeholders,
+    ) -> serde_json::Value {
+        structured::redact_json(self, value, ph)
+    }
+}
+
+/// The redacted copy of a text under construction.
+struct Output<'t> {
+    text: &'t str,
+    out: String,
+    /// `text[..copied]` is already in `out`.
+    copied: usize,
+}
+
+impl<'t> Output<'t> {
+    fn new(text: &'t str) -> Self {
+        Output {
+            text,
+            out: String::new(),
+            copied: 0,
+        }
+    }
+
+    fn emit(&mut self, span: (usize, usize), rule: Rule, ph: &mut Placeholders) {
+        let (start, end) = span;
+        if start < self.copied || start >= end {
+            return;
+        }
+        let value = &self.text[start..end];
+        if is_placeholder(value) {
+            return;
+        }
+        if self.out.capacity() == 0 {
+            self.out.reserve(self.text.len() + 64);
+        }
+        self.out.push_str(&self.text[self.copied..start]);
+        ph.push_placeholder(patterns::kind_of(rule, value), value, &mut self.out);
+        self.copied = end;
+    }
+
+    fn finish(mut self) -> Cow<'t, str> {
+        if self.copied == 0 {
+            return Cow::Borrowed(self.text);
+        }
+        self.out.push_str(&self.text[self.copied..]);
+        Cow::Owned(self.out)
+    }
+}
+
+fn combine(rules: &[(Rule, String)], named: bool) -> Result<Regex, RedactError> {
+    let joined: Vec<String> = rules
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p))| {
+            if named {
+                format!("(?P<p{i}>{p})")
+            } else {
+                format!("(?:{p})")
+            }
+        })
+        .collect();
+    regex::RegexBuilder::new(&joined.join("|"))
+        .size_limit(64 << 20)
+        .dfa_size_limit(64 << 20)
+        .build()
+        .map_err(|_| RedactError::TooLarge)
+}
+
+/// Each rule's capture group index (admin patterns may bring groups of their own).
+fn group_indices(re: &Regex, rules: &[(Rule, String)]) -> Vec<(usize, Rule)> {
+    let names: Vec<Option<&str>> = re.capture_names().collect();
+    rules
+        .iter()
+        .enumerate()
+        .map(|(i, (rule, _))| {
+            let name = format!("p{i}");
+            let index = names
+                .iter()
+                .position(|n| *n == Some(name.as_str()))
+                .expect("named group exists");
+            (index, *rule)
+        })
+        .collect()
+}
+
+fn rule_of(locs: &regex::CaptureLocations, rules: &[(usize, Rule)]) -> Rule {
+    rules
+        .iter()
+        .find(|(index, _)| locs.get(*index).is_some())
+        .map(|(_, rule)| *rule)
+        .unwrap_or(Rule::Admin)
+}
+
+/// Redacting twice must change nothing: an admin pattern matching our own placeholder is ignored.
+fn is_placeholder(s: &str) -> bool {
+    let Some(inner) = s.strip_prefix('<').and_then(|s| s.strip_suffix('>')) else {
+        return false;
+    };
+    let Some((prefix, n)) = inner.rsplit_once('-') else {
+        return false;
+    };
+    Kind::ALL.iter().any(|k| k.prefix() == prefix)
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+}
+
+fn next_char(text: &str, at: usize) -> usize {
+    at + text[at..].chars().next().map_or(1, char::len_utf8)
+}

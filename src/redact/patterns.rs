@@ -1,0 +1,391 @@
+//! Built-in patterns and the boundary checks applied to their matches.
+//!
+//! Two passes: rules that may span whitespace (known secrets, admin patterns, private keys,
+//! encoded authorization messages) in one regex with literal prefixes; then the token rules in one
+//! combined regex, run only over whitespace-delimited windows that could hold a match. Word
+//! boundaries are checked on the match's neighbours in Rust (cheap, ASCII) instead of with
+//! Unicode `\b`, which would slow the DFA.
+
+use super::Kind;
+
+/// How a rule's match is checked and what part of it is replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// A literal known secret value.
+    KnownSecret,
+    /// An admin-supplied pattern.
+    Admin,
+    PrivateKey,
+    /// `Encoded authorization failure message: <blob>`: only the blob is replaced.
+    EncodedMessage,
+    Arn,
+    GitHubToken,
+    Jwt,
+    AccessKey,
+    Email,
+    Uuid,
+    /// IPv6 address, with an optional `/prefix`.
+    Ipv6,
+    /// IPv4 address, with an optional `/prefix`.
+    Ipv4,
+    Account,
+    /// A long token: an AWS secret access key (40 base64 chars), or any long token mixing upper
+    /// case, lower case and digits.
+    Token,
+}
+
+const OCTET: &str = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+const H16: &str = r"[0-9A-Fa-f]{1,4}";
+
+fn ipv6() -> String {
+    // RFC 4291 text forms: full (8 groups), 6 groups + IPv4, and "::"-compressed forms (written
+    // as one greedy alternative so the longest form wins; group counts are not policed).
+    let v4 = format!(r"{OCTET}(?:\.{OCTET}){{3}}");
+    format!(
+        r"(?:(?:{H16}:){{7}}{H16}|(?:{H16}:){{6}}{v4}|(?:{H16}(?::{H16}){{0,6}})?::(?:(?:{H16}:){{0,5}}{v4}|{H16}(?::{H16}){{0,6}})?)(?:/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9]))?"
+    )
+}
+
+/// Built-in rules that may span whitespace: searched in a first pass (literal prefixes, fast).
+pub fn spanning() -> Vec<(Rule, String)> {
+    vec![
+        (
+            Rule::PrivateKey,
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)".into(),
+        ),
+        (
+            Rule::EncodedMessage,
+            r"Encoded authorization failure message: [A-Za-z0-9_-]+".into(),
+        ),
+    ]
+}
+
+/// Built-in rules whose matches never contain ASCII whitespace, in priority order. They run only
+/// over whitespace-delimited windows that could hold one (see [`worth_scanning`]).
+pub fn token_rules() -> Vec<(Rule, String)> {
+    vec![
+        (
+            Rule::Arn,
+            r#"arn:aws[a-z-]*:[a-zA-Z0-9-]*:[a-z0-9-]*:[^:\s"'`\\]*:[^\s"'`\\<>,;)\]}|]+"#.into(),
+        ),
+        (
+            Rule::GitHubToken,
+            r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})".into(),
+        ),
+        (
+            Rule::Jwt,
+            r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*".into(),
+        ),
+        (
+            Rule::AccessKey,
+            r"(?:AKIA|ASIA|AROA|AIDA|ANPA|ANVA|AGPA|AIPA|APKA|ABIA|ACCA|ASCA)[A-Z0-9]{12,124}"
+                .into(),
+        ),
+        (
+            Rule::Email,
+            r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}".into(),
+        ),
+        (
+            Rule::Uuid,
+            r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}".into(),
+        ),
+        (Rule::Ipv6, ipv6()),
+        (
+            Rule::Ipv4,
+            format!(r"{OCTET}(?:\.{OCTET}){{3}}(?:/(?:3[0-2]|[12]?[0-9]))?"),
+        ),
+        (Rule::Account, r"[0-9]{12}".into()),
+        (Rule::Token, r"[A-Za-z0-9/+=_-]{32,}".into()),
+    ]
+}
+
+const ACCESS_KEY_PREFIXES: [&str; 12] = [
+    "AKIA", "ASIA", "AROA", "AIDA", "ANPA", "ANVA", "AGPA", "AIPA", "APKA", "ABIA", "ACCA", "ASCA",
+];
+
+/// Whether a whitespace-delimited window could hold a token-rule match: a cheap byte scan for
+/// the shape each rule needs (a 32+ run of token characters, `@`, `arn:`/`::`/7 colons, exactly
+/// 12 digits in a row, three digit-dot-digit joints, a 16+ run of upper case and digits). Most
+/// log tokens (timestamps, ids, addresses, words) fail it and never reach the regex.
+pub fn worth_scanning(w: &[u8]) -> bool {
+    if w.len() < 4 {
+        return false;
+    }
+    let (mut token_run, mut digit_run, mut upper_run) = (0u32, 0u32, 0u32);
+    let (mut colons, mut joints) = (0u32, 0u32);
+    for (i, &b) in w.iter().enumerate() {
+        let class = BYTE_CLASS[b as usize];
+        token_run = if class & TOKEN != 0 { token_run + 1 } else { 0 };
+        upper_run = if class & UPPER_OR_DIGIT != 0 {
+            upper_run + 1
+        } else {
+            0
+        };
+        if class & DIGIT != 0 {
+            digit_run += 1;
+        } else {
+            if digit_run == 12 {
+                return true;
+            }
+            digit_run = 0;
+        }
+        if token_run >= 32 || upper_run >= 16 {
+            return true;
+        }
+        if class & SPECIAL != 0 {
+            match b {
+                b'@' => return true,
+                b':' => {
+                    colons += 1;
+                    if colons >= 7
+                        || (i >= 1 && w[i - 1] == b':')
+                        || (i >= 3 && &w[i - 3..i] == b"arn")
+                    {
+                        return true;
+                    }
+                }
+                _ => {
+                    // '.' between digits
+                    let between_digits = i >= 1
+                        && w[i - 1].is_ascii_digit()
+                        && w.get(i + 1).is_some_and(u8::is_ascii_digit);
+                    if between_digits {
+                        joints += 1;
+                        if joints >= 3 {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    digit_run == 12
+}
+
+const TOKEN: u8 = 1;
+const DIGIT: u8 = 2;
+const UPPER_OR_DIGIT: u8 = 4;
+const SPECIAL: u8 = 8;
+
+static BYTE_CLASS: [u8; 256] = byte_classes();
+
+const fn byte_classes() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let mut class = 0;
+        if c.is_ascii_alphanumeric()
+            || c == b'/'
+            || c == b'+'
+            || c == b'='
+            || c == b'_'
+            || c == b'-'
+        {
+            class |= TOKEN;
+        }
+        if c.is_ascii_digit() {
+            class |= DIGIT | UPPER_OR_DIGIT;
+        }
+        if c.is_ascii_uppercase() {
+            class |= UPPER_OR_DIGIT;
+        }
+        if c == b'@' || c == b':' || c == b'.' {
+            class |= SPECIAL;
+        }
+        t[b] = class;
+        b += 1;
+    }
+    t
+}
+
+/// Which token rule produced a match, from its shape (exactly mirrors the alternation order, so
+/// no capture groups are needed on the hot path).
+pub fn token_rule_of(m: &str) -> Rule {
+    let b = m.as_bytes();
+    if m.starts_with("arn:aws") {
+        return Rule::Arn;
+    }
+    let github_classic = b.len() >= 40
+        && b.len() <= 259
+        && m.starts_with("gh")
+        && b"pousr".contains(&b[2])
+        && b[3] == b'_'
+        && b[4..].iter().all(u8::is_ascii_alphanumeric);
+    let github_pat = m.starts_with("github_pat_")
+        && (33..=266).contains(&b.len())
+        && b[11..]
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+    if github_classic || github_pat {
+        return Rule::GitHubToken;
+    }
+    if m.starts_with("eyJ") && m.contains('.') {
+        return Rule::Jwt;
+    }
+    if (16..=128).contains(&b.len())
+        && ACCESS_KEY_PREFIXES.iter().any(|p| m.starts_with(p))
+        && b[4..]
+            .iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    {
+        return Rule::AccessKey;
+    }
+    if m.contains('@') {
+        return Rule::Email;
+    }
+    if is_uuid(b) {
+        return Rule::Uuid;
+    }
+    if m.contains(':') {
+        return Rule::Ipv6;
+    }
+    if m.contains('.')
+        && b.iter()
+            .all(|c| c.is_ascii_digit() || *c == b'.' || *c == b'/')
+    {
+        return Rule::Ipv4;
+    }
+    if b.len() == 12 && b.iter().all(u8::is_ascii_digit) {
+        return Rule::Account;
+    }
+    Rule::Token
+}
+
+fn is_uuid(b: &[u8]) -> bool {
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+fn is_alnum(b: Option<u8>) -> bool {
+    b.is_some_and(|b| b.is_ascii_alphanumeric())
+}
+
+/// The byte before `start`, read as a boundary: the letter of an escape sequence (`\n`, `\t`
+/// in JSON or Go-quoted text) counts as punctuation.
+fn byte_before(bytes: &[u8], start: usize) -> Option<u8> {
+    let b = *bytes.get(start.checked_sub(1)?)?;
+    let escaped = start >= 2 && bytes[start - 2] == b'\\' && b"ntrbfv".contains(&b);
+    Some(if escaped { b' ' } else { b })
+}
+
+fn one_of(b: Option<u8>, set: &[u8]) -> bool {
+    b.is_some_and(|b| set.contains(&b))
+}
+
+/// Checks a match's neighbours and shape; returns the span to replace (relative to the text),
+/// or `None` when the match is not what the rule means.
+pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let before = byte_before(bytes, start);
+    let after = bytes.get(end).copied();
+    let after2 = bytes.get(end + 1).copied();
+    let digit_follows_dot = after == Some(b'.') && after2.is_some_and(|b| b.is_ascii_digit());
+    let m = &text[start..end];
+    match rule {
+        Rule::KnownSecret | Rule::Admin | Rule::PrivateKey | Rule::GitHubToken | Rule::Jwt => {
+            Some((start, end))
+        }
+        Rule::EncodedMessage => {
+            let prefix = "Encoded authorization failure message: ".len();
+            Some((start + prefix, end))
+        }
+        Rule::Arn => {
+            if is_alnum(before) || one_of(before, b"_-") {
+                return None;
+            }
+            let trimmed = m.trim_end_matches(['.', ',', ':']);
+            Some((start, start + trimmed.len()))
+        }
+        Rule::AccessKey => (!is_alnum(before) && !is_alnum(after)).then_some((start, end)),
+        Rule::Email => {
+            // `\\nuser@example.com`: the escape's letter is not part of the address.
+            let from = if start >= 1 && byte_before(bytes, start + 1) == Some(b' ') {
+                start + 1
+            } else {
+                start
+            };
+            let trimmed = text[from..end].trim_end_matches('.');
+            (trimmed.contains('@') && !trimmed.starts_with('@'))
+                .then_some((from, from + trimmed.len()))
+        }
+        Rule::Uuid => {
+            (!is_alnum(before) && !is_alnum(after) && !one_of(before, b"-") && !one_of(after, b"-"))
+                .then_some((start, end))
+        }
+        Rule::Ipv6 => {
+            let groups = m.split(':').filter(|g| !g.is_empty()).count();
+            // "2001:db8::1: error" ends the address; "1:2:3:4:5:6:7:8:9" does not.
+            let more_groups_follow =
+                after == Some(b':') && after2.is_some_and(|b| b.is_ascii_hexdigit() || b == b':');
+            let ok = groups >= 2
+                && !is_alnum(before)
+                && !one_of(before, b":.")
+                && !is_alnum(after)
+                && !more_groups_follow
+                && !digit_follows_dot;
+            ok.then_some((start, end))
+        }
+        Rule::Ipv4 => {
+            let ok = !is_alnum(before)
+                && !one_of(before, b".")
+                && !is_alnum(after)
+                && !digit_follows_dot;
+            ok.then_some((start, end))
+        }
+        Rule::Account => {
+            let ok = !is_alnum(before)
+                && !one_of(before, b".")
+                && !is_alnum(after)
+                && !digit_follows_dot;
+            ok.then_some((start, end))
+        }
+        Rule::Token => {
+            // With `/` it may be a path (`modules/NetworkStack2/…`): only base64 shapes count.
+            let aws_secret_key = m.len() == 40 && (m.contains('/') || m.contains('+'));
+            let base64_like =
+                !m.contains('/') || aws_secret_key || m.ends_with('=') || m.contains('+');
+            let min_digits = if aws_secret_key { 1 } else { 2 };
+            (base64_like && mixes_classes(m, min_digits)).then_some((start, end))
+        }
+    }
+}
+
+/// Upper case, lower case and digits all present, and enough distinct characters: the shape of
+/// generated keys and tokens, not of words, hex digests or names.
+fn mixes_classes(s: &str, min_digits: usize) -> bool {
+    let b = s.as_bytes();
+    let upper = b.iter().filter(|c| c.is_ascii_uppercase()).count();
+    let lower = b.iter().filter(|c| c.is_ascii_lowercase()).count();
+    let digit = b.iter().filter(|c| c.is_ascii_digit()).count();
+    if upper < 2 || lower < 2 || digit < min_digits {
+        return false;
+    }
+    let mut seen = [false; 128];
+    for &c in b {
+        seen[(c & 0x7f) as usize] = true;
+    }
+    seen.iter().filter(|s| **s).count() >= 16
+}
+
+/// The kind a rule's match is replaced as.
+pub fn kind_of(rule: Rule, matched: &str) -> Kind {
+    match rule {
+        Rule::KnownSecret | Rule::PrivateKey | Rule::GitHubToken | Rule::Jwt | Rule::Token => {
+            Kind::Secret
+        }
+        Rule::Admin | Rule::EncodedMessage => Kind::Redacted,
+        Rule::Arn => Kind::Arn,
+        Rule::AccessKey => Kind::AccessKey,
+        Rule::Email => Kind::Email,
+        Rule::Uuid => Kind::RequestId,
+        Rule::Ipv6 if matched.contains('/') => Kind::Cidr,
+        Rule::Ipv6 => Kind::Ipv6,
+        Rule::Ipv4 if matched.contains('/') => Kind::Cidr,
+        Rule::Ipv4 => Kind::Ipv4,
+        Rule::Account => Kind::Account,
+    }
+}

@@ -1,0 +1,41 @@
+//! Redaction of Terraform addresses and JSON plan values.
+
+use super::{Placeholders, Redactor};
+use once_cell::sync::Lazy;
+use regex::Regex;
+use serde_json::Value;
+
+/// `["key"]` instance keys (with Terraform's `\"` / `\\` escapes inside).
+static INSTANCE_KEY: Lazy<Regex> = Lazy::new(|| Regex::new(r#"\["((?:[^"\\]|\\.)*)"\]"#).unwrap());
+
+pub fn redact_address(r: &Redactor, address: &str, ph: &mut Placeholders) -> String {
+    let mut out = String::with_capacity(address.len());
+    let mut last = 0;
+    for c in INSTANCE_KEY.captures_iter(address) {
+        let key = c.get(1).expect("group 1");
+        out.push_str(&address[last..key.start()]);
+        out.push_str(&r.redact(key.as_str(), ph));
+        last = key.end();
+    }
+    out.push_str(&address[last..]);
+    out
+}
+
+pub fn redact_json(r: &Redactor, value: &Value, ph: &mut Placeholders) -> Value {
+    match value {
+        Value::String(s) => Value::String(r.redact(s, ph)),
+        Value::Number(n) if is_account_number(n) => Value::String(r.redact(&n.to_string(), ph)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| redact_json(r, v, ph)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (r.redact(k, ph), redact_json(r, v, ph)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn is_account_number(n: &serde_json::Number) -> bool {
+    n.as_u64()
+        .is_some_and(|v| (100_000_000_000..=999_999_999_999).contains(&v))
+}

@@ -1,0 +1,204 @@
+use super::*;
+
+fn redactor() -> Redactor {
+    Redactor::new(&RedactionConfig::default()).unwrap()
+}
+
+/// A synthetic `terraform apply` log: progress lines, timestamps, ids, and a sprinkle of ARNs,
+/// addresses and errors, the way real logs mix them.
+pub(crate) fn synthetic_apply_log(lines: usize) -> String {
+    let mut s = String::new();
+    for i in 0..lines {
+        match i % 10 {
+            0 => s.push_str(&format!("2024-01-20T15:50:{:02}.623068-05:00 aws_instance.web[{}]: Still creating... [{}s elapsed]\n", i % 60, i % 7, i % 300)),
+            1 => s.push_str(&format!("aws_security_group_rule.ingress[\"203.0.113.{}/32\"]: Creation complete after 2s [id=sgrule-{}]\n", i % 250, 1000000 + i)),
+            2 => s.push_str(&format!("aws_iam_role.app: Creation complete after 1s [id=app-role-{i}] arn=arn:aws:iam::123456789012:role/app-{i}\n")),
+            3 => s.push_str("module.vpc.aws_subnet.private[2]: Refreshing state... [id=subnet-0a1b2c3d4e5f67890]\n"),
+            4 => s.push_str(&format!("Error: creating EC2 Instance: operation error EC2: RunInstances, https response error StatusCode: 403, RequestID: 0e8c3a11-1a2b-4c5d-8e9f-{:012}, api error UnauthorizedOperation: You are not authorized\n", i)),
+            5 => s.push_str("Terraform v1.7.5 on linux_amd64; provider registry.terraform.io/hashicorp/aws v5.31.0\n"),
+            6 => s.push_str("  # aws_s3_bucket.logs will be updated in-place\n  ~ resource \"aws_s3_bucket\" \"logs\" {\n        id     = \"my-logs-bucket\"\n      ~ tags   = { \"Owner\" = \"platform\" }\n    }\n"),
+            7 => s.push_str(&format!("Plan: {} to add, 2 to change, 0 to destroy. private_ip = 10.0.{}.{}\n", i % 9, i % 200, i % 250)),
+            8 => s.push_str("aws_eks_cluster.this: Still modifying... [id=prod-cluster, 10m0s elapsed]\n"),
+            _ => s.push_str(&format!("aws_lambda_function.f: Modifications complete after 3s [id=f-{i}] source_code_hash=\"47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\"\n")),
+        }
+    }
+    s
+}
+
+#[test]
+#[ignore = "throughput smoke check: cargo test --release -- --ignored --nocapture"]
+fn throughput_on_an_apply_log() {
+    let log = synthetic_apply_log(400_000);
+    let r = redactor();
+    let mb = log.len() as f64 / 1e6;
+    for _ in 0..5 {
+        let start = std::time::Instant::now();
+        let mut ph = Placeholders::new();
+        let out = r.redact(&log, &mut ph);
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "{mb:.1} MB in {secs:.3}s = {:.0} MB/s, {} placeholders",
+            mb / secs,
+            ph.len()
+        );
+        assert!(!out.contains("123456789012"));
+    }
+}
+
+fn redact_once(text: &str) -> String {
+    redactor().redact(text, &mut Placeholders::new())
+}
+
+#[test]
+fn table_per_kind() {
+    let cases: &[(&str, &str)] = &[
+        // ARNs of every partition, with paths, wildcards and a sentence-ending dot.
+        ("role arn:aws:iam::123456789012:role/path/to/app-role.", "role <arn-1>."),
+        ("arn:aws-cn:s3:::my-bucket/logs/*", "<arn-1>"),
+        ("x=arn:aws-us-gov:ec2:us-gov-west-1:123456789012:instance/i-0abc", "x=<arn-1>"),
+        ("arn:aws-iso-b:kms:us-isob-east-1:123456789012:key/1234abcd-12ab", "<arn-1>"),
+        ("\"arn:aws:sts::123456789012:assumed-role/r/me@example.com\"", "\"<arn-1>\""),
+        ("arn:aws:iam::aws:policy/AdministratorAccess", "<arn-1>"),
+        // Account ids stand alone only.
+        ("account 123456789012 owns it", "account <account-1> owns it"),
+        ("id-1234567890123 and 12345678901", "id-1234567890123 and 12345678901"),
+        // IPv4, CIDR, not versions or timestamps.
+        ("from 203.0.113.7 and 10.0.0.0/16", "from <ipv4-1> and <cidr-1>"),
+        ("Terraform v1.7.5 provider 5.31.0 at 2024-01-20T15:50:04.623068-05:00", "Terraform v1.7.5 provider 5.31.0 at 2024-01-20T15:50:04.623068-05:00"),
+        ("version 1.2.3.4.5 stays", "version 1.2.3.4.5 stays"),
+        // IPv6 full, compressed, with prefix; not Rust paths or MAC-like pairs.
+        ("2001:0db8:85a3:0000:0000:8a2e:0370:7334 and 2001:db8::/32 and fe80::1ff:fe23:4567:890a", "<ipv6-1> and <cidr-1> and <ipv6-2>"),
+        ("std::fmt and 12:30:45", "std::fmt and 12:30:45"),
+        // Access keys, secrets, tokens.
+        ("AKIAIOSFODNN7EXAMPLE", "<access-key-1>"),
+        ("key=ASIAY34FZKBOKMUTVV7A;", "key=<access-key-1>;"),
+        ("secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY end", "secret <secret-1> end"),
+        ("token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "token <secret-1>"),
+        ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt <secret-1>"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\nabc\n-----END RSA PRIVATE KEY-----\nafter", "<secret-1>\nafter"),
+        // Emails, request ids, encoded messages.
+        ("mail ops@example.com.", "mail <email-1>."),
+        ("request id: 7a205582-0850-4fa1-8ed3-fe3c111d58c4", "request id: <request-id-1>"),
+        ("Encoded authorization failure message: T-kSWIRFabc_def-123", "Encoded authorization failure message: <redacted-1>"),
+        // Hex digests, words, paths and Terraform addresses stay readable.
+        ("sha e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sha e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("module.network.aws_subnet.private[2] modules/NetworkStack/main.tf", "module.network.aws_subnet.private[2] modules/NetworkStack/main.tf"),
+        // Same value → same placeholder; kinds counted separately.
+        ("10.0.0.1 10.0.0.2 10.0.0.1 10.0.0.0/8", "<ipv4-1> <ipv4-2> <ipv4-1> <cidr-1>"),
+        // Values after JSON / Go escapes.
+        ("\\n10.1.2.3\\tAKIAIOSFODNN7EXAMPLE\\narn:aws:iam::123456789012:root", "\\n<ipv4-1>\\t<access-key-1>\\n<arn-1>"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(&redact_once(input), want, "input: {input}");
+    }
+}
+
+#[test]
+fn a_long_non_secret_token_is_searched_inside() {
+    // Lower-case + digits only: not a secret, but the account id and the IP inside are found.
+    assert_eq!(
+        redact_once("bucket-logs-123456789012-us-east-1-replica-archive x"),
+        "bucket-logs-<account-1>-us-east-1-replica-archive x"
+    );
+}
+
+#[test]
+fn known_secret_values_and_admin_patterns() {
+    let r = Redactor::new(&RedactionConfig {
+        extra_patterns: vec![r"corp-[0-9]{4}".into()],
+        secret_values: vec!["hunter2-pass".into(), "line\"quote".into(), "ab".into()],
+    })
+    .unwrap();
+    let mut ph = Placeholders::new();
+    let out = r.redact(
+        r#"pw=hunter2-pass json={"v":"line\"quote"} raw=line"quote corp-1234 ab"#,
+        &mut ph,
+    );
+    assert_eq!(
+        out,
+        r#"pw=<secret-1> json={"v":"<secret-2>"} raw=<secret-3> corp-1234 ab"#
+            .replace("corp-1234", "<redacted-1>")
+    );
+    let err = Redactor::new(&RedactionConfig {
+        extra_patterns: vec!["ok".into(), "(".into()],
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        err,
+        RedactError::BadPattern {
+            index: 1,
+            pattern: "(".into()
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "redaction pattern 1 is not a valid regex: ("
+    );
+}
+
+#[test]
+fn redacting_twice_changes_nothing() {
+    let r = Redactor::new(&RedactionConfig {
+        extra_patterns: vec![r"<[a-z]+-[0-9]+>".into()],
+        secret_values: vec!["s3cr3t-value".into()],
+    })
+    .unwrap();
+    let text = synthetic_apply_log(50)
+        + "arn:aws:iam::123456789012:role/x s3cr3t-value ops@example.com 2001:db8::1";
+    let once = r.redact(&text, &mut Placeholders::new());
+    let twice = r.redact(&once, &mut Placeholders::new());
+    assert_eq!(once, twice);
+    assert!(!once.contains("123456789012") && !once.contains("s3cr3t") && !once.contains("ops@"));
+}
+
+#[test]
+fn addresses_keep_names_and_redact_instance_keys() {
+    let r = redactor();
+    let mut ph = Placeholders::new();
+    assert_eq!(
+        r.redact_address(r#"aws_security_group_rule.ssh["203.0.113.7/32"]"#, &mut ph),
+        r#"aws_security_group_rule.ssh["<cidr-1>"]"#
+    );
+    assert_eq!(
+        r.redact_address(
+            r#"module.acct["123456789012"].aws_iam_role.r["arn:aws:iam::123456789012:role/x"]"#,
+            &mut ph
+        ),
+        r#"module.acct["<account-1>"].aws_iam_role.r["<arn-1>"]"#
+    );
+    assert_eq!(
+        r.redact_address(r#"aws_security_group_rule.ssh["203.0.113.7/32"]"#, &mut ph),
+        r#"aws_security_group_rule.ssh["<cidr-1>"]"#
+    );
+    assert_eq!(
+        r.redact_address("module.vpc.aws_subnet.private[2]", &mut ph),
+        "module.vpc.aws_subnet.private[2]"
+    );
+}
+
+#[test]
+fn json_values_keys_and_account_numbers() {
+    let r = redactor();
+    let mut ph = Placeholders::new();
+    let v = serde_json::json!({
+        "cidr_blocks": ["10.0.0.0/16", "198.51.100.4/32"],
+        "owner_id": 123456789012u64,
+        "count": 3,
+        "tags": {"203.0.113.9": "admin ops@example.com"},
+        "arn": "arn:aws:iam::123456789012:role/x",
+        "enabled": true
+    });
+    let got = r.redact_json(&v, &mut ph);
+    assert_eq!(
+        got,
+        serde_json::json!({
+            "cidr_blocks": ["<cidr-1>", "<cidr-2>"],
+            "owner_id": "<account-1>",
+            "count": 3,
+            "tags": {"<ipv4-1>": "admin <email-1>"},
+            "arn": "<arn-1>",
+            "enabled": true
+        })
+    );
+}

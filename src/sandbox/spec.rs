@@ -1,0 +1,171 @@
+//! What a sandboxed run may see and use (pure data).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::error::SandboxError;
+
+/// Home directory inside the sandbox: an empty tmpfs, writable, gone after the run.
+pub const SANDBOX_HOME: &str = "/home/tfgate";
+
+/// Everything a sandboxed run may see and use. Paths are bound at the same path inside the
+/// sandbox, so absolute paths (and the symlinks `terraform init` writes into
+/// `.terraform/providers`) stay valid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSpec {
+    /// The run's private working directory, bound read-write; also the initial cwd.
+    pub workdir: PathBuf,
+    /// The Terraform binary, bound read-only.
+    pub terraform_bin: PathBuf,
+    /// Shared provider plugin cache (`TF_PLUGIN_CACHE_DIR`), bound read-only when set.
+    pub plugin_cache: Option<PathBuf>,
+    /// More read-only binds, e.g. a provider filesystem mirror and the CLI config file.
+    pub extra_ro_binds: Vec<PathBuf>,
+    /// The ONLY environment the process gets (the caller builds it from an allowlist).
+    /// In bwrap mode `HOME` is always [`SANDBOX_HOME`], whatever this map says.
+    pub env: BTreeMap<String, String>,
+    /// Whether the process shares the host's network namespace.
+    pub network: Network,
+    /// Resource limits applied with `setrlimit` before exec.
+    pub limits: Limits,
+    /// Wall-clock limit; past it the whole process group is killed.
+    pub timeout: Duration,
+    /// Most bytes read from stdout + stderr together; past it the group is killed.
+    pub output_cap_bytes: usize,
+}
+
+/// Network access of the sandboxed process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Network {
+    /// Host network namespace (needed to reach AWS, or a local fake on the host's 127.0.0.1).
+    Shared,
+    /// A private network namespace with only its own loopback (providers' gRPC still works).
+    None,
+}
+
+/// `setrlimit` limits (soft = hard) applied to the spawned process and inherited by all its
+/// descendants. `None` leaves the inherited limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// RLIMIT_AS: virtual address space per process. Go reserves a lot of address space:
+    /// keep this at several GiB for Terraform and its providers.
+    pub address_space_bytes: Option<u64>,
+    /// RLIMIT_CPU: CPU seconds per process (SIGXCPU, then SIGKILL).
+    pub cpu_seconds: Option<u64>,
+    /// RLIMIT_FSIZE: largest file a process may write (SIGXFSZ past it).
+    pub file_size_bytes: Option<u64>,
+    /// RLIMIT_NPROC: the kernel counts ALL tasks (processes and threads) of the real uid,
+    /// including the server itself, and does not enforce it at all for root (uid 0, also when
+    /// mapped to uid 0 inside bwrap's user namespace). So as root this is inert; as a normal
+    /// user it must leave room for the server's own threads.
+    pub max_processes: Option<u64>,
+}
+
+impl Default for Limits {
+    /// Generous limits that a real `terraform apply` stays well inside.
+    fn default() -> Self {
+        const GIB: u64 = 1024 * 1024 * 1024;
+        Limits {
+            address_space_bytes: Some(16 * GIB),
+            cpu_seconds: Some(3600),
+            file_size_bytes: Some(GIB),
+            max_processes: Some(4096),
+        }
+    }
+}
+
+/// How a run is isolated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SandboxMode {
+    /// bubblewrap: namespaces, read-only system binds, private workdir, tmpfs home.
+    Bwrap,
+    /// Development only: the program runs directly on the host (still with the env
+    /// allowlist, rlimits, own process group, timeout and output cap). Warns on every run.
+    None,
+}
+
+impl SandboxSpec {
+    /// Checks what bwrap and the kernel would otherwise reject obscurely.
+    pub fn validate(&self) -> Result<(), SandboxError> {
+        let mut paths: Vec<&Path> = vec![&self.workdir, &self.terraform_bin];
+        paths.extend(self.plugin_cache.as_deref());
+        paths.extend(self.extra_ro_binds.iter().map(PathBuf::as_path));
+        if let Some(path) = paths.iter().find(|p| !p.is_absolute()) {
+            return Err(SandboxError::InvalidSpec(format!(
+                "path is not absolute: {}",
+                path.display()
+            )));
+        }
+        if self.workdir == Path::new("/") {
+            return Err(SandboxError::InvalidSpec("workdir is /".to_string()));
+        }
+        for (key, value) in &self.env {
+            if key.is_empty() || key.contains(['=', '\0']) || value.contains('\0') {
+                return Err(SandboxError::InvalidSpec(format!(
+                    "invalid environment variable name or value: {key:?}"
+                )));
+            }
+        }
+        if self.timeout.is_zero() {
+            return Err(SandboxError::InvalidSpec("timeout is zero".to_string()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> SandboxSpec {
+        SandboxSpec {
+            workdir: PathBuf::from("/var/lib/tfgate/runs/1"),
+            terraform_bin: PathBuf::from("/opt/tfgate/bin/terraform"),
+            plugin_cache: None,
+            extra_ro_binds: vec![],
+            env: BTreeMap::new(),
+            network: Network::None,
+            limits: Limits::default(),
+            timeout: Duration::from_secs(60),
+            output_cap_bytes: 1 << 20,
+        }
+    }
+
+    #[test]
+    fn valid_spec_passes() {
+        assert!(spec().validate().is_ok());
+    }
+
+    #[test]
+    fn invalid_specs_are_rejected() {
+        type Mutation = fn(&mut SandboxSpec);
+        let cases: Vec<(&str, Mutation)> = vec![
+            ("relative workdir", |s| s.workdir = "runs/1".into()),
+            ("root workdir", |s| s.workdir = "/".into()),
+            ("relative terraform", |s| {
+                s.terraform_bin = "terraform".into()
+            }),
+            ("relative cache", |s| s.plugin_cache = Some("cache".into())),
+            ("relative extra", |s| s.extra_ro_binds = vec!["m".into()]),
+            ("= in env key", |s| {
+                s.env.insert("A=B".into(), "x".into());
+            }),
+            ("empty env key", |s| {
+                s.env.insert(String::new(), "x".into());
+            }),
+            ("NUL in env value", |s| {
+                s.env.insert("A".into(), "x\0y".into());
+            }),
+            ("zero timeout", |s| s.timeout = Duration::ZERO),
+        ];
+        for (name, mutate) in cases {
+            let mut s = spec();
+            mutate(&mut s);
+            assert!(
+                matches!(s.validate(), Err(SandboxError::InvalidSpec(_))),
+                "{name} should be rejected"
+            );
+        }
+    }
+}
