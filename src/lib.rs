@@ -20,6 +20,7 @@ pub mod policy_store;
 pub mod project;
 pub mod redact;
 pub mod render;
+pub mod results;
 pub mod sandbox;
 pub mod server;
 pub mod state;

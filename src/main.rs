@@ -31,6 +31,14 @@ enum Cmd {
         #[command(subcommand)]
         command: PolicyCmd,
     },
+    /// Print the markdown tfgate would post for a plan JSON or an apply -json stream.
+    Render {
+        #[command(subcommand)]
+        what: RenderCmd,
+    },
+    /// Classify error messages: JSON lines with `message` (optional `id`, `address`) on stdin,
+    /// JSON lines with id, category, aws_code, status_code, iam_action, deny_kind on stdout.
+    Classify,
     /// List recent jobs (id, kind, delivery id, status, attempts).
     Jobs {
         /// Print JSON lines instead of a table.
@@ -39,6 +47,18 @@ enum Cmd {
         /// How many jobs to list.
         #[arg(long, default_value_t = 50)]
         limit: i64,
+    },
+}
+
+#[derive(Subcommand)]
+enum RenderCmd {
+    /// A `terraform show -json PLANFILE` document.
+    Plan { file: std::path::PathBuf },
+    /// A `terraform apply -json` stream; `--plan` adds never-reached resources.
+    Apply {
+        file: std::path::PathBuf,
+        #[arg(long)]
+        plan: Option<std::path::PathBuf>,
     },
 }
 
@@ -92,6 +112,25 @@ async fn main() {
 
 async fn run(cli: Cli) -> Result<i32> {
     let config = Config::resolve(&cli.config)?;
+    match &cli.command {
+        Cmd::Render {
+            what: RenderCmd::Plan { file },
+        } => {
+            print!("{}", cli::results::render_plan(file)?);
+            return Ok(0);
+        }
+        Cmd::Render {
+            what: RenderCmd::Apply { file, plan },
+        } => {
+            print!("{}", cli::results::render_apply(file, plan.as_deref())?);
+            return Ok(0);
+        }
+        Cmd::Classify => {
+            print!("{}", cli::results::classify_stdin()?);
+            return Ok(0);
+        }
+        _ => {}
+    }
     if let Cmd::Policy { command } = cli.command {
         return match command {
             PolicyCmd::Check { dir } => {
@@ -139,7 +178,7 @@ async fn run(cli: Cli) -> Result<i32> {
             Db::open(&config.database_url).await?;
             println!("migrations applied");
         }
-        Cmd::Policy { .. } => unreachable!("handled above"),
+        Cmd::Policy { .. } | Cmd::Render { .. } | Cmd::Classify => unreachable!("handled above"),
         Cmd::Jobs { json, limit } => {
             let db = Db::open(&config.database_url).await?;
             let rows = queue::recent(&db, limit).await?;

@@ -1,3 +1,4 @@
 //! Admin and preview commands of the `tfgate` binary that need no server.
 
 pub mod policy;
+pub mod results;

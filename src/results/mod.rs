@@ -1,0 +1,252 @@
+//! Terraform outcomes → comment view models. Pure. Every string that reaches a model passes
+//! through the redactor; provider error text never does at all: a failure becomes address,
+//! action, AWS code, category, IAM action and deny kind only.
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeSet;
+
+use crate::classify::{classify, Category, ClassifyContext};
+use crate::redact::{Placeholders, Redactor};
+use crate::render::{
+    AdviceView, ApplyCounts, ApplyResult, ApplyRow, ApplyStatus, AttrView, ConfigErrorView,
+    FailureRow, PlanCounts, PlanStatus, PlannedResourceView, RootApply, RootPlan, SourceLocation,
+};
+use crate::terraform::{
+    display_path, Action, ApplyOutcome, Diagnostic, PlanSummary, ResourceStatus,
+};
+
+/// Which root a result is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootIdent {
+    pub project: String,
+    pub dir: String,
+    pub workspace: String,
+}
+
+fn advice_for(categories: &BTreeSet<Category>) -> Vec<AdviceView> {
+    categories
+        .iter()
+        .map(|c| AdviceView {
+            category_id: c.id().to_string(),
+            label: c.label().to_string(),
+            advice: c.advice().to_string(),
+        })
+        .collect()
+}
+
+fn diagnostic_text(d: &Diagnostic) -> String {
+    format!("{}\n{}", d.summary, d.detail)
+}
+
+fn location(d: &Diagnostic) -> Option<SourceLocation> {
+    let r = d.range.as_ref()?;
+    (!r.filename.is_empty()).then(|| SourceLocation {
+        file: r.filename.clone(),
+        line: r.start.line as u32,
+    })
+}
+
+fn value_text(v: &serde_json::Value, redactor: &Redactor, ph: &mut Placeholders) -> String {
+    let redacted = redactor.redact_json(v, ph);
+    match redacted {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
+/// One root's plan → its view model.
+pub fn plan_root(
+    root: &RootIdent,
+    plan: &PlanSummary,
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> RootPlan {
+    let c = &plan.counts;
+    let counts = PlanCounts {
+        add: c.add as u32,
+        change: c.change as u32,
+        destroy: c.destroy as u32,
+        replace: c.replace as u32,
+        read: c.read as u32,
+    };
+    let resources: Vec<PlannedResourceView> = plan
+        .resources
+        .iter()
+        .map(|r| PlannedResourceView {
+            address: redactor.redact_address(&r.address, ph),
+            action: r.action.as_str().to_string(),
+            action_reason: r.action_reason.clone(),
+            attributes: r
+                .changed_attributes
+                .iter()
+                .map(|a| AttrView {
+                    path: redactor.redact(&display_path(&a.path), ph),
+                    before: a.before.as_ref().map(|v| value_text(v, redactor, ph)),
+                    after: a.after.as_ref().map(|v| value_text(v, redactor, ph)),
+                    sensitive: a.sensitive,
+                    unknown: a.after_unknown,
+                })
+                .collect(),
+        })
+        .collect();
+    let mut warnings = Vec::new();
+    if !plan.drift.is_empty() {
+        warnings.push(format!(
+            "{} resource(s) changed outside Terraform since the last apply (drift).",
+            plan.drift.len()
+        ));
+    }
+    let status = if plan.errored {
+        PlanStatus::Failed
+    } else if resources.is_empty() {
+        PlanStatus::NoChanges
+    } else {
+        PlanStatus::Changes
+    };
+    RootPlan {
+        project: root.project.clone(),
+        dir: root.dir.clone(),
+        workspace: root.workspace.clone(),
+        status,
+        counts,
+        warnings,
+        resources,
+        errors: Vec::new(),
+        advice: Vec::new(),
+    }
+}
+
+/// Plan-time errors (from the `plan -json` stream) → failure rows with advice.
+pub fn plan_failures(
+    errors: &[Diagnostic],
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> (Vec<FailureRow>, Vec<AdviceView>) {
+    let mut categories = BTreeSet::new();
+    let rows = errors
+        .iter()
+        .map(|d| {
+            let ctx = ClassifyContext {
+                has_address: d.address.is_some(),
+                ..Default::default()
+            };
+            let c = classify(&diagnostic_text(d), &ctx);
+            categories.insert(c.category);
+            FailureRow {
+                address: d.address.as_ref().map(|a| redactor.redact_address(a, ph)),
+                aws_code: c.aws_code,
+                category_id: c.category.id().to_string(),
+                category_label: c.category.label().to_string(),
+                iam_action: c.iam_action,
+                location: location(d),
+            }
+        })
+        .collect();
+    (rows, advice_for(&categories))
+}
+
+/// One root's apply → its view model. `fresh` are addresses created earlier in this apply:
+/// a failure of a resource that refers to one of them may be a propagation delay.
+pub fn apply_root(
+    root: &RootIdent,
+    outcome: &ApplyOutcome,
+    refers_to_fresh: &dyn Fn(&str) -> bool,
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> RootApply {
+    let mut counts = ApplyCounts::default();
+    let mut categories = BTreeSet::new();
+    let mut rows = Vec::new();
+    for r in &outcome.resources {
+        let action = r.action.map(Action::as_str).unwrap_or("-").to_string();
+        let address = redactor.redact_address(&r.address, ph);
+        let mut row = ApplyRow {
+            address,
+            action,
+            result: ApplyResult::Done,
+            aws_code: None,
+            category_id: None,
+            category_label: None,
+            iam_action: None,
+            deny_kind_label: None,
+            location: None,
+        };
+        match &r.status {
+            ResourceStatus::Done => counts.done += 1,
+            ResourceStatus::NotReached => {
+                counts.not_reached += 1;
+                row.result = ApplyResult::NotReached;
+            }
+            ResourceStatus::Started => {
+                counts.failed += 1;
+                row.result = ApplyResult::Interrupted;
+            }
+            ResourceStatus::Failed { diagnostics, .. } => {
+                counts.failed += 1;
+                row.result = ApplyResult::Failed;
+                let text: Vec<String> = diagnostics.iter().map(diagnostic_text).collect();
+                let ctx = ClassifyContext {
+                    has_address: true,
+                    refers_to_fresh_resource: refers_to_fresh(&r.address),
+                    fresh_identifiers: Vec::new(),
+                };
+                let c = classify(&text.join("\n"), &ctx);
+                categories.insert(c.category);
+                row.aws_code = c.aws_code;
+                row.category_id = Some(c.category.id().to_string());
+                row.category_label = Some(c.category.label().to_string());
+                row.iam_action = c.iam_action;
+                row.deny_kind_label = c.deny_kind.map(|k| k.label().to_string());
+                row.location = diagnostics.iter().find_map(location);
+            }
+        }
+        rows.push(row);
+    }
+    let config_errors: Vec<ConfigErrorView> = outcome
+        .unattached_diagnostics
+        .iter()
+        .map(|d| {
+            let c = classify(
+                &diagnostic_text(d),
+                &ClassifyContext {
+                    has_address: false,
+                    ..Default::default()
+                },
+            );
+            categories.insert(c.category);
+            let loc = location(d);
+            ConfigErrorView {
+                file: loc
+                    .as_ref()
+                    .map(|l| redactor.redact(&l.file, ph))
+                    .unwrap_or_default(),
+                line: loc.map(|l| l.line).unwrap_or(0),
+                summary_category: c.category.label().to_string(),
+            }
+        })
+        .collect();
+    let failed_any = counts.failed > 0 || !config_errors.is_empty();
+    let interrupted = rows.iter().any(|r| r.result == ApplyResult::Interrupted);
+    let status = if interrupted {
+        ApplyStatus::Interrupted
+    } else if !failed_any {
+        ApplyStatus::Succeeded
+    } else if counts.done > 0 {
+        ApplyStatus::PartiallyFailed
+    } else {
+        ApplyStatus::Failed
+    };
+    RootApply {
+        project: root.project.clone(),
+        dir: root.dir.clone(),
+        workspace: root.workspace.clone(),
+        status,
+        counts,
+        rows,
+        advice: advice_for(&categories),
+        config_errors,
+        pending_enrichment: false,
+    }
+}
