@@ -73,18 +73,9 @@ scenario!(redelivery_enqueues_nothing, |h| {
 });
 
 scenario!(bad_signature_is_401_and_stores_nothing, |h| {
-    let body = serde_json::to_vec(&pr_comment("/apply", "mallory")).unwrap();
-    let bad = tfgate::webhook::signature::sign("wrong-secret", &body);
+    let body = pr_comment("/apply", "mallory");
     let (status, _) = h
-        .post_raw(
-            &[
-                ("x-github-event", "issue_comment"),
-                ("x-github-delivery", "sig-1"),
-                ("x-hub-signature-256", &bad),
-                ("content-type", "application/json"),
-            ],
-            body,
-        )
+        .deliver_signed_by("wrong-secret", "issue_comment", &body, "sig-1")
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(h.job_count().await, 0);
@@ -92,18 +83,9 @@ scenario!(bad_signature_is_401_and_stores_nothing, |h| {
 });
 
 scenario!(rotated_secret_still_accepted, |h| {
-    let body = serde_json::to_vec(&pr_comment("/plan", "alice")).unwrap();
-    let sig = tfgate::webhook::signature::sign("old-secret", &body);
+    let body = pr_comment("/plan", "alice");
     let (status, _) = h
-        .post_raw(
-            &[
-                ("x-github-event", "issue_comment"),
-                ("x-github-delivery", "rot-1"),
-                ("x-hub-signature-256", &sig),
-                ("content-type", "application/json"),
-            ],
-            body,
-        )
+        .deliver_signed_by("old-secret", "issue_comment", &body, "rot-1")
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(h.job_count().await, 1);
