@@ -139,8 +139,19 @@ impl Harness {
         payload: &Value,
         id: &str,
     ) -> (StatusCode, Value) {
+        self.deliver_signed_by(SECRET, event, payload, id).await
+    }
+
+    /// POST a delivery signed with `secret` (to test rotation and bad signatures).
+    pub async fn deliver_signed_by(
+        &self,
+        secret: &str,
+        event: &str,
+        payload: &Value,
+        id: &str,
+    ) -> (StatusCode, Value) {
         let body = serde_json::to_vec(payload).unwrap();
-        let sig = sign(SECRET, &body);
+        let sig = sign(secret, &body);
         self.post_raw(
             &[
                 ("x-github-event", event),
