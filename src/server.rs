@@ -61,6 +61,7 @@ async fn shutdown_signal() {
 }
 
 pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
+    state.policies.reload_on_sighup();
     let (tx, rx) = watch::channel(false);
     let handles = spawn_workers(&state, workers, &rx);
     let listener = tokio::net::TcpListener::bind(state.config.addr)
@@ -90,6 +91,7 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
 }
 
 pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {
+    state.policies.reload_on_sighup();
     let (tx, rx) = watch::channel(false);
     let handles = spawn_workers(&state, workers.max(1), &rx);
     tracing::info!(workers = workers.max(1), "tfgate worker running");

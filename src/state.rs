@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::github::{AppCredentials, GitHubApp};
 use crate::metrics::Metrics;
+use crate::policy_store::PolicyStore;
 use crate::webhook::intake::IntakeWriter;
 
 pub struct AppState {
@@ -19,6 +20,8 @@ pub struct AppState {
     pub intake: IntakeWriter,
     /// Notified when jobs are enqueued, so idle embedded workers start at once.
     pub wake: Arc<Notify>,
+    /// Admin policies from the server's policy directory (reloaded on SIGHUP).
+    pub policies: PolicyStore,
     github: RwLock<Option<Arc<GitHubApp>>>,
     secrets: RwLock<Vec<SecretString>>,
     setup_states: Mutex<Vec<String>>,
@@ -34,6 +37,7 @@ impl AppState {
     }
 
     pub fn with_db(config: Config, db: Db) -> Result<Arc<AppState>> {
+        let policies = PolicyStore::open(&config.policy_dir)?;
         let metrics = Arc::new(Metrics::new());
         let wake = Arc::new(Notify::new());
         let intake = IntakeWriter::start(db.clone(), metrics.clone(), wake.clone());
@@ -48,6 +52,7 @@ impl AppState {
             metrics,
             intake,
             wake,
+            policies,
             github: RwLock::new(github.map(Arc::new)),
             secrets: RwLock::new(secrets),
             setup_states: Mutex::new(Vec::new()),

@@ -2,9 +2,9 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 
+use super::authorize::authorize;
 use super::{github_error, payload};
 use crate::command::parse_comment;
-use crate::db::audit::{self, AuditEvent};
 use crate::dispatch::comment::{comment_effects, CommentEffect};
 use crate::github::api;
 use crate::jobs::{ClaimedJob, JobError};
@@ -24,6 +24,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     let gh = app
         .installation(comment.repo.installation_id)
         .map_err(JobError::Permanent)?;
+    let mut accepted = Vec::new();
     for effect in effects {
         match effect {
             CommentEffect::React(content) => {
@@ -36,23 +37,21 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
                     .await
                     .map_err(github_error)?;
             }
-            CommentEffect::Accept(cmd) => {
-                audit::record(
-                    &state.db,
-                    &AuditEvent {
-                        actor: comment.author.clone(),
-                        repo: Some(comment.repo.full_name()),
-                        pr: Some(comment.number),
-                        action: cmd.kind.name().to_string(),
-                        rule: None,
-                        result: "accepted".into(),
-                        detail: None,
-                    },
-                )
-                .await
-                .map_err(JobError::Transient)?;
-            }
+            CommentEffect::Accept(cmd) => accepted.push(cmd),
         }
+    }
+    if accepted.is_empty() {
+        return Ok(());
+    }
+    let allowed = authorize(state, &gh, &comment, accepted).await?;
+    for a in &allowed {
+        tracing::info!(
+            command = a.command.kind.name(),
+            project = a.project.as_deref().unwrap_or("-"),
+            dir = a.target.dir.as_deref().unwrap_or("-"),
+            head = &a.head_sha[..a.head_sha.len().min(12)],
+            "command allowed by policy"
+        );
     }
     Ok(())
 }

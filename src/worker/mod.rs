@@ -2,6 +2,7 @@
 //! effects (GitHub calls, database writes). Internal errors are logged with context; a PR only
 //! ever sees a short line.
 
+mod authorize;
 mod comment;
 mod events;
 

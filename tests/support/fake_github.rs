@@ -14,8 +14,47 @@ pub struct Posted {
     pub body: String,
 }
 
+/// The pull request the fake serves (any number).
+#[derive(Debug, Clone)]
+pub struct FakePr {
+    pub author: String,
+    pub head_sha: String,
+    pub head_repo: String,
+    pub base_ref: String,
+    pub mergeable: Option<bool>,
+    pub mergeable_state: String,
+}
+
+impl Default for FakePr {
+    fn default() -> Self {
+        FakePr {
+            author: "author".into(),
+            head_sha: "a".repeat(40),
+            head_repo: "Codertocat/Hello-World".into(),
+            base_ref: "main".into(),
+            mergeable: Some(true),
+            mergeable_state: "clean".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct FakeReview {
+    pub user: String,
+    pub state: String,
+    pub commit_id: String,
+    pub is_bot: bool,
+}
+
 #[derive(Default)]
 pub struct GitHubState {
+    pub pr: FakePr,
+    pub reviews: Vec<FakeReview>,
+    /// user → `admin` | `maintain` | `write` | `triage` | `read` | `none`
+    pub permissions: std::collections::HashMap<String, String>,
+    pub files: Vec<String>,
+    /// (name, conclusion)
+    pub check_runs: Vec<(String, String)>,
     pub comments: Vec<Posted>,
     pub reactions: Vec<(i64, String)>,
     pub token_requests: usize,
@@ -74,6 +113,68 @@ impl Respond for Handler {
                 st.reactions.push((comment, content.clone()));
                 ResponseTemplate::new(201).set_body_json(json!({"id": id, "content": content}))
             }
+            "get_pr" => {
+                let pr = &st.pr;
+                ResponseTemplate::new(200).set_body_json(json!({
+                    "number": seg(req, 4).parse::<i64>().unwrap_or(1), "state": "open",
+                    "user": {"login": pr.author, "type": "User"},
+                    "head": {"sha": pr.head_sha, "ref": "feature", "repo": {"full_name": pr.head_repo}},
+                    "base": {"sha": "b".repeat(40), "ref": pr.base_ref, "repo": {"full_name": "Codertocat/Hello-World"}},
+                    "mergeable": pr.mergeable, "mergeable_state": pr.mergeable_state
+                }))
+            }
+            "reviews" => {
+                let list: Vec<Value> = st
+                    .reviews
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| {
+                        json!({
+                            "id": i + 1, "state": r.state, "commit_id": r.commit_id,
+                            "user": {"login": r.user, "type": if r.is_bot { "Bot" } else { "User" }}
+                        })
+                    })
+                    .collect();
+                ResponseTemplate::new(200).set_body_json(list)
+            }
+            "files" => {
+                let page: usize = req
+                    .url
+                    .query_pairs()
+                    .find(|(k, _)| k == "page")
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap_or(1);
+                let list: Vec<Value> = st
+                    .files
+                    .iter()
+                    .skip((page - 1) * 100)
+                    .take(100)
+                    .map(|f| json!({"filename": f, "status": "modified"}))
+                    .collect();
+                ResponseTemplate::new(200).set_body_json(list)
+            }
+            "check_runs" => {
+                let head = st.pr.head_sha.clone();
+                let runs: Vec<Value> = st.check_runs.iter().map(|(n, c)| json!({"name": n, "conclusion": c, "head_sha": head, "status": "completed"})).collect();
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"total_count": runs.len(), "check_runs": runs}))
+            }
+            "permission" => {
+                let user = seg(req, 4);
+                let p = st
+                    .permissions
+                    .get(&user)
+                    .cloned()
+                    .unwrap_or_else(|| "read".into());
+                let (permission, role) = match p.as_str() {
+                    "maintain" => ("write", "maintain"),
+                    "triage" => ("read", "triage"),
+                    other => (other, other),
+                };
+                ResponseTemplate::new(200).set_body_json(
+                    json!({"permission": permission, "role_name": role, "user": {"login": user}}),
+                )
+            }
             _ => ResponseTemplate::new(404),
         }
     }
@@ -106,7 +207,20 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(GitHubState::default()));
-        let routes: [(&str, &str, &'static str); 3] = [
+        let routes: [(&str, &str, &'static str); 8] = [
+            ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+$", "get_pr"),
+            ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+/reviews$", "reviews"),
+            ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+/files$", "files"),
+            (
+                "GET",
+                r"^/repos/[^/]+/[^/]+/commits/[0-9a-f]+/check-runs$",
+                "check_runs",
+            ),
+            (
+                "GET",
+                r"^/repos/[^/]+/[^/]+/collaborators/[^/]+/permission$",
+                "permission",
+            ),
             ("POST", r"^/app/installations/\d+/access_tokens$", "token"),
             (
                 "POST",
@@ -145,6 +259,11 @@ impl FakeGitHub {
 
     pub fn reactions(&self) -> Vec<(i64, String)> {
         self.state.lock().unwrap().reactions.clone()
+    }
+
+    /// Change the fake's GitHub state.
+    pub fn with<R>(&self, f: impl FnOnce(&mut GitHubState) -> R) -> R {
+        f(&mut self.state.lock().unwrap())
     }
 
     pub fn token_requests(&self) -> usize {

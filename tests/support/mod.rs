@@ -95,7 +95,16 @@ pub struct Harness {
 impl Harness {
     /// `None` only for PostgreSQL when no server is configured.
     pub async fn start(backend: Backend) -> Option<Harness> {
+        Self::start_with_policy(backend, None).await
+    }
+
+    /// Start with one server-side policy file (YAML) in the policy directory.
+    pub async fn start_with_policy(backend: Backend, policy: Option<&str>) -> Option<Harness> {
         let dir = tempfile::tempdir().unwrap();
+        if let Some(text) = policy {
+            std::fs::create_dir_all(dir.path().join("policies")).unwrap();
+            std::fs::write(dir.path().join("policies/repo.yaml"), text).unwrap();
+        }
         let url = fresh_database(backend, dir.path()).await?;
         let github = FakeGitHub::start().await;
         let key_path = fixture_path("github/test-app-key.pem");
@@ -233,6 +242,33 @@ impl Harness {
 /// Define a scenario test twice: on SQLite and on PostgreSQL.
 #[macro_export]
 macro_rules! scenario {
+    ($name:ident, policy = $policy:expr, |$h:ident| $body:block) => {
+        mod $name {
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let $h = $crate::support::Harness::start_with_policy(
+                    $crate::support::Backend::Sqlite,
+                    Some($policy),
+                )
+                .await
+                .unwrap();
+                $body
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                let Some($h) = $crate::support::Harness::start_with_policy(
+                    $crate::support::Backend::Postgres,
+                    Some($policy),
+                )
+                .await
+                else {
+                    return;
+                };
+                $body
+            }
+        }
+    };
     ($name:ident, |$h:ident| $body:block) => {
         mod $name {
             use super::*;

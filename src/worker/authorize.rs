@@ -1,0 +1,152 @@
+//! Accepted commands → policy decisions, with facts read live from GitHub. Every decision is
+//! written to the audit log; each denial gets its exact reply.
+
+use std::sync::Arc;
+
+use octocrab::Octocrab;
+
+use super::github_error;
+use crate::command::Command;
+use crate::db::audit::{self, AuditEvent};
+use crate::dispatch::authorize::{policy_command, targets};
+use crate::github::{api, facts};
+use crate::jobs::JobError;
+use crate::policy::{decide, not_enabled_reply, Actor, Target};
+use crate::state::AppState;
+use crate::webhook::event::CommentJob;
+
+/// A command target that policy allowed.
+#[derive(Debug, Clone)]
+pub struct AllowedTarget {
+    pub command: Command,
+    pub target: Target,
+    pub project: Option<String>,
+    pub head_sha: String,
+}
+
+const NOT_ENABLED_RULE: &str = "repo.not_enabled";
+
+async fn audit(
+    state: &AppState,
+    comment: &CommentJob,
+    action: &str,
+    rule: &str,
+    result: &str,
+    detail: Option<String>,
+) -> Result<(), JobError> {
+    audit::record(
+        &state.db,
+        &AuditEvent {
+            actor: comment.author.clone(),
+            repo: Some(comment.repo.full_name()),
+            pr: Some(comment.number),
+            action: action.to_string(),
+            rule: Some(rule.to_string()),
+            result: result.to_string(),
+            detail,
+        },
+    )
+    .await
+    .map_err(JobError::Transient)
+}
+
+async fn reply(gh: &Octocrab, comment: &CommentJob, body: &str) -> Result<(), JobError> {
+    api::create_comment(gh, &comment.repo, comment.number, body)
+        .await
+        .map(|_| ())
+        .map_err(github_error)
+}
+
+/// Decide every accepted command; returns the allowed targets.
+pub async fn authorize(
+    state: &Arc<AppState>,
+    gh: &Octocrab,
+    comment: &CommentJob,
+    commands: Vec<Command>,
+) -> Result<Vec<AllowedTarget>, JobError> {
+    let repo = comment.repo.full_name();
+    let set = state.policies.current();
+    let policy = match set.select(&repo) {
+        Ok(Some(p)) => p,
+        other => {
+            if let Err(ambiguous) = other {
+                tracing::error!(repo = %repo, problem = %ambiguous, "two policies tie for this repository");
+            }
+            let already: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM audit_events WHERE repo = $1 AND rule = $2",
+            )
+            .bind(&repo)
+            .bind(NOT_ENABLED_RULE)
+            .fetch_one(&state.db.pool)
+            .await
+            .map_err(|e| JobError::Transient(e.into()))?;
+            if already == 0 {
+                reply(gh, comment, &not_enabled_reply(&repo)).await?;
+            }
+            audit(state, comment, "command", NOT_ENABLED_RULE, "ignored", None).await?;
+            return Ok(Vec::new());
+        }
+    };
+    let pr_facts = facts::pr_facts(gh, &comment.repo, comment.number)
+        .await
+        .map_err(github_error)?;
+    let permission = facts::user_permission(gh, &comment.repo, &comment.author)
+        .await
+        .map_err(github_error)?;
+    let actor = Actor {
+        login: comment.author.clone(),
+        permission,
+        teams: Vec::new(),
+        is_bot: comment.author_is_bot,
+    };
+    let mut allowed = Vec::new();
+    for cmd in commands {
+        let Some(pc) = policy_command(cmd.kind) else {
+            continue;
+        };
+        let targets = match targets(&cmd, policy, &pr_facts) {
+            Ok(t) => t,
+            Err(msg) => {
+                audit(
+                    state,
+                    comment,
+                    pc.name(),
+                    "target.none_affected",
+                    "deny",
+                    None,
+                )
+                .await?;
+                reply(gh, comment, msg).await?;
+                continue;
+            }
+        };
+        for target in targets {
+            let decision = decide(&actor, pc, &target, &pr_facts, policy);
+            let project = decision.project.as_ref().map(|p| p.0.clone());
+            let result = if decision.is_allowed() {
+                "allow"
+            } else {
+                "deny"
+            };
+            audit(
+                state,
+                comment,
+                pc.name(),
+                decision.rule,
+                result,
+                project.clone(),
+            )
+            .await?;
+            match decision.reason() {
+                Some(reason) => reply(gh, comment, reason).await?,
+                None => allowed.push(AllowedTarget {
+                    command: cmd.clone(),
+                    target,
+                    project,
+                    head_sha: pr_facts.head_sha.clone(),
+                }),
+            }
+        }
+    }
+    Ok(allowed)
+}

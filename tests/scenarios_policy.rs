@@ -1,0 +1,169 @@
+//! Scenario tests for server-side policy: each way around it is denied with an exact reply,
+//! and every decision is in the audit log. Each runs on SQLite and on PostgreSQL.
+
+mod support;
+
+use support::fake_github::FakeReview;
+use support::*;
+
+const POLICY: &str = r#"
+repos: ["Codertocat/Hello-World"]
+defaults:
+  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
+  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
+apply_requirements: [approved, mergeable]
+projects:
+  - name: network
+    dir: infra/network
+  - name: eks
+    dir: infra/eks
+  - name: argocd
+    dir: bootstrap/argocd
+    comment_apply: false
+"#;
+
+/// A PR by `author` touching infra/eks, commenter `alice` with write access.
+fn setup(h: &Harness) {
+    h.github.with(|g| {
+        g.pr.author = "author".into();
+        g.files = vec![
+            "infra/eks/main.tf".into(),
+            "bootstrap/argocd/main.tf".into(),
+        ];
+        g.permissions.insert("alice".into(), "write".into());
+        g.permissions.insert("author".into(), "write".into());
+        g.permissions.insert("reader".into(), "read".into());
+        g.permissions.insert("bob".into(), "write".into());
+    });
+}
+
+fn review(user: &str, state: &str, sha: &str) -> FakeReview {
+    FakeReview {
+        user: user.into(),
+        state: state.into(),
+        commit_id: sha.into(),
+        is_bot: false,
+    }
+}
+
+async fn reply_to(h: &Harness, body: &str, who: &str) -> Vec<String> {
+    let before = h.github.comments().len();
+    h.deliver("issue_comment", &pr_comment(body, who)).await;
+    h.run_jobs().await;
+    h.github.comments()[before..]
+        .iter()
+        .map(|c| c.body.clone())
+        .collect()
+}
+
+async fn last_audit_rule(h: &Harness) -> String {
+    let a = tfgate::db::audit::recent(&h.state.db, 1).await.unwrap();
+    format!("{}:{}", a[0].rule.clone().unwrap_or_default(), a[0].result)
+}
+
+scenario!(
+    plan_by_a_writer_is_allowed_and_audited,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        assert!(reply_to(&h, "/plan", "alice").await.is_empty());
+        assert_eq!(last_audit_rule(&h).await, "plan.allowed:allow");
+    }
+);
+
+scenario!(
+    apply_approved_only_by_the_author_is_denied,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        let head = "a".repeat(40);
+        h.github
+            .with(|g| g.reviews = vec![review("author", "APPROVED", &head)]);
+        let replies = reply_to(&h, "/apply -p eks", "alice").await;
+        assert_eq!(replies.len(), 1);
+        assert!(replies[0].contains("approv"), "{}", replies[0]);
+        assert!(last_audit_rule(&h).await.ends_with(":deny"));
+    }
+);
+
+scenario!(
+    approval_by_read_only_user_does_not_count,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        let head = "a".repeat(40);
+        h.github
+            .with(|g| g.reviews = vec![review("reader", "APPROVED", &head)]);
+        let replies = reply_to(&h, "/apply -p eks", "alice").await;
+        assert!(replies[0].contains("approv"), "{replies:?}");
+    }
+);
+
+scenario!(
+    approval_before_a_new_push_does_not_count,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        h.github
+            .with(|g| g.reviews = vec![review("bob", "APPROVED", &"c".repeat(40))]);
+        let replies = reply_to(&h, "/apply -p eks", "alice").await;
+        assert!(replies[0].contains("approv"), "{replies:?}");
+        // The same approval on the current head lets the apply through.
+        h.github
+            .with(|g| g.reviews = vec![review("bob", "APPROVED", &"a".repeat(40))]);
+        assert!(reply_to(&h, "/apply -p eks", "alice").await.is_empty());
+        assert_eq!(last_audit_rule(&h).await, "apply.allowed:allow");
+    }
+);
+
+scenario!(fork_prs_are_refused, policy = POLICY, |h| {
+    setup(&h);
+    h.github
+        .with(|g| g.pr.head_repo = "mallory/Hello-World".into());
+    let replies = reply_to(&h, "/plan -p eks", "alice").await;
+    assert!(replies[0].to_lowercase().contains("fork"), "{replies:?}");
+});
+
+scenario!(
+    bootstrap_root_is_not_applied_by_comment,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        h.github
+            .with(|g| g.reviews = vec![review("bob", "APPROVED", &"a".repeat(40))]);
+        let replies = reply_to(&h, "/apply -d bootstrap/argocd", "alice").await;
+        assert!(
+            replies[0].contains("applied by an admin, not by comment"),
+            "{replies:?}"
+        );
+    }
+);
+
+scenario!(
+    apply_on_a_root_the_pr_does_not_touch_is_denied,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        h.github
+            .with(|g| g.reviews = vec![review("bob", "APPROVED", &"a".repeat(40))]);
+        let replies = reply_to(&h, "/apply -p network", "alice").await;
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert!(last_audit_rule(&h).await.ends_with(":deny"));
+    }
+);
+
+scenario!(reader_cannot_plan, policy = POLICY, |h| {
+    setup(&h);
+    let replies = reply_to(&h, "/plan -p eks", "reader").await;
+    assert!(replies[0].contains("write"), "{replies:?}");
+});
+
+scenario!(repo_without_policy_is_told_once, |h| {
+    let first = reply_to(&h, "/plan", "alice").await;
+    assert_eq!(first.len(), 1);
+    assert!(first[0].contains("not enabled"), "{first:?}");
+    assert!(
+        reply_to(&h, "/plan", "alice").await.is_empty(),
+        "told only once"
+    );
+});
