@@ -70,6 +70,18 @@ pub struct ConfigArgs {
     /// Attempts before a job that keeps failing transiently is given up.
     #[arg(long, env = "TFGATE_JOB_MAX_ATTEMPTS", global = true)]
     pub job_max_attempts: Option<i64>,
+    /// The Terraform (or OpenTofu) binary.
+    #[arg(long, env = "TFGATE_TERRAFORM", global = true)]
+    pub terraform: Option<PathBuf>,
+    /// A Terraform CLI configuration file given to every run (e.g. a provider mirror).
+    #[arg(long, env = "TFGATE_TF_CLI_CONFIG", global = true)]
+    pub tf_cli_config: Option<PathBuf>,
+    /// A provider filesystem mirror directory, bound read-only into the sandbox.
+    #[arg(long, env = "TFGATE_PROVIDER_MIRROR", global = true)]
+    pub provider_mirror: Option<PathBuf>,
+    /// `bwrap` (default) or `none` (development only: no isolation, warns on every run).
+    #[arg(long, env = "TFGATE_SANDBOX", global = true)]
+    pub sandbox: Option<String>,
 }
 
 /// The optional `tfgate.toml`; keys are the flag names with `_` (e.g. `data_dir`).
@@ -93,6 +105,10 @@ struct ConfigFile {
     template_dir: Option<PathBuf>,
     job_lease_secs: Option<u64>,
     job_max_attempts: Option<i64>,
+    terraform: Option<PathBuf>,
+    tf_cli_config: Option<PathBuf>,
+    provider_mirror: Option<PathBuf>,
+    sandbox: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +137,10 @@ pub struct Config {
     pub template_dir: Option<PathBuf>,
     pub job_lease_secs: u64,
     pub job_max_attempts: i64,
+    pub terraform: PathBuf,
+    pub tf_cli_config: Option<PathBuf>,
+    pub provider_mirror: Option<PathBuf>,
+    pub sandbox: crate::sandbox::SandboxMode,
 }
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -163,7 +183,26 @@ impl Config {
         if job_lease_secs < 2 {
             bail!("job lease must be at least 2 seconds");
         }
+        let sandbox = match args
+            .sandbox
+            .clone()
+            .or(file.sandbox)
+            .as_deref()
+            .unwrap_or("bwrap")
+        {
+            "bwrap" => crate::sandbox::SandboxMode::Bwrap,
+            "none" => crate::sandbox::SandboxMode::None,
+            other => bail!("TFGATE_SANDBOX must be `bwrap` or `none`, not `{other}`"),
+        };
         Ok(Config {
+            terraform: args
+                .terraform
+                .clone()
+                .or(file.terraform)
+                .unwrap_or_else(|| PathBuf::from("terraform")),
+            tf_cli_config: args.tf_cli_config.clone().or(file.tf_cli_config),
+            provider_mirror: args.provider_mirror.clone().or(file.provider_mirror),
+            sandbox,
             addr: args
                 .addr
                 .or(file.addr)

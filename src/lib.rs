@@ -4,12 +4,17 @@
 //! Pure core (no IO): `webhook::event`, `webhook::signature`, `dispatch`, `jobs` types.
 //! Effect shell (thin): `http`, `github`, `db`, `jobs::queue`, `jobs::runner`, `worker`.
 
+pub mod aws;
+pub mod checkout;
 pub mod classify;
 pub mod cli;
 pub mod command;
 pub mod config;
+pub mod crypto;
 pub mod db;
 pub mod dispatch;
+pub mod drift;
+pub mod enrich;
 pub mod github;
 pub mod http;
 pub mod jobs;
@@ -25,5 +30,6 @@ pub mod sandbox;
 pub mod server;
 pub mod state;
 pub mod terraform;
+pub mod tfrun;
 pub mod webhook;
 pub mod worker;

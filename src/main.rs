@@ -36,6 +36,11 @@ enum Cmd {
         #[command(subcommand)]
         what: RenderCmd,
     },
+    /// Run the bot's pipeline on a local directory (no GitHub) and print what it would post.
+    Run {
+        #[command(subcommand)]
+        what: RunCmd,
+    },
     /// Classify error messages: JSON lines with `message` (optional `id`, `address`) on stdin,
     /// JSON lines with id, category, aws_code, status_code, iam_action, deny_kind on stdout.
     Classify,
@@ -48,6 +53,26 @@ enum Cmd {
         #[arg(long, default_value_t = 50)]
         limit: i64,
     },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The Terraform root directory.
+    dir: std::path::PathBuf,
+    /// Cut the sandbox off the network (`none`) or share the host's (`shared`, default).
+    #[arg(long, default_value = "shared")]
+    network: String,
+    /// Copy the resulting `terraform.tfstate` back into DIR (local state only).
+    #[arg(long)]
+    keep_state: bool,
+}
+
+#[derive(Subcommand)]
+enum RunCmd {
+    /// init + plan in the sandbox; prints the plan comment.
+    Plan(RunArgs),
+    /// init + plan + apply of that plan in the sandbox; prints the apply comment.
+    Apply(RunArgs),
 }
 
 #[derive(Subcommand)]
@@ -129,6 +154,29 @@ async fn run(cli: Cli) -> Result<i32> {
             print!("{}", cli::results::classify_stdin()?);
             return Ok(0);
         }
+        Cmd::Run { what } => {
+            let (args, apply) = match what {
+                RunCmd::Plan(a) => (a, false),
+                RunCmd::Apply(a) => (a, true),
+            };
+            let network = match args.network.as_str() {
+                "shared" => tfgate::sandbox::Network::Shared,
+                "none" => tfgate::sandbox::Network::None,
+                other => anyhow::bail!("--network must be shared or none, not {other}"),
+            };
+            let (code, md) = cli::run::run_local(
+                &config,
+                cli::run::LocalRun {
+                    dir: &args.dir,
+                    apply,
+                    network,
+                    keep_state: args.keep_state,
+                },
+            )
+            .await?;
+            print!("{md}");
+            return Ok(code);
+        }
         _ => {}
     }
     if let Cmd::Policy { command } = cli.command {
@@ -178,7 +226,9 @@ async fn run(cli: Cli) -> Result<i32> {
             Db::open(&config.database_url).await?;
             println!("migrations applied");
         }
-        Cmd::Policy { .. } | Cmd::Render { .. } | Cmd::Classify => unreachable!("handled above"),
+        Cmd::Policy { .. } | Cmd::Render { .. } | Cmd::Classify | Cmd::Run { .. } => {
+            unreachable!("handled above")
+        }
         Cmd::Jobs { json, limit } => {
             let db = Db::open(&config.database_url).await?;
             let rows = queue::recent(&db, limit).await?;

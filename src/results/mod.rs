@@ -2,6 +2,7 @@
 //! through the redactor; provider error text never does at all: a failure becomes address,
 //! action, AWS code, category, IAM action and deny kind only.
 
+pub mod runs;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,173 @@
+//! `tfgate run plan|apply DIR`: the bot's pipeline on a local directory, without GitHub —
+//! sandbox, Terraform, parsing, classification, redaction, rendering — printing what the bot
+//! would post. Exit code 1 when the plan or apply failed.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::config::Config;
+use crate::redact::{Placeholders, RedactionConfig, Redactor};
+use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus, Renderer};
+use crate::results::runs::{apply_model, plan_model};
+use crate::results::RootIdent;
+use crate::sandbox::Network;
+use crate::terraform::{parse_plan_json, plan_summary};
+use crate::tfrun::{self, RunSettings, TerraformSetup};
+
+/// Resolve a program name through PATH (the sandbox needs an absolute path to bind).
+pub fn resolve_program(p: &Path) -> Result<PathBuf> {
+    if p.components().count() > 1 {
+        return std::fs::canonicalize(p).with_context(|| format!("{} not found", p.display()));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let candidate = dir.join(p);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    bail!("{} not found in PATH; set TFGATE_TERRAFORM", p.display())
+}
+
+pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
+    let abs = |p: &PathBuf| {
+        std::fs::canonicalize(p).with_context(|| format!("{} not found", p.display()))
+    };
+    Ok(TerraformSetup {
+        terraform_bin: resolve_program(&config.terraform)?,
+        cli_config: config.tf_cli_config.as_ref().map(abs).transpose()?,
+        extra_ro_binds: config
+            .provider_mirror
+            .as_ref()
+            .map(abs)
+            .transpose()?
+            .into_iter()
+            .collect(),
+        plugin_cache: None,
+        mode: config.sandbox,
+    })
+}
+
+/// Copy a directory tree (regular files and dirs; `.terraform` and state files skipped).
+pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name_s = name.to_string_lossy();
+        if name_s == ".terraform"
+            || name_s.ends_with(".tfstate")
+            || name_s.ends_with(".tfstate.backup")
+        {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &to.join(&name))?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), to.join(&name))?;
+        }
+    }
+    Ok(())
+}
+
+fn meta() -> CommentMeta {
+    CommentMeta {
+        pr: 0,
+        marker_root: "local".into(),
+        run_id: "local".into(),
+        head_sha_short: None,
+        command_by: None,
+        check_run_url: None,
+    }
+}
+
+pub struct LocalRun<'a> {
+    pub dir: &'a Path,
+    pub apply: bool,
+    pub network: Network,
+    /// Keep state between local runs: the directory's state is copied back after an apply.
+    pub keep_state: bool,
+}
+
+pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, String)> {
+    let setup = setup_from_config(config)?;
+    let work = tempfile::Builder::new().prefix("tfgate-run-").tempdir()?;
+    let root_rel = "root";
+    copy_tree(run.dir, &work.path().join(root_rel))?;
+    if let Ok(state) = std::fs::read(run.dir.join("terraform.tfstate")) {
+        std::fs::write(work.path().join(root_rel).join("terraform.tfstate"), state)?;
+    }
+    let settings = RunSettings {
+        network: run.network,
+        ..Default::default()
+    };
+    let root = RootIdent {
+        project: run
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| ".".into()),
+        dir: run.dir.display().to_string(),
+        workspace: "default".into(),
+    };
+    let redactor = Redactor::new(&RedactionConfig::default())?;
+    let mut ph = Placeholders::new();
+    let renderer = Renderer::new()?;
+    let plan = tfrun::plan(&setup, work.path(), root_rel, &settings, &mut |_| {}).await?;
+    let model = plan_model(
+        &root,
+        plan.init.ok,
+        &plan.init.stderr_tail,
+        plan.plan.as_ref().map(|p| p.stdout.as_str()),
+        plan.plan_json.as_deref(),
+        &redactor,
+        &mut ph,
+    );
+    let failed = model.status == PlanStatus::Failed;
+    let plan_md = renderer.render_plan(&PlanComment {
+        meta: meta(),
+        repo_root_summaries: vec![model],
+        drift_warnings: vec![],
+        denials: vec![],
+        notes: vec![],
+    })?;
+    if !run.apply || failed {
+        return Ok((i32::from(failed), plan_md));
+    }
+    let (Some(plan_file), Some(plan_json)) = (plan.plan_file, plan.plan_json) else {
+        return Ok((1, plan_md));
+    };
+    let planned = plan_summary(&parse_plan_json(&plan_json)?).change_refs();
+    let applied = tfrun::apply(
+        &setup,
+        work.path(),
+        root_rel,
+        &plan_file,
+        &settings,
+        &mut |_| {},
+    )
+    .await?;
+    let model = apply_model(
+        &root,
+        applied.init.ok,
+        &applied.init.stderr_tail,
+        applied.apply.as_ref().map(|a| a.stdout.as_str()),
+        &planned,
+        &redactor,
+        &mut ph,
+    );
+    if run.keep_state {
+        if let Ok(state) = std::fs::read(work.path().join(root_rel).join("terraform.tfstate")) {
+            std::fs::write(run.dir.join("terraform.tfstate"), state)?;
+        }
+    }
+    let ok = model.status == ApplyStatus::Succeeded;
+    let md = renderer.render_apply(&ApplyComment {
+        meta: meta(),
+        roots: vec![model],
+        notes: vec![],
+    })?;
+    Ok((i32::from(!ok), md))
+}

@@ -1,0 +1,147 @@
+//! A sandboxed Terraform run (raw outputs) → root view models. Pure: the stream and plan JSON
+//! are parsed here; only classified, redacted facts reach the models.
+
+use crate::classify::{classify, Category, ClassifyContext};
+use crate::redact::{Placeholders, Redactor};
+use crate::render::{
+    AdviceView, ApplyCounts, ApplyStatus, FailureRow, PlanCounts, PlanStatus, RootApply, RootPlan,
+};
+use crate::terraform::{
+    apply_outcome, parse_plan_json, parse_ui_stream, plan_run_outcome, plan_summary,
+    PlannedChangeRef,
+};
+
+use super::{apply_root, plan_failures, plan_root, RootIdent};
+
+fn failed_plan(root: &RootIdent, errors: Vec<FailureRow>, advice: Vec<AdviceView>) -> RootPlan {
+    RootPlan {
+        project: root.project.clone(),
+        dir: root.dir.clone(),
+        workspace: root.workspace.clone(),
+        status: PlanStatus::Failed,
+        counts: PlanCounts::default(),
+        warnings: Vec::new(),
+        resources: Vec::new(),
+        errors,
+        advice,
+    }
+}
+
+/// A step that printed no JSON (e.g. `init`): classify its error output, show only the result.
+fn non_json_failure(text: &str) -> (Vec<FailureRow>, Vec<AdviceView>) {
+    let c = classify(
+        text,
+        &ClassifyContext {
+            has_address: false,
+            ..Default::default()
+        },
+    );
+    let category = if c.category == Category::Unknown {
+        Category::ConfigurationError
+    } else {
+        c.category
+    };
+    (
+        vec![FailureRow {
+            address: None,
+            aws_code: c.aws_code,
+            category_id: category.id().to_string(),
+            category_label: category.label().to_string(),
+            iam_action: c.iam_action,
+            location: None,
+        }],
+        vec![AdviceView {
+            category_id: category.id().to_string(),
+            label: category.label().to_string(),
+            advice: category.advice().to_string(),
+        }],
+    )
+}
+
+/// Outputs of `init` / `plan -json` / `show -json` → the root's plan model.
+pub fn plan_model(
+    root: &RootIdent,
+    init_ok: bool,
+    init_output: &str,
+    plan_stream: Option<&str>,
+    plan_json: Option<&str>,
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> RootPlan {
+    if !init_ok {
+        let (rows, advice) = non_json_failure(init_output);
+        return failed_plan(root, rows, advice);
+    }
+    let stream = plan_stream.and_then(|s| parse_ui_stream(s).ok());
+    let outcome = stream.as_ref().map(plan_run_outcome);
+    if let Some(o) = &outcome {
+        if !o.errors.is_empty() {
+            let (rows, advice) = plan_failures(&o.errors, redactor, ph);
+            return failed_plan(root, rows, advice);
+        }
+    }
+    match plan_json.and_then(|j| parse_plan_json(j).ok()) {
+        Some(plan) => {
+            let mut model = plan_root(root, &plan_summary(&plan), redactor, ph);
+            if let Some(o) = &outcome {
+                for w in &o.warnings {
+                    let c = classify(
+                        &format!("{}\n{}", w.summary, w.detail),
+                        &ClassifyContext::default(),
+                    );
+                    model
+                        .warnings
+                        .push(format!("Terraform warning ({})", c.category.label()));
+                }
+            }
+            model
+        }
+        None => {
+            let (rows, advice) = non_json_failure(plan_stream.unwrap_or(""));
+            failed_plan(root, rows, advice)
+        }
+    }
+}
+
+/// Outputs of `init` / `apply -json` → the root's apply model. `planned` lists what the plan
+/// meant to change, so resources never reached are shown too.
+pub fn apply_model(
+    root: &RootIdent,
+    init_ok: bool,
+    init_output: &str,
+    apply_stream: Option<&str>,
+    planned: &[PlannedChangeRef],
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> RootApply {
+    let Some(stream) = apply_stream
+        .filter(|_| init_ok)
+        .and_then(|s| parse_ui_stream(s).ok())
+    else {
+        let (rows, advice) = non_json_failure(init_output);
+        return RootApply {
+            project: root.project.clone(),
+            dir: root.dir.clone(),
+            workspace: root.workspace.clone(),
+            status: ApplyStatus::Failed,
+            counts: ApplyCounts {
+                done: 0,
+                failed: 0,
+                not_reached: planned.len() as u32,
+            },
+            rows: Vec::new(),
+            advice,
+            config_errors: rows
+                .into_iter()
+                .map(|r| crate::render::ConfigErrorView {
+                    file: String::new(),
+                    line: 0,
+                    summary_category: r.category_label,
+                })
+                .collect(),
+            pending_enrichment: false,
+        };
+    };
+    let outcome = apply_outcome(&stream, planned);
+    apply_root(root, &outcome, &|_| false, redactor, ph)
+}

@@ -1,0 +1,91 @@
+//! The sandbox environment: built from an allowlist, never from the server's own environment
+//! (which holds the App key path, webhook secret, database URL).
+
+use std::collections::BTreeMap;
+
+use super::TerraformSetup;
+
+/// Variables a run may pass in besides tfgate's own: AWS credentials and region, and
+/// Terraform input variables (`TF_VAR_*`, used for shared inputs).
+pub fn allowed_run_var(name: &str) -> bool {
+    matches!(
+        name,
+        "AWS_ACCESS_KEY_ID"
+            | "AWS_SECRET_ACCESS_KEY"
+            | "AWS_SESSION_TOKEN"
+            | "AWS_REGION"
+            | "AWS_DEFAULT_REGION"
+            | "AWS_ENDPOINT_URL"
+            | "AWS_ENDPOINT_URL_STS"
+    ) || (name.starts_with("TF_VAR_") && name.len() > 7)
+}
+
+/// The whole environment of a sandboxed Terraform process.
+pub fn sandbox_env(
+    setup: &TerraformSetup,
+    run_env: &BTreeMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    env.insert("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into());
+    env.insert("CHECKPOINT_DISABLE".into(), "1".into());
+    env.insert("TF_IN_AUTOMATION".into(), "1".into());
+    env.insert("TF_INPUT".into(), "0".into());
+    env.insert("LANG".into(), "C.UTF-8".into());
+    if let Some(c) = &setup.cli_config {
+        env.insert("TF_CLI_CONFIG_FILE".into(), c.display().to_string());
+    }
+    if let Some(c) = &setup.plugin_cache {
+        env.insert("TF_PLUGIN_CACHE_DIR".into(), c.display().to_string());
+    }
+    for (k, v) in run_env {
+        if allowed_run_var(k) {
+            env.insert(k.clone(), v.clone());
+        } else {
+            tracing::warn!(variable = %k, "dropped a variable outside the sandbox allowlist");
+        }
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::SandboxMode;
+
+    fn setup() -> TerraformSetup {
+        TerraformSetup {
+            terraform_bin: "/opt/terraform".into(),
+            cli_config: Some("/opt/mirror.tfrc".into()),
+            extra_ro_binds: vec![],
+            plugin_cache: None,
+            mode: SandboxMode::Bwrap,
+        }
+    }
+
+    #[test]
+    fn only_allowlisted_variables_pass() {
+        let mut run = BTreeMap::new();
+        for (k, v) in [
+            ("AWS_ACCESS_KEY_ID", "ASIA..."),
+            ("TF_VAR_admin_cidrs", "[]"),
+            ("DATABASE_URL", "postgres://secret"),
+            ("TFGATE_WEBHOOK_SECRET", "s"),
+            ("TF_VAR_", "x"),
+            ("LD_PRELOAD", "/evil.so"),
+        ] {
+            run.insert(k.to_string(), v.to_string());
+        }
+        let env = sandbox_env(&setup(), &run);
+        assert!(env.contains_key("AWS_ACCESS_KEY_ID") && env.contains_key("TF_VAR_admin_cidrs"));
+        for banned in [
+            "DATABASE_URL",
+            "TFGATE_WEBHOOK_SECRET",
+            "TF_VAR_",
+            "LD_PRELOAD",
+        ] {
+            assert!(!env.contains_key(banned), "{banned} must not pass");
+        }
+        assert_eq!(env["TF_CLI_CONFIG_FILE"], "/opt/mirror.tfrc");
+        assert_eq!(env["CHECKPOINT_DISABLE"], "1");
+    }
+}

@@ -1,0 +1,249 @@
+//! Terraform in the sandbox: `init`, `plan -json -out`, `show -json`, `apply -json PLANFILE`.
+//! Thin: it builds the sandbox spec and the argument lists and returns raw outputs; parsing
+//! and rendering happen in the pure modules.
+
+pub mod env;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::sandbox::{
+    run_sandboxed, ExitKind, Limits, Network, RunOutput, SandboxMode, SandboxSpec,
+};
+
+/// Where Terraform comes from and how it is isolated (server configuration).
+#[derive(Debug, Clone)]
+pub struct TerraformSetup {
+    pub terraform_bin: PathBuf,
+    /// A Terraform CLI config (`TF_CLI_CONFIG_FILE`), bound read-only.
+    pub cli_config: Option<PathBuf>,
+    /// More read-only binds (e.g. the provider mirror the CLI config points to).
+    pub extra_ro_binds: Vec<PathBuf>,
+    /// Shared provider plugin cache, bound read-only.
+    pub plugin_cache: Option<PathBuf>,
+    pub mode: SandboxMode,
+}
+
+/// Per-run settings (from policy and the command).
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    /// Extra environment (AWS credentials, `TF_VAR_*` of shared inputs). Never logged.
+    pub env: BTreeMap<String, String>,
+    pub network: Network,
+    pub timeout: Duration,
+    pub parallelism: Option<u32>,
+    /// Allowlisted Terraform flags from the command (`-target=…` …).
+    pub extra_args: Vec<String>,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            env: BTreeMap::new(),
+            network: Network::Shared,
+            timeout: Duration::from_secs(3600),
+            parallelism: None,
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+/// What a step printed and how it ended.
+#[derive(Debug, Clone)]
+pub struct StepOutput {
+    pub ok: bool,
+    pub status: ExitKind,
+    pub stdout: String,
+    pub stderr_tail: String,
+    pub duration: Duration,
+}
+
+impl From<RunOutput> for StepOutput {
+    fn from(o: RunOutput) -> Self {
+        StepOutput {
+            ok: matches!(o.status, ExitKind::Exited(0)),
+            status: o.status,
+            stdout: o.stdout,
+            stderr_tail: o.stderr_tail,
+            duration: o.duration,
+        }
+    }
+}
+
+/// The result of `init` + `plan` + `show`.
+#[derive(Debug, Clone)]
+pub struct PlanRun {
+    pub init: StepOutput,
+    /// The `plan -json` stream (None when init failed).
+    pub plan: Option<StepOutput>,
+    /// `show -json` of the saved plan (None when plan failed).
+    pub plan_json: Option<String>,
+    /// The saved plan file's bytes.
+    pub plan_file: Option<Vec<u8>>,
+}
+
+/// The result of `init` + `apply -json PLANFILE`.
+#[derive(Debug, Clone)]
+pub struct ApplyRun {
+    pub init: StepOutput,
+    pub apply: Option<StepOutput>,
+}
+
+pub const PLAN_FILE: &str = "tfgate.tfplan";
+const OUTPUT_CAP: usize = 256 * 1024 * 1024;
+
+fn spec(setup: &TerraformSetup, workdir: &Path, settings: &RunSettings) -> SandboxSpec {
+    let mut extra = setup.extra_ro_binds.clone();
+    if let Some(c) = &setup.cli_config {
+        extra.push(c.clone());
+    }
+    SandboxSpec {
+        workdir: workdir.to_path_buf(),
+        terraform_bin: setup.terraform_bin.clone(),
+        plugin_cache: setup.plugin_cache.clone(),
+        extra_ro_binds: extra,
+        env: env::sandbox_env(setup, &settings.env),
+        network: settings.network,
+        limits: Limits::default(),
+        timeout: settings.timeout,
+        output_cap_bytes: OUTPUT_CAP,
+    }
+}
+
+async fn step(
+    setup: &TerraformSetup,
+    workdir: &Path,
+    settings: &RunSettings,
+    args: Vec<String>,
+    on_line: &mut (dyn FnMut(&str) + Send),
+) -> Result<StepOutput> {
+    let spec = spec(setup, workdir, settings);
+    let out = run_sandboxed(&spec, setup.mode, &setup.terraform_bin, &args, |l| {
+        on_line(l)
+    })
+    .await
+    .with_context(|| {
+        format!(
+            "running terraform {}",
+            args.get(1).map(String::as_str).unwrap_or("")
+        )
+    })?;
+    Ok(out.into())
+}
+
+fn chdir(root: &str) -> String {
+    format!("-chdir={}", if root.is_empty() { "." } else { root })
+}
+
+/// `init`, then `plan -json -out`, then `show -json`. `root` is relative to `workdir`.
+pub async fn plan(
+    setup: &TerraformSetup,
+    workdir: &Path,
+    root: &str,
+    settings: &RunSettings,
+    on_line: &mut (dyn FnMut(&str) + Send),
+) -> Result<PlanRun> {
+    let init = init(setup, workdir, root, settings).await?;
+    if !init.ok {
+        return Ok(PlanRun {
+            init,
+            plan: None,
+            plan_json: None,
+            plan_file: None,
+        });
+    }
+    let mut args = vec![
+        chdir(root),
+        "plan".into(),
+        "-json".into(),
+        "-input=false".into(),
+        format!("-out={PLAN_FILE}"),
+    ];
+    if let Some(p) = settings.parallelism {
+        args.push(format!("-parallelism={p}"));
+    }
+    args.extend(settings.extra_args.iter().cloned());
+    let plan = step(setup, workdir, settings, args, on_line).await?;
+    if !plan.ok {
+        return Ok(PlanRun {
+            init,
+            plan: Some(plan),
+            plan_json: None,
+            plan_file: None,
+        });
+    }
+    let show = step(
+        setup,
+        workdir,
+        settings,
+        vec![chdir(root), "show".into(), "-json".into(), PLAN_FILE.into()],
+        &mut |_| {},
+    )
+    .await?;
+    let plan_path = workdir.join(root).join(PLAN_FILE);
+    let plan_file =
+        std::fs::read(&plan_path).with_context(|| format!("reading {}", plan_path.display()))?;
+    Ok(PlanRun {
+        init,
+        plan: Some(plan),
+        plan_json: show.ok.then_some(show.stdout),
+        plan_file: Some(plan_file),
+    })
+}
+
+async fn init(
+    setup: &TerraformSetup,
+    workdir: &Path,
+    root: &str,
+    settings: &RunSettings,
+) -> Result<StepOutput> {
+    step(
+        setup,
+        workdir,
+        settings,
+        vec![
+            chdir(root),
+            "init".into(),
+            "-input=false".into(),
+            "-no-color".into(),
+        ],
+        &mut |_| {},
+    )
+    .await
+}
+
+/// `init`, then `apply -json` of exactly the given saved plan.
+pub async fn apply(
+    setup: &TerraformSetup,
+    workdir: &Path,
+    root: &str,
+    plan_file: &[u8],
+    settings: &RunSettings,
+    on_line: &mut (dyn FnMut(&str) + Send),
+) -> Result<ApplyRun> {
+    let init = init(setup, workdir, root, settings).await?;
+    if !init.ok {
+        return Ok(ApplyRun { init, apply: None });
+    }
+    let plan_path = workdir.join(root).join(PLAN_FILE);
+    std::fs::write(&plan_path, plan_file)
+        .with_context(|| format!("writing {}", plan_path.display()))?;
+    let mut args = vec![
+        chdir(root),
+        "apply".into(),
+        "-json".into(),
+        "-input=false".into(),
+    ];
+    if let Some(p) = settings.parallelism {
+        args.push(format!("-parallelism={p}"));
+    }
+    args.push(PLAN_FILE.into());
+    let apply = step(setup, workdir, settings, args, on_line).await?;
+    Ok(ApplyRun {
+        init,
+        apply: Some(apply),
+    })
+}
