@@ -82,6 +82,24 @@ pub struct ConfigArgs {
     /// `bwrap` (default) or `none` (development only: no isolation, warns on every run).
     #[arg(long, env = "TFGATE_SANDBOX", global = true)]
     pub sandbox: Option<String>,
+    /// Key sealing plan files and raw logs (32 bytes, base64); default: a key file created
+    /// (mode 0600) in the data directory.
+    #[arg(
+        long,
+        env = "TFGATE_ENCRYPTION_KEY",
+        global = true,
+        hide_env_values = true
+    )]
+    pub encryption_key: Option<String>,
+    /// AWS region for STS and CloudTrail calls.
+    #[arg(long, env = "TFGATE_AWS_REGION", global = true)]
+    pub aws_region: Option<String>,
+    /// Override every AWS endpoint (tests: moto); unset for real AWS.
+    #[arg(long, env = "TFGATE_AWS_ENDPOINT_URL", global = true)]
+    pub aws_endpoint_url: Option<String>,
+    /// Where run workdirs are created (default: DATA_DIR/work).
+    #[arg(long, env = "TFGATE_WORK_DIR", global = true)]
+    pub work_dir: Option<PathBuf>,
 }
 
 /// The optional `tfgate.toml`; keys are the flag names with `_` (e.g. `data_dir`).
@@ -109,6 +127,10 @@ struct ConfigFile {
     tf_cli_config: Option<PathBuf>,
     provider_mirror: Option<PathBuf>,
     sandbox: Option<String>,
+    encryption_key: Option<String>,
+    aws_region: Option<String>,
+    aws_endpoint_url: Option<String>,
+    work_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +163,10 @@ pub struct Config {
     pub tf_cli_config: Option<PathBuf>,
     pub provider_mirror: Option<PathBuf>,
     pub sandbox: crate::sandbox::SandboxMode,
+    pub encryption_key: Option<SecretString>,
+    pub aws_region: String,
+    pub aws_endpoint_url: Option<String>,
+    pub work_dir: PathBuf,
 }
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -194,7 +220,24 @@ impl Config {
             "none" => crate::sandbox::SandboxMode::None,
             other => bail!("TFGATE_SANDBOX must be `bwrap` or `none`, not `{other}`"),
         };
+        let work_dir = args
+            .work_dir
+            .clone()
+            .or(file.work_dir)
+            .unwrap_or_else(|| data_dir.join("work"));
         Ok(Config {
+            encryption_key: args
+                .encryption_key
+                .clone()
+                .or(file.encryption_key)
+                .map(SecretString::from),
+            aws_region: args
+                .aws_region
+                .clone()
+                .or(file.aws_region)
+                .unwrap_or_else(|| "us-east-1".into()),
+            aws_endpoint_url: args.aws_endpoint_url.clone().or(file.aws_endpoint_url),
+            work_dir,
             terraform: args
                 .terraform
                 .clone()

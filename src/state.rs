@@ -22,6 +22,9 @@ pub struct AppState {
     pub wake: Arc<Notify>,
     /// Admin policies from the server's policy directory (reloaded on SIGHUP).
     pub policies: PolicyStore,
+    /// Seals plan files and raw logs at rest.
+    pub seal_key: Arc<crate::crypto::SealKey>,
+    aws_base: tokio::sync::OnceCell<aws_config::SdkConfig>,
     github: RwLock<Option<Arc<GitHubApp>>>,
     secrets: RwLock<Vec<SecretString>>,
     setup_states: Mutex<Vec<String>>,
@@ -38,6 +41,10 @@ impl AppState {
 
     pub fn with_db(config: Config, db: Db) -> Result<Arc<AppState>> {
         let policies = PolicyStore::open(&config.policy_dir)?;
+        let seal_key = Arc::new(
+            crate::crypto::load_or_create_key(&config.data_dir, config.encryption_key.as_ref())
+                .context("loading the encryption key")?,
+        );
         let metrics = Arc::new(Metrics::new());
         let wake = Arc::new(Notify::new());
         let intake = IntakeWriter::start(db.clone(), metrics.clone(), wake.clone());
@@ -53,10 +60,26 @@ impl AppState {
             intake,
             wake,
             policies,
+            seal_key,
+            aws_base: tokio::sync::OnceCell::new(),
             github: RwLock::new(github.map(Arc::new)),
             secrets: RwLock::new(secrets),
             setup_states: Mutex::new(Vec::new()),
         }))
+    }
+
+    pub fn aws_settings(&self) -> crate::aws::AwsSettings {
+        crate::aws::AwsSettings {
+            region: self.config.aws_region.clone(),
+            endpoint_url: self.config.aws_endpoint_url.clone(),
+        }
+    }
+
+    /// The base AWS configuration (standard credential chain), loaded once.
+    pub async fn aws_base(&self) -> &aws_config::SdkConfig {
+        self.aws_base
+            .get_or_init(|| async { crate::aws::load_base_config(&self.aws_settings()).await })
+            .await
     }
 
     pub fn webhook_secrets(&self) -> Vec<SecretString> {

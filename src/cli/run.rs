@@ -2,9 +2,9 @@
 //! sandbox, Terraform, parsing, classification, redaction, rendering — printing what the bot
 //! would post. Exit code 1 when the plan or apply failed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use crate::config::Config;
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
@@ -13,41 +13,7 @@ use crate::results::runs::{apply_model, plan_model};
 use crate::results::RootIdent;
 use crate::sandbox::Network;
 use crate::terraform::{parse_plan_json, plan_summary};
-use crate::tfrun::{self, RunSettings, TerraformSetup};
-
-/// Resolve a program name through PATH (the sandbox needs an absolute path to bind).
-pub fn resolve_program(p: &Path) -> Result<PathBuf> {
-    if p.components().count() > 1 {
-        return std::fs::canonicalize(p).with_context(|| format!("{} not found", p.display()));
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        let candidate = dir.join(p);
-        if candidate.is_file() {
-            return Ok(candidate);
-        }
-    }
-    bail!("{} not found in PATH; set TFGATE_TERRAFORM", p.display())
-}
-
-pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
-    let abs = |p: &PathBuf| {
-        std::fs::canonicalize(p).with_context(|| format!("{} not found", p.display()))
-    };
-    Ok(TerraformSetup {
-        terraform_bin: resolve_program(&config.terraform)?,
-        cli_config: config.tf_cli_config.as_ref().map(abs).transpose()?,
-        extra_ro_binds: config
-            .provider_mirror
-            .as_ref()
-            .map(abs)
-            .transpose()?
-            .into_iter()
-            .collect(),
-        plugin_cache: None,
-        mode: config.sandbox,
-    })
-}
+use crate::tfrun::{self, setup_from_config, RunSettings};
 
 /// Copy a directory tree (regular files and dirs; `.terraform` and state files skipped).
 pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {

@@ -4,6 +4,8 @@
 
 pub mod audit;
 pub mod deliveries;
+pub mod locks;
+pub mod runs;
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -131,6 +131,16 @@ impl GitHubApp {
         Ok(client)
     }
 
+    /// A fresh installation token, for fetching the repository tarball (never stored).
+    pub async fn installation_token(&self, installation_id: i64) -> Result<SecretString> {
+        let (_, token) = self
+            .app_client
+            .installation_and_token(InstallationId(installation_id as u64))
+            .await
+            .context("requesting an installation token")?;
+        Ok(token)
+    }
+
     /// Forget an installation (uninstalled or suspended).
     pub fn forget_installation(&self, installation_id: i64) {
         self.installations

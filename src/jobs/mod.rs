@@ -19,14 +19,17 @@ pub enum JobKind {
     Review,
     /// An installation event.
     Installation,
+    /// Terraform plan or apply of one or more roots.
+    Run,
 }
 
 impl JobKind {
-    pub const ALL: [JobKind; 4] = [
+    pub const ALL: [JobKind; 5] = [
         JobKind::Comment,
         JobKind::PullRequest,
         JobKind::Review,
         JobKind::Installation,
+        JobKind::Run,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -35,6 +38,7 @@ impl JobKind {
             JobKind::PullRequest => "pull_request",
             JobKind::Review => "review",
             JobKind::Installation => "installation",
+            JobKind::Run => "run",
         }
     }
 

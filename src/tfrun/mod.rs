@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
+
+use crate::config::Config;
 
 use crate::sandbox::{
     run_sandboxed, ExitKind, Limits, Network, RunOutput, SandboxMode, SandboxSpec,
@@ -245,5 +247,39 @@ pub async fn apply(
     Ok(ApplyRun {
         init,
         apply: Some(apply),
+    })
+}
+
+/// Resolve a program name through PATH (the sandbox needs an absolute path to bind).
+pub fn resolve_program(p: &Path) -> Result<PathBuf> {
+    if p.components().count() > 1 {
+        return std::fs::canonicalize(p).with_context(|| format!("{} not found", p.display()));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let candidate = dir.join(p);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    bail!("{} not found in PATH; set TFGATE_TERRAFORM", p.display())
+}
+
+pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
+    let abs = |p: &PathBuf| {
+        std::fs::canonicalize(p).with_context(|| format!("{} not found", p.display()))
+    };
+    Ok(TerraformSetup {
+        terraform_bin: resolve_program(&config.terraform)?,
+        cli_config: config.tf_cli_config.as_ref().map(abs).transpose()?,
+        extra_ro_binds: config
+            .provider_mirror
+            .as_ref()
+            .map(abs)
+            .transpose()?
+            .into_iter()
+            .collect(),
+        plugin_cache: None,
+        mode: config.sandbox,
     })
 }

@@ -2,4 +2,5 @@
 
 pub mod event;
 pub mod intake;
+pub mod run_job;
 pub mod signature;

@@ -2,14 +2,18 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 
-use super::authorize::authorize;
+use super::authorize::{authorize, AllowedTarget};
 use super::{github_error, payload};
-use crate::command::parse_comment;
+use crate::command::{parse_comment, CommandKind};
+use crate::db::locks;
 use crate::dispatch::comment::{comment_effects, CommentEffect};
 use crate::github::api;
+use crate::jobs::{queue, JobKind, NewJob};
 use crate::jobs::{ClaimedJob, JobError};
+use crate::project::{order_by_dependencies, ProjectId};
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
+use crate::webhook::run_job::RunJob;
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let comment: CommentJob = payload(job)?;
@@ -44,6 +48,25 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         return Ok(());
     }
     let allowed = authorize(state, &gh, &comment, accepted).await?;
+    execute_allowed(state, &gh, &comment, allowed).await
+}
+
+/// Carry out allowed commands: plan/apply become one `run` job each (roots in dependency
+/// order); unlock and cancel act at once.
+async fn execute_allowed(
+    state: &Arc<AppState>,
+    gh: &octocrab::Octocrab,
+    comment: &CommentJob,
+    allowed: Vec<AllowedTarget>,
+) -> Result<(), JobError> {
+    let repo = comment.repo.full_name();
+    let set = state.policies.current();
+    let Some(policy) = set.for_repo(&repo) else {
+        return Ok(());
+    };
+    // (command, projects, terraform args, accepted inputs): one run job each.
+    type PendingRun = (CommandKind, Vec<ProjectId>, Vec<String>, Vec<String>);
+    let mut runs: Vec<PendingRun> = Vec::new();
     for a in &allowed {
         tracing::info!(
             command = a.command.kind.name(),
@@ -52,6 +75,89 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
             head = &a.head_sha[..a.head_sha.len().min(12)],
             "command allowed by policy"
         );
+        match a.command.kind {
+            CommandKind::Plan | CommandKind::Apply => {
+                let Some(project) = &a.project else { continue };
+                let args: Vec<String> = a
+                    .command
+                    .terraform_args
+                    .iter()
+                    .map(|t| t.to_cli_arg())
+                    .collect();
+                match runs
+                    .iter_mut()
+                    .find(|r| r.0 == a.command.kind && r.2 == args)
+                {
+                    Some(r) => {
+                        if !r.1.iter().any(|p| &p.0 == project) {
+                            r.1.push(ProjectId::new(project.clone()));
+                        }
+                    }
+                    None => runs.push((
+                        a.command.kind,
+                        vec![ProjectId::new(project.clone())],
+                        args,
+                        a.command.accept_inputs.clone(),
+                    )),
+                }
+            }
+            CommandKind::Unlock => {
+                let n = locks::release(&state.db, &repo, comment.number, a.project.as_deref())
+                    .await
+                    .map_err(JobError::Transient)?;
+                let body = format!("Released {n} lock(s) held by this pull request.");
+                api::create_comment(gh, &comment.repo, comment.number, &body)
+                    .await
+                    .map_err(github_error)?;
+            }
+            CommandKind::Cancel => {
+                let n = queue::cancel_queued_for_pr(
+                    &state.db,
+                    &repo,
+                    comment.number,
+                    JobKind::Run.as_str(),
+                )
+                .await
+                .map_err(JobError::Transient)?;
+                let body = format!(
+                    "Cancelled {n} queued run(s). A running apply is never stopped by a comment."
+                );
+                api::create_comment(gh, &comment.repo, comment.number, &body)
+                    .await
+                    .map_err(github_error)?;
+            }
+            CommandKind::Inputs | CommandKind::Help => {}
+        }
     }
+    for (kind, projects, terraform_args, accept_inputs) in runs {
+        let ordered = order_by_dependencies(&projects, &policy.specs())
+            .map_err(|e| JobError::Permanent(anyhow!("ordering projects: {e}")))?;
+        let payload = RunJob {
+            repo: comment.repo.clone(),
+            number: comment.number,
+            command: kind.name().to_string(),
+            projects: ordered.into_iter().map(|p| p.0).collect(),
+            actor: comment.author.clone(),
+            terraform_args,
+            accept_inputs,
+        };
+        let job = NewJob {
+            kind: JobKind::Run,
+            payload: serde_json::to_string(&payload).expect("run payload serialises"),
+            repo: Some(repo.clone()),
+            pr: Some(comment.number),
+            // An apply is never retried on its own: a failure is reported, a human decides.
+            max_attempts: if kind == CommandKind::Apply {
+                1
+            } else {
+                state.config.job_max_attempts
+            },
+        };
+        queue::enqueue(&state.db, &job)
+            .await
+            .map_err(JobError::Transient)?;
+        state.metrics.job_enqueued(JobKind::Run.as_str());
+    }
+    state.wake.notify_waiters();
     Ok(())
 }

@@ -2,12 +2,23 @@ use std::sync::Arc;
 
 use super::payload;
 use crate::db::audit::{self, AuditEvent};
-use crate::jobs::{ClaimedJob, JobError};
+use crate::db::locks;
+use crate::jobs::{queue, ClaimedJob, JobError, JobKind};
 use crate::state::AppState;
 use crate::webhook::event::{InstallationJob, PullRequestJob, ReviewJob};
 
 pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let pr: PullRequestJob = payload(job)?;
+    if pr.action == "closed" {
+        // Merged or closed: the PR's locks go; queued runs are dropped.
+        let repo = pr.repo.full_name();
+        locks::release(&state.db, &repo, pr.number, None)
+            .await
+            .map_err(JobError::Transient)?;
+        queue::cancel_queued_for_pr(&state.db, &repo, pr.number, JobKind::Run.as_str())
+            .await
+            .map_err(JobError::Transient)?;
+    }
     audit::record(
         &state.db,
         &AuditEvent {

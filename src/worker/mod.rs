@@ -5,6 +5,7 @@
 mod authorize;
 mod comment;
 mod events;
+mod run;
 
 use std::sync::Arc;
 
@@ -29,6 +30,7 @@ impl JobHandler for Dispatcher {
             Some(JobKind::PullRequest) => events::pull_request(&self.state, job).await,
             Some(JobKind::Review) => events::review(&self.state, job).await,
             Some(JobKind::Installation) => events::installation(&self.state, job).await,
+            Some(JobKind::Run) => run::handle(&self.state, job).await,
             None => Err(JobError::Permanent(anyhow::anyhow!(
                 "unknown job kind {}",
                 job.kind

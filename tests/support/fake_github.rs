@@ -55,6 +55,8 @@ pub struct GitHubState {
     pub files: Vec<String>,
     /// (name, conclusion)
     pub check_runs: Vec<(String, String)>,
+    /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir).
+    pub tarball: Vec<u8>,
     pub comments: Vec<Posted>,
     pub reactions: Vec<(i64, String)>,
     pub token_requests: usize,
@@ -159,6 +161,11 @@ impl Respond for Handler {
                 ResponseTemplate::new(200)
                     .set_body_json(json!({"total_count": runs.len(), "check_runs": runs}))
             }
+            "tarball" => ResponseTemplate::new(200)
+                .insert_header("content-type", "application/x-gzip")
+                .set_body_bytes(st.tarball.clone()),
+            "patch_comment" => ResponseTemplate::new(200)
+                .set_body_json(json!({"id": seg(req, 5).parse::<i64>().unwrap_or(0)})),
             "permission" => {
                 let user = seg(req, 4);
                 let p = st
@@ -207,7 +214,17 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(GitHubState::default()));
-        let routes: [(&str, &str, &'static str); 8] = [
+        let routes: [(&str, &str, &'static str); 10] = [
+            (
+                "GET",
+                r"^/repos/[^/]+/[^/]+/tarball/[0-9a-f]{40}$",
+                "tarball",
+            ),
+            (
+                "PATCH",
+                r"^/repos/[^/]+/[^/]+/issues/comments/\d+$",
+                "patch_comment",
+            ),
             ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+$", "get_pr"),
             ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+/reviews$", "reviews"),
             ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+/files$", "files"),
@@ -264,6 +281,18 @@ impl FakeGitHub {
     /// Change the fake's GitHub state.
     pub fn with<R>(&self, f: impl FnOnce(&mut GitHubState) -> R) -> R {
         f(&mut self.state.lock().unwrap())
+    }
+
+    /// Serve the files of `dir` as the repository tarball.
+    pub fn serve_repo(&self, dir: &std::path::Path) {
+        let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+            Vec::new(),
+            flate2::Compression::fast(),
+        ));
+        tar.append_dir_all("Codertocat-Hello-World-0000000/", dir)
+            .unwrap();
+        let bytes = tar.into_inner().unwrap().finish().unwrap();
+        self.with(|g| g.tarball = bytes);
     }
 
     pub fn token_requests(&self) -> usize {

@@ -24,6 +24,42 @@ use tfgate::worker::Dispatcher;
 
 pub const SECRET: &str = "test-webhook-secret";
 
+pub fn tools_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".tools")
+}
+
+/// Whether real Terraform, the test provider and moto are available; when they are not, the
+/// test is skipped with a note, or fails under `TFGATE_REQUIRE_TOOLS=1` (CI).
+pub fn terraform_tools_available() -> bool {
+    let missing: Vec<&str> = [
+        (!tools_dir().join("bin/terraform").is_file())
+            .then_some("terraform (scripts/install-terraform.sh)"),
+        (!tools_dir().join("fake-provider.tfrc").is_file())
+            .then_some("test provider (scripts/build-test-provider.sh)"),
+        std::env::var("TFGATE_TEST_MOTO_URL")
+            .map(|u| u.is_empty())
+            .unwrap_or(true)
+            .then_some("moto (TFGATE_TEST_MOTO_URL)"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if missing.is_empty() {
+        // moto accepts any credentials; the base chain reads them from the environment.
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            std::env::set_var("AWS_ACCESS_KEY_ID", "testing");
+            std::env::set_var("AWS_SECRET_ACCESS_KEY", "testing");
+        });
+        return true;
+    }
+    if std::env::var("TFGATE_REQUIRE_TOOLS").as_deref() == Ok("1") {
+        panic!("TFGATE_REQUIRE_TOOLS=1 but missing: {}", missing.join(", "));
+    }
+    eprintln!("SKIPPED: missing {}", missing.join(", "));
+    false
+}
+
 pub fn fixture_path(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -117,6 +153,12 @@ impl Harness {
             private_key_path: Some(key_path),
             github_api_url: Some(github.url()),
             policy_dir: Some(dir.path().join("policies")),
+            terraform: Some(tools_dir().join("bin/terraform")),
+            tf_cli_config: Some(tools_dir().join("fake-provider.tfrc")),
+            provider_mirror: Some(tools_dir().join("provider-mirror")),
+            aws_endpoint_url: std::env::var("TFGATE_TEST_MOTO_URL")
+                .ok()
+                .filter(|u| !u.is_empty()),
             ..Default::default()
         })
         .unwrap();

@@ -1,0 +1,151 @@
+//! Runs: one Terraform plan or apply of one root, with its sealed plan file and raw log.
+
+use anyhow::{Context, Result};
+
+use super::{now_ms, Db};
+
+#[derive(Debug, Clone)]
+pub struct NewRun<'a> {
+    pub job_id: Option<i64>,
+    pub repo: &'a str,
+    pub pr: i64,
+    pub project: &'a str,
+    pub dir: &'a str,
+    pub workspace: &'a str,
+    pub command: &'a str,
+    pub actor: &'a str,
+    pub head_sha: &'a str,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunRow {
+    pub id: i64,
+    pub project: String,
+    pub workspace: String,
+    pub command: String,
+    pub head_sha: String,
+    pub status: String,
+    pub outcome: Option<String>,
+}
+
+pub async fn create(db: &Db, r: &NewRun<'_>) -> Result<i64> {
+    sqlx::query_scalar(
+        "INSERT INTO runs (job_id, repo, pr, project, dir, workspace, command, actor, head_sha, status, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10) RETURNING id",
+    )
+    .bind(r.job_id)
+    .bind(r.repo)
+    .bind(r.pr)
+    .bind(r.project)
+    .bind(r.dir)
+    .bind(r.workspace)
+    .bind(r.command)
+    .bind(r.actor)
+    .bind(r.head_sha)
+    .bind(now_ms())
+    .fetch_one(&db.pool)
+    .await
+    .context("recording a run")
+}
+
+/// Finish a run: status, the sealed plan file (plans), the sealed raw log, the outcome JSON.
+pub async fn finish(
+    db: &Db,
+    id: i64,
+    status: &str,
+    plan_blob: Option<&[u8]>,
+    raw_log: Option<&[u8]>,
+    outcome: Option<&str>,
+) -> Result<()> {
+    sqlx::query(
+        "UPDATE runs SET status = $1, plan_blob = COALESCE($2, plan_blob), raw_log = COALESCE($3, raw_log), \
+         outcome = COALESCE($4, outcome), finished_at = $5 WHERE id = $6",
+    )
+    .bind(status)
+    .bind(plan_blob)
+    .bind(raw_log)
+    .bind(outcome)
+    .bind(now_ms())
+    .bind(id)
+    .execute(&db.pool)
+    .await
+    .context("finishing a run")?;
+    Ok(())
+}
+
+/// Record progress of a running apply (resources completed so far), for crash reports.
+pub async fn set_progress(db: &Db, id: i64, outcome: &str) -> Result<()> {
+    sqlx::query("UPDATE runs SET outcome = $1 WHERE id = $2 AND status = 'running'")
+        .bind(outcome)
+        .bind(id)
+        .execute(&db.pool)
+        .await?;
+    Ok(())
+}
+
+type Row = (i64, String, String, String, String, String, Option<String>);
+
+fn to_run(r: Row) -> RunRow {
+    RunRow {
+        id: r.0,
+        project: r.1,
+        workspace: r.2,
+        command: r.3,
+        head_sha: r.4,
+        status: r.5,
+        outcome: r.6,
+    }
+}
+
+/// The latest run of a command for a root of a PR.
+pub async fn latest(
+    db: &Db,
+    repo: &str,
+    pr: i64,
+    project: &str,
+    workspace: &str,
+    command: &str,
+) -> Result<Option<RunRow>> {
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT id, project, workspace, command, head_sha, status, outcome FROM runs \
+         WHERE repo = $1 AND pr = $2 AND project = $3 AND workspace = $4 AND command = $5 \
+         ORDER BY id DESC LIMIT 1",
+    )
+    .bind(repo)
+    .bind(pr)
+    .bind(project)
+    .bind(workspace)
+    .bind(command)
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(row.map(to_run))
+}
+
+/// Runs left `running` by a job whose worker died.
+pub async fn running_for_job(db: &Db, job_id: i64) -> Result<Vec<RunRow>> {
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT id, project, workspace, command, head_sha, status, outcome FROM runs \
+         WHERE job_id = $1 AND status = 'running' ORDER BY id",
+    )
+    .bind(job_id)
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows.into_iter().map(to_run).collect())
+}
+
+pub async fn plan_blob(db: &Db, id: i64) -> Result<Option<Vec<u8>>> {
+    Ok(
+        sqlx::query_scalar("SELECT plan_blob FROM runs WHERE id = $1")
+            .bind(id)
+            .fetch_one(&db.pool)
+            .await?,
+    )
+}
+
+pub async fn raw_log(db: &Db, id: i64) -> Result<Option<Vec<u8>>> {
+    Ok(sqlx::query_scalar("SELECT raw_log FROM runs WHERE id = $1")
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await?
+        .flatten())
+}

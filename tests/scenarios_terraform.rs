@@ -1,0 +1,240 @@
+//! End to end, no network: a signed comment → queue → policy → checkout (tarball from the fake
+//! GitHub) → STS (moto) → real Terraform 1.0.3 in bubblewrap with the Rust test provider →
+//! the comment posted. State lives in an S3 backend served by moto, so applies persist.
+
+mod support;
+
+use std::path::Path;
+
+use support::fake_github::FakeReview;
+use support::*;
+
+const DENIED: &str = "creating EKS Node Group (main): operation error EKS: CreateNodegroup, https response error StatusCode: 400, RequestID: 0b0a4b5c-1111-2222-3333-444455556666, InvalidParameterException: Failed to validate if SLR: AWSServiceRoleForAmazonEKSNodegroup already exists due to missing permissions for 'iam:GetRole'";
+
+fn policy() -> String {
+    r#"
+repos: ["Codertocat/Hello-World"]
+defaults:
+  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
+  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
+apply_requirements: [approved]
+projects:
+  - name: network
+    dir: infra/network
+  - name: cluster
+    dir: infra/cluster
+    depends_on: [network]
+  - name: platform
+    dir: infra/platform
+    depends_on: [cluster]
+"#
+    .to_string()
+}
+
+fn root_tf(name: &str, resources: &str) -> String {
+    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap_or_default();
+    format!(
+        r#"terraform {{
+  required_providers {{
+    fake = {{ source = "tfgate/fake", version = "0.1.0" }}
+  }}
+  backend "s3" {{
+    bucket                      = "tfstate"
+    key                         = "{name}.tfstate"
+    region                      = "us-east-1"
+    endpoint                    = "{moto}"
+    force_path_style            = true
+    skip_credentials_validation = true
+    skip_metadata_api_check     = true
+    skip_region_validation      = true
+  }}
+}}
+provider "fake" {{}}
+{resources}
+"#
+    )
+}
+
+/// A repository with three roots; `cluster_fails` makes the cluster's node group fail.
+fn write_repo(dir: &Path, run: &str, cluster_fails: bool) {
+    let fail = if cluster_fails {
+        format!("fail_with = {DENIED:?}")
+    } else {
+        String::new()
+    };
+    let roots = [
+        ("network", format!("resource \"fake_thing\" \"vpc\" {{\n  name = \"vpc-{run}\"\n}}\n")),
+        (
+            "cluster",
+            format!("resource \"fake_thing\" \"cluster\" {{\n  name = \"cluster-{run}\"\n}}\nresource \"fake_thing\" \"nodes\" {{\n  name = \"nodes-{run}\"\n  depends_value = fake_thing.cluster.id\n  {fail}\n}}\n"),
+        ),
+        ("platform", format!("resource \"fake_thing\" \"argocd\" {{\n  name = \"argocd-{run}\"\n}}\n")),
+    ];
+    for (name, body) in roots {
+        let d = dir.join("infra").join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("main.tf"), root_tf(&format!("{run}-{name}"), &body)).unwrap();
+    }
+}
+
+async fn create_state_bucket() {
+    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
+    let _ = reqwest::Client::new()
+        .put(format!("{moto}/tfstate"))
+        .send()
+        .await
+        .unwrap();
+}
+
+async fn setup(h: &Harness, run: &str, cluster_fails: bool) -> tempfile::TempDir {
+    create_state_bucket().await;
+    let repo = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), run, cluster_fails);
+    h.github.serve_repo(repo.path());
+    h.github.with(|g| {
+        g.pr.author = "author".into();
+        g.files = vec![
+            "infra/network/main.tf".into(),
+            "infra/cluster/main.tf".into(),
+            "infra/platform/main.tf".into(),
+        ];
+        g.permissions.insert("alice".into(), "write".into());
+        g.permissions.insert("bob".into(), "write".into());
+        g.reviews = vec![FakeReview {
+            user: "bob".into(),
+            state: "APPROVED".into(),
+            commit_id: g.pr.head_sha.clone(),
+            is_bot: false,
+        }];
+    });
+    repo
+}
+
+async fn comment(h: &Harness, body: &str) -> String {
+    let before = h.github.comments().len();
+    h.deliver("issue_comment", &pr_comment(body, "alice")).await;
+    h.run_jobs().await;
+    let new = h.github.comments();
+    new[before..]
+        .iter()
+        .map(|c| c.body.clone())
+        .collect::<Vec<_>>()
+        .join("\n----\n")
+}
+
+fn unique(tag: &str) -> String {
+    format!(
+        "{tag}{}",
+        uuid::Uuid::new_v4()
+            .simple()
+            .to_string()
+            .get(..8)
+            .unwrap()
+            .to_string()
+    )
+}
+
+scenario!(
+    plan_then_partial_failure_then_resume_in_order,
+    policy = &policy(),
+    |h| {
+        if !terraform_tools_available() {
+            return;
+        }
+        let run = unique("a");
+        let repo = setup(&h, &run, true).await;
+        let plan = comment(&h, "/plan").await;
+        for root in ["network", "cluster", "platform"] {
+            assert!(plan.contains(root), "plan names {root}:\n{plan}");
+        }
+        assert!(plan.contains("fake_thing.nodes"), "{plan}");
+
+        let apply = comment(&h, "/apply").await;
+        assert!(
+            apply.contains("`fake_thing.vpc`") && apply.contains("✅"),
+            "{apply}"
+        );
+        assert!(apply.contains("❌"), "{apply}");
+        assert!(
+            apply.contains("permission missing") && apply.contains("`iam:GetRole`"),
+            "{apply}"
+        );
+        assert!(
+            apply.contains("the next `/apply` resumes here"),
+            "platform was not run:\n{apply}"
+        );
+        for leak in [
+            "AWSServiceRoleForAmazonEKSNodegroup",
+            "0b0a4b5c",
+            "Failed to validate",
+            "111111111111",
+        ] {
+            assert!(!apply.contains(leak), "{leak} leaked:\n{apply}");
+        }
+
+        // The admin fixes the permission (here: the failure goes away), the PR is re-planned.
+        write_repo(repo.path(), &run, false);
+        h.github.serve_repo(repo.path());
+        let replan = comment(&h, "/plan").await;
+        assert!(replan.contains("network"), "{replan}");
+        let resumed = comment(&h, "/apply").await;
+        assert!(
+            resumed.contains("`fake_thing.nodes`") && resumed.contains("`fake_thing.argocd`"),
+            "{resumed}"
+        );
+        assert!(!resumed.contains("❌"), "{resumed}");
+        assert!(
+            !resumed.contains("`fake_thing.vpc`"),
+            "network has nothing left to apply:\n{resumed}"
+        );
+    }
+);
+
+scenario!(
+    apply_after_a_push_is_refused_as_stale,
+    policy = &policy(),
+    |h| {
+        if !terraform_tools_available() {
+            return;
+        }
+        let _repo = setup(&h, &unique("s"), false).await;
+        comment(&h, "/plan -p network").await;
+        h.github.with(|g| {
+            g.pr.head_sha = "d".repeat(40);
+            g.reviews = vec![FakeReview {
+                user: "bob".into(),
+                state: "APPROVED".into(),
+                commit_id: "d".repeat(40),
+                is_bot: false,
+            }];
+        });
+        let reply = comment(&h, "/apply -p network").await;
+        assert!(reply.contains("/plan"), "{reply}");
+        assert!(reply.to_lowercase().contains("stale"), "{reply}");
+    }
+);
+
+scenario!(
+    second_pr_on_the_same_root_gets_the_lock_message,
+    policy = &policy(),
+    |h| {
+        if !terraform_tools_available() {
+            return;
+        }
+        let _repo = setup(&h, &unique("l"), false).await;
+        comment(&h, "/plan -p network").await;
+        let mut other = pr_comment("/plan -p network", "alice");
+        other["issue"]["number"] = 2.into();
+        let before = h.github.comments().len();
+        h.deliver("issue_comment", &other).await;
+        h.run_jobs().await;
+        let reply = &h.github.comments()[before..];
+        assert_eq!(reply.len(), 1, "{reply:?}");
+        assert_eq!(reply[0].number, 2);
+        assert!(
+            reply[0].body.contains("#1") || reply[0].body.contains("/pull/1"),
+            "{}",
+            reply[0].body
+        );
+    }
+);
