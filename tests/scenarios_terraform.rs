@@ -123,15 +123,8 @@ async fn comment(h: &Harness, body: &str) -> String {
 }
 
 fn unique(tag: &str) -> String {
-    format!(
-        "{tag}{}",
-        uuid::Uuid::new_v4()
-            .simple()
-            .to_string()
-            .get(..8)
-            .unwrap()
-            .to_string()
-    )
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    format!("{tag}{}", &id[..8])
 }
 
 scenario!(
