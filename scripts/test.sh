@@ -17,7 +17,7 @@ bash scripts/build-test-provider.sh >/dev/null        # .tools/provider-mirror +
 step "starting services (PostgreSQL, moto, Prism)"
 eval "$(bash scripts/services.sh start)"
 trap 'bash scripts/services.sh stop >/dev/null 2>&1 || true' EXIT
-export TFGATE_REQUIRE_POSTGRES=1 TFGATE_REQUIRE_PRISM=1 TFGATE_REQUIRE_TOOLS=1
+export TFGATE_REQUIRE_POSTGRES=1 TFGATE_REQUIRE_PRISM=1 TFGATE_REQUIRE_TOOLS=1 TFGATE_REQUIRE_MOTO=1
 unset RUST_BACKTRACE
 
 step "cargo fmt --check"

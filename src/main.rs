@@ -44,6 +44,8 @@ enum Cmd {
     /// Classify error messages: JSON lines with `message` (optional `id`, `address`) on stdin,
     /// JSON lines with id, category, aws_code, status_code, iam_action, deny_kind on stdout.
     Classify,
+    /// Print a run's raw Terraform output (admins only: it is never posted).
+    Logs { run_id: i64 },
     /// List recent jobs (id, kind, delivery id, status, attempts).
     Jobs {
         /// Print JSON lines instead of a table.
@@ -226,6 +228,7 @@ async fn run(cli: Cli) -> Result<i32> {
             Db::open(&config.database_url).await?;
             println!("migrations applied");
         }
+        Cmd::Logs { run_id } => print!("{}", cli::logs::logs(&config, run_id).await?),
         Cmd::Policy { .. } | Cmd::Render { .. } | Cmd::Classify | Cmd::Run { .. } => {
             unreachable!("handled above")
         }

@@ -165,6 +165,30 @@ scenario!(
             assert!(!apply.contains(leak), "{leak} leaked:\n{apply}");
         }
 
+        // The raw output stays on the server, sealed; an admin reads it with `tfgate logs`.
+        let run_id: i64 = sqlx::query_scalar(
+            "SELECT MAX(id) FROM runs WHERE command = 'apply' AND project = 'cluster'",
+        )
+        .fetch_one(&h.state.db.pool)
+        .await
+        .unwrap();
+        let sealed: Vec<u8> = sqlx::query_scalar("SELECT raw_log FROM runs WHERE id = $1")
+            .bind(run_id)
+            .fetch_one(&h.state.db.pool)
+            .await
+            .unwrap();
+        assert!(
+            !String::from_utf8_lossy(&sealed).contains("AWSServiceRoleForAmazonEKSNodegroup"),
+            "sealed at rest"
+        );
+        let raw = tfgate::cli::logs::logs(&h.state.config, run_id)
+            .await
+            .unwrap();
+        assert!(
+            raw.contains("AWSServiceRoleForAmazonEKSNodegroup"),
+            "admins see the provider text"
+        );
+
         // The admin fixes the permission (here: the failure goes away), the PR is re-planned.
         write_repo(repo.path(), &run, false);
         h.github.serve_repo(repo.path());
