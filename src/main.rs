@@ -44,6 +44,12 @@ enum Cmd {
     /// Classify error messages: JSON lines with `message` (optional `id`, `address`) on stdin,
     /// JSON lines with id, category, aws_code, status_code, iam_action, deny_kind on stdout.
     Classify,
+    /// Redact standard input with tfgate's rules (ARNs, account ids, IPs, keys, tokens…).
+    Redact {
+        /// Extra regex to redact (repeatable), like a policy's `redact_patterns`.
+        #[arg(long = "pattern")]
+        patterns: Vec<String>,
+    },
     /// Print a run's raw Terraform output (admins only: it is never posted).
     Logs { run_id: i64 },
     /// List recent jobs (id, kind, delivery id, status, attempts).
@@ -156,6 +162,10 @@ async fn run(cli: Cli) -> Result<i32> {
             print!("{}", cli::results::classify_stdin()?);
             return Ok(0);
         }
+        Cmd::Redact { patterns } => {
+            print!("{}", cli::results::redact_stdin(patterns.clone())?);
+            return Ok(0);
+        }
         Cmd::Run { what } => {
             let (args, apply) = match what {
                 RunCmd::Plan(a) => (a, false),
@@ -229,7 +239,7 @@ async fn run(cli: Cli) -> Result<i32> {
             println!("migrations applied");
         }
         Cmd::Logs { run_id } => print!("{}", cli::logs::logs(&config, run_id).await?),
-        Cmd::Policy { .. } | Cmd::Render { .. } | Cmd::Classify | Cmd::Run { .. } => {
+        Cmd::Policy { .. } | Cmd::Render { .. } | Cmd::Classify | Cmd::Redact { .. } | Cmd::Run { .. } => {
             unreachable!("handled above")
         }
         Cmd::Jobs { json, limit } => {

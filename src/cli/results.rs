@@ -95,3 +95,14 @@ pub fn classify_stdin() -> Result<String> {
         .context("reading standard input")?;
     crate::classify::classify_jsonl(&input).map_err(|e| anyhow::anyhow!("{e}"))
 }
+
+/// Redact standard input (the same rules as comments; `patterns` are extra admin regexes).
+pub fn redact_stdin(patterns: Vec<String>) -> Result<String> {
+    let mut input = String::new();
+    std::io::stdin().read_to_string(&mut input).context("reading standard input")?;
+    let redactor = Redactor::new(&RedactionConfig {
+        extra_patterns: patterns,
+        secret_values: Vec::new(),
+    })?;
+    Ok(redactor.redact(&input, &mut Placeholders::new()))
+}
