@@ -17,6 +17,7 @@ pub mod drift;
 pub mod enrich;
 pub mod github;
 pub mod http;
+pub mod inputs;
 pub mod jobs;
 pub mod logging;
 pub mod metrics;

@@ -50,6 +50,11 @@ enum Cmd {
         #[arg(long = "pattern")]
         patterns: Vec<String>,
     },
+    /// Shared inputs: print their live fingerprints (never values) and the lock-file lines.
+    Inputs {
+        #[command(subcommand)]
+        what: InputsCmd,
+    },
     /// Print a run's raw Terraform output (admins only: it is never posted).
     Logs { run_id: i64 },
     /// List recent jobs (id, kind, delivery id, status, attempts).
@@ -81,6 +86,15 @@ enum RunCmd {
     Plan(RunArgs),
     /// init + plan + apply of that plan in the sandbox; prints the apply comment.
     Apply(RunArgs),
+}
+
+#[derive(Subcommand)]
+enum InputsCmd {
+    /// Fingerprints of the shared inputs of a repository's policy.
+    Fingerprint {
+        #[arg(long)]
+        repo: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -239,7 +253,35 @@ async fn run(cli: Cli) -> Result<i32> {
             println!("migrations applied");
         }
         Cmd::Logs { run_id } => print!("{}", cli::logs::logs(&config, run_id).await?),
-        Cmd::Policy { .. } | Cmd::Render { .. } | Cmd::Classify | Cmd::Redact { .. } | Cmd::Run { .. } => {
+        Cmd::Inputs {
+            what: InputsCmd::Fingerprint { repo },
+        } => {
+            let set = match tfgate::policy_store::load_dir(&config.policy_dir)? {
+                Ok(set) => set,
+                Err(problems) => {
+                    for p in problems {
+                        eprintln!("{p}");
+                    }
+                    anyhow::bail!("the policy directory has problems");
+                }
+            };
+            let policy = set
+                .for_repo(&repo)
+                .ok_or_else(|| anyhow::anyhow!("no policy covers {repo}"))?;
+            let key = tfgate::crypto::load_or_create_key(
+                &config.data_dir,
+                config.encryption_key.as_ref(),
+            )?;
+            print!(
+                "{}",
+                tfgate::inputs::inputs_reply(&tfgate::inputs::key_from_seal(&key), policy)
+            );
+        }
+        Cmd::Policy { .. }
+        | Cmd::Render { .. }
+        | Cmd::Classify
+        | Cmd::Redact { .. }
+        | Cmd::Run { .. } => {
             unreachable!("handled above")
         }
         Cmd::Jobs { json, limit } => {

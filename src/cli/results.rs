@@ -99,7 +99,9 @@ pub fn classify_stdin() -> Result<String> {
 /// Redact standard input (the same rules as comments; `patterns` are extra admin regexes).
 pub fn redact_stdin(patterns: Vec<String>) -> Result<String> {
     let mut input = String::new();
-    std::io::stdin().read_to_string(&mut input).context("reading standard input")?;
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .context("reading standard input")?;
     let redactor = Redactor::new(&RedactionConfig {
         extra_patterns: patterns,
         secret_values: Vec::new(),

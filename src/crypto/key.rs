@@ -53,6 +53,16 @@ impl SealKey {
     }
 
     /// The key as standard base64, for an admin to copy into configuration.
+    /// A 32-byte subkey for another purpose (HMAC-SHA256 of `label` under this key), so one
+    /// configured secret serves sealing and, e.g., shared-input fingerprints independently.
+    pub fn derive(&self, label: &[u8]) -> [u8; 32] {
+        use hmac::{Hmac, Mac};
+        let mut mac =
+            <Hmac<sha2::Sha256> as Mac>::new_from_slice(&self.bytes).expect("any key length");
+        mac.update(label);
+        mac.finalize().into_bytes().into()
+    }
+
     pub fn to_base64(&self) -> SecretString {
         SecretString::from(STANDARD.encode(self.bytes))
     }

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod deliveries;
+pub mod inputs;
 pub mod locks;
 pub mod runs;
 

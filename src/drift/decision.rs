@@ -1,21 +1,11 @@
 //! What `/apply` does when shared inputs changed outside the pull request.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::lockfile::LOCKFILE_NAME;
 
-/// Policy `on_input_drift`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnInputDrift {
-    /// Refuse; only a lock-file PR (or an admin changing the mode) moves forward.
-    #[default]
-    Block,
-    /// Refuse unless every drifted input is named with `/apply --accept-input NAME`.
-    Confirm,
-    /// Apply and record the drifted inputs in the audit log.
-    Warn,
-}
+/// The policy's `on_input_drift` (one type, defined by the policy schema).
+pub use crate::policy::OnInputDrift;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -70,6 +70,32 @@ pub async fn user_permission(
     })
 }
 
+/// The PR's changed files (old names of renames included); GitHub lists at most 3,000.
+pub async fn pr_files(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<Vec<String>> {
+    let base = format!("/repos/{}/{}", repo.owner, repo.name);
+    let mut changed_files = Vec::new();
+    for page in 1..=30 {
+        let files: Vec<FileItem> = gh
+            .get(
+                format!("{base}/pulls/{number}/files?per_page=100&page={page}"),
+                None::<&()>,
+            )
+            .await
+            .context("listing changed files")?;
+        let n = files.len();
+        for f in files {
+            changed_files.push(f.filename);
+            if let Some(prev) = f.previous_filename {
+                changed_files.push(prev);
+            }
+        }
+        if n < 100 {
+            break;
+        }
+    }
+    Ok(changed_files)
+}
+
 pub async fn pr_facts(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<PrFacts> {
     let pr = get_pull_request(gh, repo, number).await?;
     let base = format!("/repos/{}/{}", repo.owner, repo.name);
@@ -102,26 +128,7 @@ pub async fn pr_facts(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<PrFa
             user_is_bot: is_bot,
         });
     }
-    let mut changed_files = Vec::new();
-    for page in 1..=30 {
-        let files: Vec<FileItem> = gh
-            .get(
-                format!("{base}/pulls/{number}/files?per_page=100&page={page}"),
-                None::<&()>,
-            )
-            .await
-            .context("listing changed files")?;
-        let n = files.len();
-        for f in files {
-            changed_files.push(f.filename);
-            if let Some(prev) = f.previous_filename {
-                changed_files.push(prev);
-            }
-        }
-        if n < 100 {
-            break;
-        }
-    }
+    let changed_files = pr_files(gh, repo, number).await?;
     let checks: CheckRunList = gh
         .get(
             format!("{base}/commits/{}/check-runs?per_page=100", pr.head.sha),

@@ -8,6 +8,7 @@ use crate::command::{parse_comment, CommandKind};
 use crate::db::locks;
 use crate::dispatch::comment::{comment_effects, CommentEffect};
 use crate::github::api;
+use crate::inputs;
 use crate::jobs::{queue, JobKind, NewJob};
 use crate::jobs::{ClaimedJob, JobError};
 use crate::project::{order_by_dependencies, ProjectId};
@@ -67,6 +68,7 @@ async fn execute_allowed(
     // (command, projects, terraform args, accepted inputs): one run job each.
     type PendingRun = (CommandKind, Vec<ProjectId>, Vec<String>, Vec<String>);
     let mut runs: Vec<PendingRun> = Vec::new();
+    let mut inputs_sent = false;
     for a in &allowed {
         tracing::info!(
             command = a.command.kind.name(),
@@ -122,6 +124,13 @@ async fn execute_allowed(
                 let body = format!(
                     "Cancelled {n} queued run(s). A running apply is never stopped by a comment."
                 );
+                api::create_comment(gh, &comment.repo, comment.number, &body)
+                    .await
+                    .map_err(github_error)?;
+            }
+            CommandKind::Inputs if !inputs_sent => {
+                inputs_sent = true;
+                let body = inputs::inputs_reply(&inputs::fingerprint_key(state), policy);
                 api::create_comment(gh, &comment.repo, comment.number, &body)
                     .await
                     .map_err(github_error)?;

@@ -4,7 +4,9 @@
 
 mod authorize;
 mod comment;
+mod drift_check;
 mod events;
+
 mod run;
 
 use std::sync::Arc;

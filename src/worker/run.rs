@@ -9,13 +9,18 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use octocrab::Octocrab;
 
-use super::{github_error, payload};
+use super::{drift_check, github_error, payload};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
 use crate::checkout::{fetch_tarball, ExtractLimits, Workdir};
 use crate::crypto::{open, run_aad, seal, BlobPurpose};
+use crate::db::audit::{self, AuditEvent};
+use crate::db::inputs as db_inputs;
 use crate::db::locks::{self, LockOutcome};
 use crate::db::runs::{self, NewRun};
+use crate::drift::{apply_gate, ApplyGate};
 use crate::github::api;
+use crate::github::facts;
+use crate::inputs;
 use crate::jobs::{ClaimedJob, JobError};
 use crate::policy::{Network as PolicyNetwork, RepoPolicy, ResolvedProject, SessionPolicy};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
@@ -175,7 +180,8 @@ impl RunCtx<'_> {
     fn redactor(&self) -> Result<Redactor, JobError> {
         Redactor::new(&RedactionConfig {
             extra_patterns: self.policy.redact_patterns.clone(),
-            secret_values: Vec::new(),
+            // Shared-input values are never posted, wherever they show up in a plan.
+            secret_values: inputs::all_values(self.policy),
         })
         .map_err(|e| JobError::Permanent(anyhow!("redaction patterns: {e}")))
     }
@@ -216,7 +222,12 @@ impl RunCtx<'_> {
     }
 
     /// Check out the head into a fresh workdir and build the sandbox settings (with STS).
-    async fn prepare(&self, p: &ResolvedProject, command: &str) -> Result<(Executed, RunSettings)> {
+    async fn prepare(
+        &self,
+        p: &ResolvedProject,
+        command: &str,
+        input_env: &BTreeMap<String, String>,
+    ) -> Result<(Executed, RunSettings)> {
         let run_id = runs::create(
             &self.state.db,
             &NewRun {
@@ -259,7 +270,7 @@ impl RunCtx<'_> {
         } else {
             p.plan_role.clone()
         };
-        let mut env = BTreeMap::new();
+        let mut env = input_env.clone();
         let session_policy = match &p.session_policy {
             Some(SessionPolicy::Inline(json)) => Some(json.clone()),
             Some(SessionPolicy::File(path)) => Some(
@@ -319,12 +330,16 @@ impl RunCtx<'_> {
         let mut ph = Placeholders::new();
         let mut roots = Vec::new();
         let mut notes = Vec::new();
+        let mut drift_warnings = Vec::new();
+        let mut pr_files: Option<Vec<String>> = None;
         let mut last_run = 0;
+        let key = inputs::fingerprint_key(self.state);
         for p in projects {
             if !self.lock(p).await? {
                 continue;
             }
-            let (exec, settings) = match self.prepare(p, "plan").await {
+            let live = inputs::live_inputs(&key, self.policy, p);
+            let (exec, settings) = match self.prepare(p, "plan", &live.env).await {
                 Ok(x) => x,
                 Err(e) => {
                     tracing::error!(project = %p.spec.id.0, error = %format!("{e:#}"), "could not prepare the plan");
@@ -370,6 +385,50 @@ impl RunCtx<'_> {
                 log.as_bytes(),
                 &run_aad(exec.run_id, BlobPurpose::RawLog),
             );
+            let mut drifted: Vec<String> = Vec::new();
+            if let (Some(plan_json), false) = (out.plan_json.as_deref(), live.refs.is_empty()) {
+                if pr_files.is_none() {
+                    pr_files = Some(
+                        facts::pr_files(self.gh, &self.run.repo, self.run.number)
+                            .await
+                            .map_err(github_error)?,
+                    );
+                }
+                let checkout = exec.workdir.path().join("repo");
+                match drift_check::analyse(
+                    &self.state.db,
+                    &self.run.repo.full_name(),
+                    p,
+                    &live,
+                    plan_json,
+                    &checkout,
+                    pr_files.as_deref().unwrap_or_default(),
+                )
+                .await
+                {
+                    Ok(d) => {
+                        drift_warnings.extend(d.warnings);
+                        notes.extend(
+                            d.notes
+                                .into_iter()
+                                .map(|n| format!("`{}`: {n}", p.spec.id.0)),
+                        );
+                        drifted = d.drifted_inputs;
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %format!("{e:#}"), "drift analysis failed");
+                        notes.push(format!(
+                            "`{}`: shared-input drift could not be checked.",
+                            p.spec.id.0
+                        ));
+                    }
+                }
+            }
+            let fingerprints: BTreeMap<String, String> = live
+                .fingerprints
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_hex().to_string()))
+                .collect();
             let status = if model.status == PlanStatus::Failed {
                 "plan_failed"
             } else {
@@ -379,9 +438,14 @@ impl RunCtx<'_> {
                 .iter()
                 .map(|r| serde_json::json!({"address": r.address, "action": r.action.as_str()}))
                 .collect();
-            let outcome =
-                serde_json::json!({"status": status, "counts": &model.counts, "planned": planned})
-                    .to_string();
+            let outcome = serde_json::json!({
+                "status": status,
+                "counts": &model.counts,
+                "planned": planned,
+                "drifted_inputs": drifted,
+                "input_fingerprints": fingerprints,
+            })
+            .to_string();
             runs::finish(
                 &self.state.db,
                 exec.run_id,
@@ -402,7 +466,7 @@ impl RunCtx<'_> {
             .render_plan(&PlanComment {
                 meta: meta(self.run, "all", last_run, self.head),
                 repo_root_summaries: roots,
-                drift_warnings: vec![],
+                drift_warnings,
                 denials: vec![],
                 notes,
             })
@@ -460,6 +524,47 @@ impl RunCtx<'_> {
                 stopped = Some(format!("`{name}` is locked by another pull request"));
                 continue;
             }
+            let plan_outcome: serde_json::Value = plan
+                .outcome
+                .as_deref()
+                .and_then(|o| serde_json::from_str(o).ok())
+                .unwrap_or_default();
+            let drifted: Vec<String> = plan_outcome["drifted_inputs"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            match apply_gate(
+                self.policy.on_input_drift,
+                &drifted,
+                &self.run.accept_inputs,
+            ) {
+                ApplyGate::Allow => {}
+                ApplyGate::AllowWithAudit { inputs } => {
+                    audit::record(
+                        db,
+                        &AuditEvent {
+                            actor: self.run.actor.clone(),
+                            repo: Some(repo.clone()),
+                            pr: Some(self.run.number),
+                            action: "apply".into(),
+                            rule: Some("inputs.drift_accepted".into()),
+                            result: "allow".into(),
+                            detail: Some(format!("{name}: {}", inputs.join(", "))),
+                        },
+                    )
+                    .await
+                    .map_err(JobError::Transient)?;
+                }
+                ApplyGate::Refuse { reply } => {
+                    post(self.gh, self.run, &format!("`{name}`: {reply}")).await?;
+                    stopped = Some(format!("`{name}` waits for a shared-input decision"));
+                    continue;
+                }
+            }
             let sealed = runs::plan_blob(db, plan.id)
                 .await
                 .map_err(JobError::Transient)?;
@@ -479,7 +584,7 @@ impl RunCtx<'_> {
                     continue;
                 }
             };
-            let (exec, settings) = match self.prepare(p, "apply").await {
+            let (exec, settings) = match self.prepare(p, "apply", &BTreeMap::new()).await {
                 Ok(x) => x,
                 Err(e) => {
                     tracing::error!(project = %name, error = %format!("{e:#}"), "could not prepare the apply");
@@ -540,7 +645,19 @@ impl RunCtx<'_> {
             )
             .await
             .map_err(JobError::Transient)?;
-            if !ok {
+            if ok {
+                let fps: BTreeMap<String, String> = plan_outcome["input_fingerprints"]
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                db_inputs::record_applied(db, &repo, name, &p.spec.workspace, exec.run_id, &fps)
+                    .await
+                    .map_err(JobError::Transient)?;
+            } else {
                 stopped = Some(format!("`{name}` failed"));
             }
             roots.push(model);
