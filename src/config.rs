@@ -100,6 +100,12 @@ pub struct ConfigArgs {
     /// Where run workdirs are created (default: DATA_DIR/work).
     #[arg(long, env = "TFGATE_WORK_DIR", global = true)]
     pub work_dir: Option<PathBuf>,
+    /// Override the CloudTrail endpoint only (tests: a local fake); default: as other AWS calls.
+    #[arg(long, env = "TFGATE_CLOUDTRAIL_ENDPOINT_URL", global = true)]
+    pub cloudtrail_endpoint_url: Option<String>,
+    /// Seconds between CloudTrail polls, comma-separated (default 30,60,90,120,180,180,180,60).
+    #[arg(long, env = "TFGATE_ENRICH_SCHEDULE", global = true)]
+    pub enrich_schedule: Option<String>,
 }
 
 /// The optional `tfgate.toml`; keys are the flag names with `_` (e.g. `data_dir`).
@@ -131,6 +137,8 @@ struct ConfigFile {
     aws_region: Option<String>,
     aws_endpoint_url: Option<String>,
     work_dir: Option<PathBuf>,
+    cloudtrail_endpoint_url: Option<String>,
+    enrich_schedule: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,6 +175,9 @@ pub struct Config {
     pub aws_region: String,
     pub aws_endpoint_url: Option<String>,
     pub work_dir: PathBuf,
+    pub cloudtrail_endpoint_url: Option<String>,
+    /// Delays between CloudTrail polls (about 15 minutes in all by default).
+    pub enrich_schedule: Vec<std::time::Duration>,
 }
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -225,7 +236,20 @@ impl Config {
             .clone()
             .or(file.work_dir)
             .unwrap_or_else(|| data_dir.join("work"));
+        let enrich_schedule = match args.enrich_schedule.clone().or(file.enrich_schedule) {
+            Some(list) => list
+                .split(',')
+                .map(|x| x.trim().parse::<u64>().map(std::time::Duration::from_secs))
+                .collect::<Result<Vec<_>, _>>()
+                .context("TFGATE_ENRICH_SCHEDULE must be comma-separated seconds")?,
+            None => crate::enrich::backoff_schedule(),
+        };
         Ok(Config {
+            cloudtrail_endpoint_url: args
+                .cloudtrail_endpoint_url
+                .clone()
+                .or(file.cloudtrail_endpoint_url),
+            enrich_schedule,
             encryption_key: args
                 .encryption_key
                 .clone()

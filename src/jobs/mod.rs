@@ -21,15 +21,18 @@ pub enum JobKind {
     Installation,
     /// Terraform plan or apply of one or more roots.
     Run,
+    /// One CloudTrail poll naming the denied action of a failed apply.
+    Enrich,
 }
 
 impl JobKind {
-    pub const ALL: [JobKind; 5] = [
+    pub const ALL: [JobKind; 6] = [
         JobKind::Comment,
         JobKind::PullRequest,
         JobKind::Review,
         JobKind::Installation,
         JobKind::Run,
+        JobKind::Enrich,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +42,7 @@ impl JobKind {
             JobKind::Review => "review",
             JobKind::Installation => "installation",
             JobKind::Run => "run",
+            JobKind::Enrich => "enrich",
         }
     }
 

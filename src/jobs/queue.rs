@@ -33,8 +33,22 @@ pub async fn insert_job(
 
 /// Enqueue a job outside an intake transaction (e.g. a run job created by a worker).
 pub async fn enqueue(db: &Db, job: &NewJob) -> Result<i64> {
+    enqueue_after(db, job, 0).await
+}
+
+/// Enqueue a job that becomes claimable `delay_ms` from now.
+pub async fn enqueue_after(db: &Db, job: &NewJob, delay_ms: i64) -> Result<i64> {
     let mut conn = db.pool.acquire().await?;
-    insert_job(&mut conn, job, None, now_ms()).await
+    let now = now_ms();
+    let id = insert_job(&mut conn, job, None, now).await?;
+    if delay_ms > 0 {
+        sqlx::query("UPDATE jobs SET run_at = $1 WHERE id = $2")
+            .bind(now + delay_ms)
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(id)
 }
 
 /// Claim the oldest ready job (queued and due, or running with an expired lease).

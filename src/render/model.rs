@@ -4,10 +4,10 @@
 //! secrets replaced by stable placeholders). The renderer only escapes for markdown; it
 //! never sees provider text.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Facts shared by every comment: where it goes and which run produced it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommentMeta {
     /// Pull-request number; goes into the hidden marker.
     pub pr: u64,
@@ -25,7 +25,7 @@ pub struct CommentMeta {
 }
 
 /// A source position Terraform reported (for configuration errors and annotations).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceLocation {
     /// Path relative to the repository root.
     pub file: String,
@@ -33,7 +33,7 @@ pub struct SourceLocation {
 }
 
 /// Advice shown once per failure category present in a root.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdviceView {
     pub category_id: String,
     pub label: String,
@@ -43,7 +43,7 @@ pub struct AdviceView {
 // ---------------------------------------------------------------- plan
 
 /// The comment posted after `/plan` (or an automatic plan).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanComment {
     pub meta: CommentMeta,
     pub repo_root_summaries: Vec<RootPlan>,
@@ -55,7 +55,7 @@ pub struct PlanComment {
     pub notes: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
     Changes,
@@ -63,7 +63,7 @@ pub enum PlanStatus {
     Failed,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanCounts {
     pub add: u32,
     pub change: u32,
@@ -73,7 +73,7 @@ pub struct PlanCounts {
 }
 
 /// One Terraform root (project + dir + workspace) in a plan comment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RootPlan {
     pub project: String,
     pub dir: String,
@@ -89,7 +89,7 @@ pub struct RootPlan {
     pub advice: Vec<AdviceView>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlannedResourceView {
     pub address: String,
     /// `create`, `update`, `delete`, `replace`, `read`, …
@@ -100,7 +100,7 @@ pub struct PlannedResourceView {
 }
 
 /// One changed attribute. `before`/`after` are redacted values; `None` means absent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AttrView {
     pub path: String,
     pub before: Option<String>,
@@ -112,7 +112,7 @@ pub struct AttrView {
 }
 
 /// A failure row in a plan (configuration errors, provider errors during refresh).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailureRow {
     pub address: Option<String>,
     pub aws_code: Option<String>,
@@ -123,7 +123,7 @@ pub struct FailureRow {
 }
 
 /// A change that no file in the PR explains, traced to a shared input.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DriftWarning {
     pub address: String,
     pub attribute_paths: Vec<String>,
@@ -138,14 +138,14 @@ pub struct DriftWarning {
 // ---------------------------------------------------------------- apply
 
 /// The comment posted after `/apply`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApplyComment {
     pub meta: CommentMeta,
     pub roots: Vec<RootApply>,
     pub notes: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ApplyStatus {
     Succeeded,
@@ -155,14 +155,14 @@ pub enum ApplyStatus {
     Skipped { reason: String },
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApplyCounts {
     pub done: u32,
     pub failed: u32,
     pub not_reached: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RootApply {
     pub project: String,
     pub dir: String,
@@ -177,7 +177,7 @@ pub struct RootApply {
     pub pending_enrichment: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApplyResult {
     Done,
@@ -193,7 +193,7 @@ impl ApplyResult {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ApplyRow {
     pub address: String,
     pub action: String,
@@ -207,7 +207,7 @@ pub struct ApplyRow {
     pub location: Option<SourceLocation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConfigErrorView {
     pub file: String,
     pub line: u32,
@@ -218,7 +218,7 @@ pub struct ConfigErrorView {
 // ---------------------------------------------------------------- small messages
 
 /// The state lock of a root is held by another PR.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockHeld {
     pub project: String,
     pub dir: String,
@@ -228,14 +228,14 @@ pub struct LockHeld {
 }
 
 /// The PR head moved since the plan: apply refused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanStale {
     pub planned_sha_short: Option<String>,
     pub head_sha_short: Option<String>,
 }
 
 /// A run stopped before Terraform finished (timeout, worker lost).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunInterrupted {
     pub project: String,
     pub dir: String,
@@ -245,7 +245,7 @@ pub struct RunInterrupted {
 }
 
 /// One short message without a per-resource body. Each variant has its own template.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum NoticeBody {
     LockHeld(LockHeld),
@@ -270,7 +270,7 @@ pub enum NoticeBody {
     InternalError,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Notice {
     pub meta: CommentMeta,
     pub body: NoticeBody,
@@ -279,14 +279,14 @@ pub struct Notice {
 // ---------------------------------------------------------------- check runs
 
 /// The `output` object of a GitHub check run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckRunText {
     pub title: String,
     pub summary: String,
     pub text: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AnnotationLevel {
     Notice,
@@ -295,7 +295,7 @@ pub enum AnnotationLevel {
 }
 
 /// One check-run annotation (GitHub accepts at most 50 per request; the caller batches).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AnnotationView {
     pub path: String,
     pub start_line: u32,

@@ -20,3 +20,26 @@ pub struct RunJob {
     #[serde(default)]
     pub accept_inputs: Vec<String>,
 }
+
+/// Payload of an `enrich` job: the apply comment to update and the failures to confirm.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EnrichJob {
+    pub repo: RepoRef,
+    pub number: i64,
+    pub comment_id: i64,
+    /// The rendered comment's model; rows are filled in as CloudTrail answers.
+    pub comment: crate::render::ApplyComment,
+    pub pending: Vec<PendingFailure>,
+    /// Polls made so far.
+    pub attempt: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PendingFailure {
+    pub root: String,
+    pub failure: crate::enrich::FailureToEnrich,
+    /// The run's RoleSessionName (`tfgate-<run id>`), the CloudTrail `Username`.
+    pub session_name: String,
+    pub account_id: String,
+    pub read_role: String,
+}

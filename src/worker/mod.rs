@@ -5,6 +5,7 @@
 mod authorize;
 mod comment;
 mod drift_check;
+mod enrich;
 mod events;
 
 mod run;
@@ -33,6 +34,7 @@ impl JobHandler for Dispatcher {
             Some(JobKind::Review) => events::review(&self.state, job).await,
             Some(JobKind::Installation) => events::installation(&self.state, job).await,
             Some(JobKind::Run) => run::handle(&self.state, job).await,
+            Some(JobKind::Enrich) => enrich::handle(&self.state, job).await,
             None => Err(JobError::Permanent(anyhow::anyhow!(
                 "unknown job kind {}",
                 job.kind

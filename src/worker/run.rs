@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use octocrab::Octocrab;
 
-use super::{drift_check, github_error, payload};
+use super::{drift_check, enrich, github_error, payload};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
 use crate::checkout::{fetch_tarball, ExtractLimits, Workdir};
 use crate::crypto::{open, run_aad, seal, BlobPurpose};
@@ -18,9 +18,11 @@ use crate::db::inputs as db_inputs;
 use crate::db::locks::{self, LockOutcome};
 use crate::db::runs::{self, NewRun};
 use crate::drift::{apply_gate, ApplyGate};
+use crate::enrich::failures_from_apply;
 use crate::github::api;
 use crate::github::facts;
 use crate::inputs;
+use crate::jobs::{queue, JobKind, NewJob};
 use crate::jobs::{ClaimedJob, JobError};
 use crate::policy::{Network as PolicyNetwork, RepoPolicy, ResolvedProject, SessionPolicy};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
@@ -32,11 +34,13 @@ use crate::results::runs::{apply_model, plan_model};
 use crate::results::RootIdent;
 use crate::sandbox::Network;
 use crate::state::AppState;
+use crate::terraform::{apply_outcome, parse_ui_stream};
 use crate::terraform::{
     parse_plan_json, parse_ui_line, plan_summary, Action, PlannedChangeRef, UiMessage,
 };
 use crate::tfrun::{self, setup_from_config, RunSettings};
 use crate::webhook::run_job::RunJob;
+use crate::webhook::run_job::{EnrichJob, PendingFailure};
 
 fn short(sha: &str) -> String {
     sha[..sha.len().min(7)].to_string()
@@ -279,7 +283,7 @@ impl RunCtx<'_> {
             ),
             None => None,
         };
-        let session_name = format!("tfgate-{run_id}");
+        let session_name = enrich::session_name(run_id);
         let repo = self.run.repo.full_name();
         let pr = self.run.number.to_string();
         let tags = [
@@ -482,6 +486,7 @@ impl RunCtx<'_> {
         let mut roots: Vec<RootApply> = Vec::new();
         let mut notes = Vec::new();
         let mut stopped: Option<String> = None;
+        let mut pending: Vec<PendingFailure> = Vec::new();
         let mut last_run = 0;
         for p in projects {
             let name = &p.spec.id.0;
@@ -612,7 +617,7 @@ impl RunCtx<'_> {
             .map_err(JobError::Transient)?;
             drop(on_line);
             let _ = progress.1.await;
-            let model = apply_model(
+            let mut model = apply_model(
                 &root_ident(p),
                 out.init.ok,
                 &out.init.stderr_tail,
@@ -621,6 +626,15 @@ impl RunCtx<'_> {
                 &redactor,
                 &mut ph,
             );
+            let to_confirm = self.failures_to_confirm(
+                p,
+                exec.run_id,
+                out.apply.as_ref().map(|s| s.stdout.as_str()),
+            );
+            if !to_confirm.is_empty() {
+                model.pending_enrichment = true;
+                pending.extend(to_confirm);
+            }
             let log = out
                 .apply
                 .as_ref()
@@ -665,15 +679,79 @@ impl RunCtx<'_> {
         if roots.is_empty() && notes.is_empty() {
             return Ok(());
         }
-        let body = self
-            .renderer
-            .render_apply(&ApplyComment {
-                meta: meta(self.run, "all", last_run, self.head),
-                roots,
-                notes,
+        let comment = ApplyComment {
+            meta: meta(self.run, "all", last_run, self.head),
+            roots,
+            notes,
+        };
+        let body = self.renderer.render_apply(&comment).map_err(render_err)?;
+        let posted = api::create_comment(self.gh, &self.run.repo, self.run.number, &body)
+            .await
+            .map_err(github_error)?;
+        if !pending.is_empty() {
+            let job = EnrichJob {
+                repo: self.run.repo.clone(),
+                number: self.run.number,
+                comment_id: posted.id,
+                comment,
+                pending,
+                attempt: 0,
+            };
+            let delay = self
+                .state
+                .config
+                .enrich_schedule
+                .first()
+                .copied()
+                .unwrap_or_default();
+            queue::enqueue_after(
+                &self.state.db,
+                &NewJob {
+                    kind: JobKind::Enrich,
+                    payload: serde_json::to_string(&job).expect("enrich payload serialises"),
+                    repo: Some(repo.clone()),
+                    pr: Some(self.run.number),
+                    max_attempts: 3,
+                },
+                delay.as_millis() as i64,
+            )
+            .await
+            .map_err(JobError::Transient)?;
+        }
+        Ok(())
+    }
+
+    /// Permission failures whose denied action the text leaves unclear, when the policy gives
+    /// a CloudTrail read role for the apply role's account.
+    fn failures_to_confirm(
+        &self,
+        p: &ResolvedProject,
+        run_id: i64,
+        stream: Option<&str>,
+    ) -> Vec<PendingFailure> {
+        let (Some(ct), Some(stream)) = (&self.policy.cloudtrail, stream) else {
+            return Vec::new();
+        };
+        let role = p.apply_role.as_deref().unwrap_or(&p.plan_role);
+        let Some(account) = enrich::account_of(role) else {
+            return Vec::new();
+        };
+        let Some(read_role) = ct.read_roles.get(&account) else {
+            return Vec::new();
+        };
+        let Ok(parsed) = parse_ui_stream(stream) else {
+            return Vec::new();
+        };
+        failures_from_apply(&apply_outcome(&parsed, &[]))
+            .into_iter()
+            .map(|failure| PendingFailure {
+                root: p.spec.id.0.clone(),
+                failure,
+                session_name: enrich::session_name(run_id),
+                account_id: account.clone(),
+                read_role: read_role.clone(),
             })
-            .map_err(render_err)?;
-        post(self.gh, self.run, &body).await
+            .collect()
     }
 }
 

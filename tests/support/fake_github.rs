@@ -12,6 +12,9 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 pub struct Posted {
     pub number: i64,
     pub body: String,
+    pub id: i64,
+    /// How often tfgate edited this comment.
+    pub edits: usize,
 }
 
 /// The pull request the fake serves (any number).
@@ -103,6 +106,8 @@ impl Respond for Handler {
                 st.comments.push(Posted {
                     number,
                     body: text.clone(),
+                    id,
+                    edits: 0,
                 });
                 ResponseTemplate::new(201).set_body_json(json!({
                     "id": id, "body": text,
@@ -164,8 +169,18 @@ impl Respond for Handler {
             "tarball" => ResponseTemplate::new(200)
                 .insert_header("content-type", "application/x-gzip")
                 .set_body_bytes(st.tarball.clone()),
-            "patch_comment" => ResponseTemplate::new(200)
-                .set_body_json(json!({"id": seg(req, 5).parse::<i64>().unwrap_or(0)})),
+            "patch_comment" => {
+                let cid: i64 = seg(req, 5).parse().unwrap_or(0);
+                let text = body["body"].as_str().unwrap_or("").to_string();
+                match st.comments.iter_mut().find(|c| c.id == cid) {
+                    Some(c) => {
+                        c.body = text;
+                        c.edits += 1;
+                        ResponseTemplate::new(200).set_body_json(json!({"id": cid}))
+                    }
+                    None => ResponseTemplate::new(404),
+                }
+            }
             "permission" => {
                 let user = seg(req, 4);
                 let p = st

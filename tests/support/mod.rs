@@ -136,6 +136,15 @@ impl Harness {
 
     /// Start with one server-side policy file (YAML) in the policy directory.
     pub async fn start_with_policy(backend: Backend, policy: Option<&str>) -> Option<Harness> {
+        Self::start_with(backend, policy, |_| {}).await
+    }
+
+    /// Start with a policy and a change to the configuration.
+    pub async fn start_with(
+        backend: Backend,
+        policy: Option<&str>,
+        tweak: impl FnOnce(&mut ConfigArgs),
+    ) -> Option<Harness> {
         let dir = tempfile::tempdir().unwrap();
         if let Some(text) = policy {
             std::fs::create_dir_all(dir.path().join("policies")).unwrap();
@@ -144,7 +153,7 @@ impl Harness {
         let url = fresh_database(backend, dir.path()).await?;
         let github = FakeGitHub::start().await;
         let key_path = fixture_path("github/test-app-key.pem");
-        let config = Config::resolve(&ConfigArgs {
+        let mut args = ConfigArgs {
             data_dir: Some(dir.path().join("data")),
             database_url: Some(url),
             webhook_secret: Some(format!("old-secret,{SECRET}")),
@@ -160,8 +169,9 @@ impl Harness {
                 .ok()
                 .filter(|u| !u.is_empty()),
             ..Default::default()
-        })
-        .unwrap();
+        };
+        tweak(&mut args);
+        let config = Config::resolve(&args).unwrap();
         let state = AppState::build(config).await.unwrap();
         Some(Harness {
             state,

@@ -1,0 +1,175 @@
+//! `enrich` jobs: name the denied action of a permission failure the error text left unclear.
+//! Each job is one poll: decode the authorization message if there is one, else look the
+//! denied call up in CloudTrail under the read role of the account; the apply comment is
+//! updated when every pending failure is confirmed, or when the schedule runs out (with a
+//! note). CloudTrail delivers in about 5 minutes, not guaranteed, so polls are spaced out.
+
+use std::sync::Arc;
+
+use anyhow::anyhow;
+
+use super::{github_error, payload};
+use crate::aws::{
+    assume_role, cloudtrail_client, config_with_credentials, decode_authorization_message,
+    lookup_events, lookup_events_limiter, AssumeRoleRequest, LookupError,
+};
+use crate::enrich::{lookup_plan, match_events, parse_decoded_authorization_message, DeniedCall};
+use crate::github::api;
+use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
+use crate::render::Renderer;
+use crate::state::AppState;
+use crate::webhook::run_job::{EnrichJob, PendingFailure};
+
+/// The `Username` of a run's session in CloudTrail.
+pub fn session_name(run_id: i64) -> String {
+    format!("tfgate-{run_id}")
+}
+
+/// The 12-digit account of a role ARN.
+pub fn account_of(role_arn: &str) -> Option<String> {
+    let account = role_arn.split(':').nth(4)?;
+    (account.len() == 12 && account.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| account.to_string())
+}
+
+async fn find(state: &AppState, p: &PendingFailure) -> anyhow::Result<Option<DeniedCall>> {
+    let base = state.aws_base().await;
+    let creds = assume_role(
+        base,
+        &AssumeRoleRequest {
+            role_arn: &p.read_role,
+            session_name: &format!("{}-read", p.session_name),
+            source_identity: "tfgate",
+            tags: &[],
+            duration_secs: 900,
+            session_policy: None,
+        },
+    )
+    .await
+    .map_err(|e| anyhow!("assuming the CloudTrail read role: {e}"))?;
+    let config = config_with_credentials(base, &creds);
+    if let Some(encoded) = &p.failure.encoded_message {
+        if let Ok(decoded) = decode_authorization_message(&config, encoded).await {
+            if let Some(call) = parse_decoded_authorization_message(&decoded) {
+                return Ok(Some(call));
+            }
+        }
+    }
+    let client = match &state.config.cloudtrail_endpoint_url {
+        Some(url) => aws_sdk_cloudtrail::Client::from_conf(
+            aws_sdk_cloudtrail::config::Builder::from(&config)
+                .endpoint_url(url)
+                .build(),
+        ),
+        None => cloudtrail_client(&config),
+    };
+    let query =
+        lookup_plan(&p.failure, Some(&p.session_name), None).map_err(|e| anyhow!("{e:?}"))?;
+    let limiter = lookup_events_limiter(&p.account_id, &state.config.aws_region);
+    let mut token = None;
+    for _page in 0..20 {
+        limiter.acquire().await;
+        match lookup_events(&client, &query, token.clone()).await {
+            Ok((events, next)) => {
+                if let Some(call) = match_events(&events, &p.failure, &p.session_name) {
+                    return Ok(Some(call));
+                }
+                match next {
+                    Some(n) => token = Some(n),
+                    None => return Ok(None),
+                }
+            }
+            Err(LookupError::Throttled) => return Ok(None),
+            Err(e) => return Err(anyhow!("CloudTrail lookup failed: {e}")),
+        }
+    }
+    Ok(None)
+}
+
+pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
+    let mut e: EnrichJob = payload(job)?;
+    let mut still = Vec::new();
+    let mut gave_up = false;
+    let mut found_any = false;
+    for p in std::mem::take(&mut e.pending) {
+        match find(state, &p).await {
+            Ok(Some(call)) => {
+                found_any = true;
+                for root in e.comment.roots.iter_mut().filter(|r| r.project == p.root) {
+                    for row in root
+                        .rows
+                        .iter_mut()
+                        .filter(|r| r.address == p.failure.address)
+                    {
+                        row.iam_action = Some(call.iam_action.clone());
+                        row.deny_kind_label = call.deny_kind.map(|k| k.label().to_string());
+                    }
+                }
+            }
+            Ok(None) => still.push(p),
+            Err(err) => {
+                tracing::warn!(error = %format!("{err:#}"), "enrichment gave up on a failure");
+                gave_up = true;
+            }
+        }
+    }
+    e.attempt += 1;
+    let schedule = &state.config.enrich_schedule;
+    let done = still.is_empty() || e.attempt >= schedule.len();
+    for root in e.comment.roots.iter_mut() {
+        let pending_here = still.iter().any(|p| p.root == root.project);
+        root.pending_enrichment = pending_here && !done;
+    }
+    if done && (!still.is_empty() || gave_up) {
+        e.comment.notes.push(
+            "CloudTrail did not confirm every denied action in time; an admin can read the run's raw log with `tfgate logs`.".into(),
+        );
+    }
+    if done || found_any {
+        let app = state
+            .github()
+            .ok_or_else(|| JobError::Transient(anyhow!("no GitHub App configured yet")))?;
+        let gh = app
+            .installation(e.repo.installation_id)
+            .map_err(JobError::Permanent)?;
+        let body = Renderer::new()
+            .and_then(|r| r.render_apply(&e.comment))
+            .map_err(|err| JobError::Permanent(anyhow!("rendering: {err}")))?;
+        api::update_comment(&gh, &e.repo, e.comment_id, &body)
+            .await
+            .map_err(github_error)?;
+    }
+    if !done {
+        let delay = schedule[e.attempt.min(schedule.len() - 1)];
+        e.pending = still;
+        let next = NewJob {
+            kind: JobKind::Enrich,
+            payload: serde_json::to_string(&e).expect("enrich payload serialises"),
+            repo: Some(e.repo.full_name()),
+            pr: Some(e.number),
+            max_attempts: 3,
+        };
+        queue::enqueue_after(&state.db, &next, delay.as_millis() as i64)
+            .await
+            .map_err(JobError::Transient)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn account_of_role_arns() {
+        assert_eq!(
+            account_of("arn:aws:iam::111111111111:role/x").as_deref(),
+            Some("111111111111")
+        );
+        assert_eq!(
+            account_of("arn:aws-cn:iam::222222222222:role/a/b").as_deref(),
+            Some("222222222222")
+        );
+        assert_eq!(account_of("not an arn"), None);
+    }
+}

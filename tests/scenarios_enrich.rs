@@ -1,0 +1,152 @@
+//! Issue 7's check as a scenario: an apply fails with a bare `UnauthorizedOperation` (no
+//! action in the text); the comment is posted at once with "confirming with CloudTrail…";
+//! CloudTrail (a local fake speaking its JSON protocol) has nothing at the first poll and the
+//! denied `ec2:RunInstances` record at the next; the same comment is updated to name it, with
+//! no ARN or account id anywhere. STS (the read role) comes from moto.
+
+mod support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::json;
+use support::*;
+use wiremock::matchers::{header_regex, method};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const REQUEST_ID: &str = "5a1b2c3d-0000-4000-8000-000000000001";
+
+fn bare_failure() -> String {
+    format!("creating EC2 Instance: UnauthorizedOperation: You are not authorized to perform this operation.\n\tstatus code: 403, request id: {REQUEST_ID}")
+}
+
+const POLICY: &str = r#"
+repos: ["Codertocat/Hello-World"]
+defaults:
+  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
+  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
+apply_requirements: []
+cloudtrail:
+  read_roles:
+    "111111111111": arn:aws:iam::111111111111:role/tfgate-cloudtrail-read
+projects:
+  - name: compute
+    dir: infra/compute
+"#;
+
+/// Late delivery: the first LookupEvents finds nothing; later ones find the denied call.
+struct LateCloudTrail {
+    calls: Arc<AtomicUsize>,
+}
+
+impl Respond for LateCloudTrail {
+    fn respond(&self, _req: &Request) -> ResponseTemplate {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst);
+        if n == 0 {
+            return ResponseTemplate::new(200)
+                .insert_header("content-type", "application/x-amz-json-1.1")
+                .set_body_json(json!({"Events": []}));
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let record = json!({
+            "eventVersion": "1.09", "eventSource": "ec2.amazonaws.com", "eventName": "RunInstances",
+            "eventTime": "2026-12-02T10:00:00Z", "eventType": "AwsApiCall", "awsRegion": "us-east-1",
+            "errorCode": "Client.UnauthorizedOperation",
+            "errorMessage": "You are not authorized to perform this operation. User: arn:aws:sts::111111111111:assumed-role/tfgate-apply/tfgate-1 is not authorized to perform: ec2:RunInstances on resource: arn:aws:ec2:us-east-1:111111111111:instance/* because no identity-based policy allows the ec2:RunInstances action.",
+            "requestID": REQUEST_ID, "eventID": "1a4debbb-0000-4000-8000-000000000002",
+            "readOnly": false, "managementEvent": true, "recipientAccountId": "111111111111",
+            "userIdentity": {"type": "AssumedRole", "arn": "arn:aws:sts::111111111111:assumed-role/tfgate-apply/tfgate-1", "accountId": "111111111111"}
+        });
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "application/x-amz-json-1.1")
+            .set_body_json(json!({"Events": [{
+                "EventId": "1a4debbb-0000-4000-8000-000000000002", "EventName": "RunInstances",
+                "ReadOnly": "false", "EventTime": now as f64, "EventSource": "ec2.amazonaws.com",
+                "Username": "tfgate-1", "CloudTrailEvent": record.to_string()
+            }]}))
+    }
+}
+
+async fn enrichment_names_the_denied_action(backend: Backend) {
+    if !terraform_tools_available() {
+        return;
+    }
+    let cloudtrail = MockServer::start().await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    Mock::given(method("POST"))
+        .and(header_regex("x-amz-target", "LookupEvents"))
+        .respond_with(LateCloudTrail {
+            calls: calls.clone(),
+        })
+        .mount(&cloudtrail)
+        .await;
+    let url = cloudtrail.uri();
+    let Some(h) = Harness::start_with(backend, Some(POLICY), |a| {
+        a.cloudtrail_endpoint_url = Some(url);
+        a.enrich_schedule = Some("0,0,0".into());
+    })
+    .await
+    else {
+        return;
+    };
+    let repo = tempfile::tempdir().unwrap();
+    let dir = repo.path().join("infra/compute");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("main.tf"),
+        format!(
+            "terraform {{\n  required_providers {{\n    fake = {{ source = \"tfgate/fake\", version = \"0.1.0\" }}\n  }}\n}}\nprovider \"fake\" {{}}\nresource \"fake_thing\" \"web\" {{\n  name = \"web\"\n  fail_with = {:?}\n}}\n",
+            bare_failure()
+        ),
+    )
+    .unwrap();
+    h.github.serve_repo(repo.path());
+    h.github.with(|g| {
+        g.files = vec!["infra/compute/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    h.deliver("issue_comment", &pr_comment("/plan", "alice"))
+        .await;
+    h.run_jobs().await;
+    h.deliver("issue_comment", &pr_comment("/apply", "alice"))
+        .await;
+    h.run_jobs().await;
+
+    let apply = h
+        .github
+        .comments()
+        .into_iter()
+        .find(|c| c.body.contains("tfgate apply"))
+        .expect("apply comment");
+    assert!(
+        calls.load(Ordering::SeqCst) >= 2,
+        "polled until the late record arrived"
+    );
+    assert!(
+        apply.edits >= 1,
+        "the same comment was updated:\n{}",
+        apply.body
+    );
+    assert!(apply.body.contains("`ec2:RunInstances`"), "{}", apply.body);
+    assert!(
+        !apply.body.contains("confirming with CloudTrail"),
+        "{}",
+        apply.body
+    );
+    for leak in ["arn:", "111111111111", REQUEST_ID] {
+        assert!(!apply.body.contains(leak), "{leak} leaked:\n{}", apply.body);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enrichment_sqlite() {
+    enrichment_names_the_denied_action(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enrichment_postgres() {
+    enrichment_names_the_denied_action(Backend::Postgres).await;
+}
