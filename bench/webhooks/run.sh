@@ -11,6 +11,8 @@
 # Settings (environment): BENCH_THREADS (2) BENCH_CONNECTIONS (32) BENCH_DURATION (10s) BENCH_WARMUP (2s)
 #   PEER_PORT (55600) TFGATE_BENCH_PORT (55601) WEBHOOK_SECRET
 #   BENCH_BODY_FILE (issue_comment created on a PR, compacted)  TFGATE_BUILD (1; 0 skips cargo build)
+#   BENCH_KEEP (0; 1 keeps the work dir with both servers' logs and tfgate's database)
+#   TFGATE_WORKERS is passed through: 0 measures intake alone, unset = tfgate's default (2).
 # Each run sends: X-GitHub-Event: issue_comment, a fixed X-Hub-Signature-256,
 # Content-Type: application/json and a unique X-GitHub-Delivery per request.
 set -euo pipefail
@@ -59,7 +61,7 @@ cleanup() {
       wait "$pid" 2>/dev/null || true
     fi
   done
-  rm -rf "$WORK"
+  if [ "${BENCH_KEEP:-0}" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 
@@ -116,6 +118,17 @@ bench() { # bench NAME URL -> prints BENCH_RESULT line, stores it in $WORK/NAME.
   WEBHOOK_RUN_ID=$RUN_ID wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/wrk-signed.lua" "$2" \
     | tee "$WORK/$1.wrk" >&2
   grep '^BENCH_RESULT' "$WORK/$1.wrk" | sed "s/^BENCH_RESULT/BENCH_RESULT target=$1/" | tee "$WORK/$1.result"
+  # Non-2xx answers make the figures meaningless: show what the target answers now and why.
+  local non2xx
+  non2xx="$(sed -n 's/.* non2xx=\([0-9]*\).*/\1/p' "$WORK/$1.result")"
+  if [ "${non2xx:-0}" != 0 ]; then
+    log "WARNING: $1 answered $non2xx non-2xx responses; one more signed request now:"
+    curl -s -w ' HTTP %{http_code}\n' -X POST "$2" -H 'Content-Type: application/json' \
+      -H "X-GitHub-Event: $WEBHOOK_EVENT" -H "X-GitHub-Delivery: 00000000-0000-4000-8000-after$(date +%s%N | tail -c 7)" \
+      -H "X-Hub-Signature-256: $WEBHOOK_SIGNATURE" --data-binary "@$WEBHOOK_BODY_FILE" >&2 || true
+    log "last lines of $1's log:"
+    sed 's/\x1b\[[0-9;]*m//g' "$WORK/$1.log" | grep -iE 'error|warn' | tail -n 5 | cut -c1-400 >&2 || true
+  fi
 }
 
 run_peer() {

@@ -134,3 +134,94 @@ pub async fn collaborator_permission(
         .await
         .context("reading a collaborator permission")
 }
+
+/// A completed check run with its output (GitHub takes at most 50 annotations per request).
+pub struct CheckRunRequest<'a> {
+    pub name: &'a str,
+    pub head_sha: &'a str,
+    /// `success`, `failure`, `neutral` …
+    pub conclusion: &'a str,
+    pub title: &'a str,
+    pub summary: &'a str,
+    pub text: &'a str,
+    pub annotations: &'a [crate::render::AnnotationView],
+}
+
+pub async fn create_check_run(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    r: &CheckRunRequest<'_>,
+) -> Result<()> {
+    let annotations: Vec<serde_json::Value> = r
+        .annotations
+        .iter()
+        .take(50)
+        .map(|a| {
+            json!({
+                "path": a.path,
+                "start_line": a.start_line.max(1),
+                "end_line": a.end_line.max(a.start_line).max(1),
+                "annotation_level": match a.level {
+                    crate::render::AnnotationLevel::Notice => "notice",
+                    crate::render::AnnotationLevel::Warning => "warning",
+                    crate::render::AnnotationLevel::Failure => "failure",
+                },
+                "title": a.title,
+                "message": a.message,
+            })
+        })
+        .collect();
+    let mut output = json!({ "title": r.title, "summary": r.summary, "annotations": annotations });
+    if !r.text.is_empty() {
+        output["text"] = json!(r.text);
+    }
+    let route = format!("/repos/{}/{}/check-runs", repo.owner, repo.name);
+    let _: serde_json::Value = gh
+        .post(
+            route,
+            Some(&json!({
+                "name": r.name,
+                "head_sha": r.head_sha,
+                "status": "completed",
+                "conclusion": r.conclusion,
+                "output": output,
+            })),
+        )
+        .await
+        .context("creating a check run")?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct IssueComment {
+    pub id: i64,
+    #[serde(default)]
+    pub body: Option<String>,
+    #[serde(default)]
+    pub user: Option<Login>,
+}
+
+/// The PR's comments (first 100 pages of 100 at most; newest tfgate comments are what matter).
+pub async fn list_comments(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    number: i64,
+) -> Result<Vec<IssueComment>> {
+    let mut all = Vec::new();
+    for page in 1..=10 {
+        let route = format!(
+            "/repos/{}/{}/issues/{number}/comments?per_page=100&page={page}",
+            repo.owner, repo.name
+        );
+        let batch: Vec<IssueComment> = gh
+            .get(route, None::<&()>)
+            .await
+            .context("listing comments")?;
+        let n = batch.len();
+        all.extend(batch);
+        if n < 100 {
+            break;
+        }
+    }
+    Ok(all)
+}

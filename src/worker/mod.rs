@@ -7,6 +7,7 @@ mod comment;
 mod drift_check;
 mod enrich;
 mod events;
+mod publish;
 
 mod run;
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use octocrab::Octocrab;
 
-use super::{drift_check, enrich, github_error, payload};
+use super::{drift_check, enrich, github_error, payload, publish};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
 use crate::checkout::{fetch_tarball, ExtractLimits, Workdir};
 use crate::crypto::{open, run_aad, seal, BlobPurpose};
@@ -465,17 +465,20 @@ impl RunCtx<'_> {
         if roots.is_empty() && notes.is_empty() {
             return Ok(());
         }
-        let body = self
-            .renderer
-            .render_plan(&PlanComment {
-                meta: meta(self.run, "all", last_run, self.head),
-                repo_root_summaries: roots,
-                drift_warnings,
-                denials: vec![],
-                notes,
-            })
-            .map_err(render_err)?;
-        post(self.gh, self.run, &body).await
+        let comment = PlanComment {
+            meta: meta(self.run, "all", last_run, self.head),
+            repo_root_summaries: roots,
+            drift_warnings,
+            denials: vec![],
+            notes,
+        };
+        let body = self.renderer.render_plan(&comment).map_err(render_err)?;
+        let posted = api::create_comment(self.gh, &self.run.repo, self.run.number, &body)
+            .await
+            .map_err(github_error)?;
+        publish::supersede_old_plans(self.gh, &self.run.repo, self.run.number, posted.id).await;
+        publish::plan_check_runs(self.gh, self.renderer, &self.run.repo, self.head, &comment).await;
+        Ok(())
     }
 
     async fn apply_roots(&self, projects: &[&ResolvedProject]) -> Result<(), JobError> {
@@ -688,6 +691,8 @@ impl RunCtx<'_> {
         let posted = api::create_comment(self.gh, &self.run.repo, self.run.number, &body)
             .await
             .map_err(github_error)?;
+        publish::apply_check_runs(self.gh, self.renderer, &self.run.repo, self.head, &comment)
+            .await;
         if !pending.is_empty() {
             let job = EnrichJob {
                 repo: self.run.repo.clone(),

@@ -60,6 +60,8 @@ pub struct GitHubState {
     pub check_runs: Vec<(String, String)>,
     /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir).
     pub tarball: Vec<u8>,
+    /// (name, conclusion, head_sha) of check runs created.
+    pub check_runs_created: Vec<(String, String, String)>,
     pub comments: Vec<Posted>,
     pub reactions: Vec<(i64, String)>,
     pub token_requests: usize,
@@ -181,6 +183,26 @@ impl Respond for Handler {
                     None => ResponseTemplate::new(404),
                 }
             }
+            "create_check_run" => {
+                st.check_runs_created.push((
+                    body["name"].as_str().unwrap_or("").to_string(),
+                    body["conclusion"].as_str().unwrap_or("").to_string(),
+                    body["head_sha"].as_str().unwrap_or("").to_string(),
+                ));
+                ResponseTemplate::new(201).set_body_json(json!({"id": id, "name": body["name"]}))
+            }
+            "list_comments" => {
+                let number: i64 = seg(req, 4).parse().unwrap_or(0);
+                let page: usize = req
+                    .url
+                    .query_pairs()
+                    .find(|(k, _)| k == "page")
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap_or(1);
+                let list: Vec<Value> = st.comments.iter().filter(|c| c.number == number).skip((page - 1) * 100).take(100)
+                    .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": "tfgate[bot]", "type": "Bot"}})).collect();
+                ResponseTemplate::new(200).set_body_json(list)
+            }
             "permission" => {
                 let user = seg(req, 4);
                 let p = st
@@ -229,7 +251,17 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(GitHubState::default()));
-        let routes: [(&str, &str, &'static str); 10] = [
+        let routes: [(&str, &str, &'static str); 12] = [
+            (
+                "POST",
+                r"^/repos/[^/]+/[^/]+/check-runs$",
+                "create_check_run",
+            ),
+            (
+                "GET",
+                r"^/repos/[^/]+/[^/]+/issues/\d+/comments$",
+                "list_comments",
+            ),
             (
                 "GET",
                 r"^/repos/[^/]+/[^/]+/tarball/[0-9a-f]{40}$",
