@@ -167,3 +167,52 @@ scenario!(repo_without_policy_is_told_once, |h| {
         "told only once"
     );
 });
+
+scenario!(
+    a_push_autoplans_the_roots_it_touches,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        h.github
+            .with(|g| g.permissions.insert("Codertocat".into(), "write".into()));
+        let (status, _) = h
+            .deliver(
+                "pull_request",
+                &webhook_fixture("pull_request.synchronize.json"),
+            )
+            .await;
+        assert_eq!(status, axum::http::StatusCode::ACCEPTED);
+        h.run_jobs_except(&["run"]).await;
+        let payload: String = sqlx::query_scalar("SELECT payload FROM jobs WHERE kind = 'run'")
+            .fetch_one(&h.state.db.pool)
+            .await
+            .unwrap();
+        let run: serde_json::Value = serde_json::from_str(&payload).unwrap();
+        assert_eq!(run["command"], "plan");
+        assert!(
+            run["projects"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p == "eks"),
+            "{run}"
+        );
+        assert!(
+            !run["projects"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p == "network"),
+            "untouched root not planned: {run}"
+        );
+    }
+);
+
+scenario!(a_fork_push_is_not_autoplanned, policy = POLICY, |h| {
+    setup(&h);
+    let mut v = webhook_fixture("pull_request.synchronize.json");
+    v["pull_request"]["head"]["repo"]["full_name"] = "mallory/Hello-World".into();
+    h.deliver("pull_request", &v).await;
+    h.run_jobs_except(&["run"]).await;
+    assert_eq!(h.jobs_of("run").await, 0);
+});

@@ -1,14 +1,22 @@
 use std::sync::Arc;
 
-use super::payload;
+use super::{github_error, payload};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::locks;
+use crate::github::facts;
+use crate::jobs::NewJob;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind};
+use crate::policy::{decide, Actor, PolicyCommand, Target};
+use crate::project::{affected_projects, order_by_dependencies};
 use crate::state::AppState;
 use crate::webhook::event::{InstallationJob, PullRequestJob, ReviewJob};
+use crate::webhook::run_job::RunJob;
 
 pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let pr: PullRequestJob = payload(job)?;
+    if matches!(pr.action.as_str(), "opened" | "reopened" | "synchronize") {
+        autoplan(state, &pr).await?;
+    }
     if pr.action == "closed" {
         // Merged or closed: the PR's locks go; queued runs are dropped.
         let repo = pr.repo.full_name();
@@ -84,4 +92,102 @@ pub async fn installation(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
 
 fn short_sha(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
+}
+
+/// Plan the roots a push affects whose policy asks for autoplan, as if the PR author had
+/// commented `/plan` (same policy decision; forks refused unless allowed).
+async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobError> {
+    let repo = pr.repo.full_name();
+    let set = state.policies.current();
+    let Some(policy) = set.for_repo(&repo) else {
+        return Ok(());
+    };
+    if pr.is_fork && !policy.allow_fork_prs {
+        return Ok(());
+    }
+    let Some(app) = state.github() else {
+        return Ok(());
+    };
+    let gh = app
+        .installation(pr.repo.installation_id)
+        .map_err(JobError::Permanent)?;
+    let facts = facts::pr_facts(&gh, &pr.repo, pr.number)
+        .await
+        .map_err(github_error)?;
+    let permission = facts::user_permission(&gh, &pr.repo, &pr.author)
+        .await
+        .map_err(github_error)?;
+    let actor = Actor {
+        login: pr.author.clone(),
+        permission,
+        teams: Vec::new(),
+        is_bot: pr.author.ends_with("[bot]"),
+    };
+    let specs = policy.specs();
+    let mut selected = Vec::new();
+    for id in affected_projects(&facts.changed_files, &specs, &facts.module_calls) {
+        let Some(project) = policy.project(&id.0) else {
+            continue;
+        };
+        if !project.autoplan {
+            continue;
+        }
+        let decision = decide(
+            &actor,
+            PolicyCommand::Plan,
+            &Target::project(&id.0),
+            &facts,
+            policy,
+        );
+        audit::record(
+            &state.db,
+            &AuditEvent {
+                actor: pr.author.clone(),
+                repo: Some(repo.clone()),
+                pr: Some(pr.number),
+                action: "autoplan".into(),
+                rule: Some(decision.rule.to_string()),
+                result: if decision.is_allowed() {
+                    "allow".into()
+                } else {
+                    "deny".into()
+                },
+                detail: Some(id.0.clone()),
+            },
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        if decision.is_allowed() {
+            selected.push(id);
+        }
+    }
+    if selected.is_empty() {
+        return Ok(());
+    }
+    let ordered = order_by_dependencies(&selected, &specs)
+        .map_err(|e| JobError::Permanent(anyhow::anyhow!("{e}")))?;
+    let run = RunJob {
+        repo: pr.repo.clone(),
+        number: pr.number,
+        command: "plan".into(),
+        projects: ordered.into_iter().map(|p| p.0).collect(),
+        actor: pr.author.clone(),
+        terraform_args: Vec::new(),
+        accept_inputs: Vec::new(),
+    };
+    queue::enqueue(
+        &state.db,
+        &NewJob {
+            kind: JobKind::Run,
+            payload: serde_json::to_string(&run).expect("run payload serialises"),
+            repo: Some(repo),
+            pr: Some(pr.number),
+            max_attempts: state.config.job_max_attempts,
+        },
+    )
+    .await
+    .map_err(JobError::Transient)?;
+    state.metrics.job_enqueued(JobKind::Run.as_str());
+    state.wake.notify_waiters();
+    Ok(())
 }
