@@ -183,16 +183,40 @@ impl FakeGitHub {
             ..Default::default()
         }));
         let routes: [(&str, &str, &'static str); 10] = [
-            ("GET", r"^/repos/[^/]+/[^/]+/tarball/[0-9a-f]{40}$", "tarball"),
-            ("PATCH", r"^/repos/[^/]+/[^/]+/issues/comments/\d+$", "patch_comment"),
+            (
+                "GET",
+                r"^/repos/[^/]+/[^/]+/tarball/[0-9a-f]{40}$",
+                "tarball",
+            ),
+            (
+                "PATCH",
+                r"^/repos/[^/]+/[^/]+/issues/comments/\d+$",
+                "patch_comment",
+            ),
             ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+$", "get_pr"),
             ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+/reviews$", "reviews"),
             ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+/files$", "files"),
-            ("GET", r"^/repos/[^/]+/[^/]+/commits/[0-9a-f]+/check-runs$", "check_runs"),
-            ("GET", r"^/repos/[^/]+/[^/]+/collaborators/[^/]+/permission$", "permission"),
+            (
+                "GET",
+                r"^/repos/[^/]+/[^/]+/commits/[0-9a-f]+/check-runs$",
+                "check_runs",
+            ),
+            (
+                "GET",
+                r"^/repos/[^/]+/[^/]+/collaborators/[^/]+/permission$",
+                "permission",
+            ),
             ("POST", r"^/app/installations/\d+/access_tokens$", "token"),
-            ("POST", r"^/repos/[^/]+/[^/]+/issues/\d+/comments$", "comment"),
-            ("POST", r"^/repos/[^/]+/[^/]+/issues/comments/\d+/reactions$", "reaction"),
+            (
+                "POST",
+                r"^/repos/[^/]+/[^/]+/issues/\d+/comments$",
+                "comment",
+            ),
+            (
+                "POST",
+                r"^/repos/[^/]+/[^/]+/issues/comments/\d+/reactions$",
+                "reaction",
+            ),
         ];
         for (verb, path, kind) in routes {
             Mock::given(method(verb))
@@ -395,12 +419,11 @@ async fn bot_plan(state: &Arc<AppState>, github: &FakeGitHub, seq: usize) -> Dur
 
 async fn wait_idle(state: &Arc<AppState>) {
     for _ in 0..30_000 {
-        let busy: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
-        )
-        .fetch_one(&state.db.pool)
-        .await
-        .unwrap();
+        let busy: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
+                .fetch_one(&state.db.pool)
+                .await
+                .unwrap();
         if busy == 0 {
             return;
         }
@@ -417,7 +440,9 @@ async fn main() {
     let moto = std::env::var("TFGATE_TEST_MOTO_URL")
         .ok()
         .filter(|u| !u.is_empty())
-        .expect("TFGATE_TEST_MOTO_URL is not set (eval \"$(bash scripts/services.sh start moto)\")");
+        .expect(
+            "TFGATE_TEST_MOTO_URL is not set (eval \"$(bash scripts/services.sh start moto)\")",
+        );
     for needed in ["bin/terraform", "fake-provider.tfrc", "provider-mirror"] {
         assert!(
             tools().join(needed).exists(),

@@ -141,7 +141,7 @@ pub struct Permissions {
     /// Who may `/plan` (also `/unlock` and `/cancel`).
     #[serde(default)]
     pub plan: CommandPermission,
-    /// Who may `/apply` (also acknowledge input drift with `/inputs`).
+    /// Who may `/apply` (and `--accept-input` a shared-input change; also `/inputs`).
     #[serde(default)]
     pub apply: CommandPermission,
 }
@@ -259,7 +259,7 @@ pub enum OnInputDrift {
     /// Refuse `/apply` until the change is in a PR of its own.
     #[default]
     Block,
-    /// Refuse `/apply` until someone allowed to apply acknowledges it (`/inputs`).
+    /// Refuse `/apply` unless it names the input: `/apply --accept-input NAME`.
     Confirm,
     /// Apply, with a warning in the result comment.
     Warn,
