@@ -255,3 +255,22 @@ scenario!(
         );
     }
 );
+
+scenario!(
+    a_project_naming_a_missing_terraform_is_told_so,
+    policy = &policy().replace(
+        "  - name: network\n    dir: infra/network\n",
+        "  - name: network\n    dir: infra/network\n    terraform: /opt/nonexistent/tofu\n"
+    ),
+    |h| {
+        if !terraform_tools_available() {
+            return;
+        }
+        let _repo = setup(&h, &unique("t"), false).await;
+        let reply = comment(&h, "/plan -p network").await;
+        assert!(
+            reply.contains("Terraform for `network` is not installed on the server"),
+            "{reply}"
+        );
+    }
+);

@@ -114,6 +114,14 @@ impl RunCtx<'_> {
                     continue;
                 }
             };
+            let project_setup = match self.setup_for(&setup, p) {
+                Ok(s) => s,
+                Err(e) => {
+                    notes.push(format!("`{}`: {e}.", p.spec.id.0));
+                    stopped = Some(format!("`{}` has no Terraform", p.spec.id.0));
+                    continue;
+                }
+            };
             let (exec, settings) = match self.prepare(p, "apply", &BTreeMap::new()).await {
                 Ok(x) => x,
                 Err(e) => {
@@ -131,7 +139,7 @@ impl RunCtx<'_> {
             let progress = progress_recorder(self.state.clone(), exec.run_id);
             let mut on_line = progress.0;
             let out = tfrun::apply(
-                &setup,
+                &project_setup,
                 &exec.workdir.path().join("repo"),
                 &p.spec.dir,
                 &plan_file,

@@ -24,7 +24,9 @@ use crate::github::facts;
 use crate::inputs;
 use crate::jobs::{queue, JobKind, NewJob};
 use crate::jobs::{ClaimedJob, JobError};
-use crate::policy::{Network as PolicyNetwork, RepoPolicy, ResolvedProject, SessionPolicy};
+use crate::policy::{
+    Network as PolicyNetwork, RepoPolicy, ResolvedProject, SessionPolicy, TerraformSpec,
+};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::{
     ApplyComment, ApplyCounts, ApplyStatus, CommentMeta, LockHeld, Notice, NoticeBody, PlanComment,
@@ -184,6 +186,38 @@ struct Executed {
 }
 
 impl RunCtx<'_> {
+    /// The project's Terraform: the policy may name a binary (`/opt/tofu/bin/tofu`) or a
+    /// version the server provides under `DATA_DIR/terraform/<version>/terraform`.
+    fn setup_for(
+        &self,
+        base: &tfrun::TerraformSetup,
+        p: &ResolvedProject,
+    ) -> Result<tfrun::TerraformSetup> {
+        let mut setup = base.clone();
+        match &p.terraform {
+            None => {}
+            Some(TerraformSpec::Binary(path)) => {
+                setup.terraform_bin = std::path::PathBuf::from(path)
+            }
+            Some(TerraformSpec::Version(v)) => {
+                setup.terraform_bin = self
+                    .state
+                    .config
+                    .data_dir
+                    .join("terraform")
+                    .join(v)
+                    .join("terraform")
+            }
+        }
+        if !setup.terraform_bin.is_file() {
+            anyhow::bail!(
+                "Terraform for `{}` is not installed on the server",
+                p.spec.id.0
+            );
+        }
+        Ok(setup)
+    }
+
     fn redactor(&self) -> Result<Redactor, JobError> {
         Redactor::new(&RedactionConfig {
             extra_patterns: self.policy.redact_patterns.clone(),

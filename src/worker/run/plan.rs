@@ -18,6 +18,13 @@ impl RunCtx<'_> {
                 continue;
             }
             let live = inputs::live_inputs(&key, self.policy, p);
+            let project_setup = match self.setup_for(&setup, p) {
+                Ok(s) => s,
+                Err(e) => {
+                    notes.push(format!("`{}`: {e}.", p.spec.id.0));
+                    continue;
+                }
+            };
             let (exec, settings) = match self.prepare(p, "plan", &live.env).await {
                 Ok(x) => x,
                 Err(e) => {
@@ -32,7 +39,7 @@ impl RunCtx<'_> {
             };
             last_run = exec.run_id;
             let out = tfrun::plan(
-                &setup,
+                &project_setup,
                 &exec.workdir.path().join("repo"),
                 &p.spec.dir,
                 &settings,
