@@ -194,3 +194,49 @@ async fn retry_postgres() {
 async fn retry_sqlite() {
     transient_failures_back_off_then_give_up(Backend::Sqlite).await;
 }
+
+async fn group_commit_dedupes_within_and_across_batches(backend: Backend) {
+    use tfgate::db::deliveries::{record_deliveries, DeliveryOutcome, NewDelivery};
+    let dir = tempfile::tempdir().unwrap();
+    let Some(url) = open(backend, dir.path()).await else {
+        return;
+    };
+    let db = Db::connect(&url).await.unwrap();
+    let d = |id: &str| NewDelivery {
+        id: id.into(),
+        event: "issue_comment".into(),
+        action: Some("created".into()),
+        repo: Some("o/r".into()),
+        installation_id: Some(1),
+        jobs: vec![job(1)],
+    };
+    let first = record_deliveries(&db, &[d("b")]).await.unwrap();
+    assert_eq!(first, vec![DeliveryOutcome::Enqueued(1)]);
+    let second = record_deliveries(&db, &[d("a"), d("a"), d("b"), d("c")])
+        .await
+        .unwrap();
+    assert_eq!(
+        second,
+        vec![
+            DeliveryOutcome::Enqueued(1),
+            DeliveryOutcome::Duplicate,
+            DeliveryOutcome::Duplicate,
+            DeliveryOutcome::Enqueued(1)
+        ]
+    );
+    let jobs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs")
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(jobs, 3, "one job per new delivery");
+}
+
+#[tokio::test]
+async fn group_commit_postgres() {
+    group_commit_dedupes_within_and_across_batches(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn group_commit_sqlite() {
+    group_commit_dedupes_within_and_across_batches(Backend::Sqlite).await;
+}

@@ -19,48 +19,121 @@ pub struct NewDelivery {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DeliveryOutcome {
-    /// Stored; these job ids were enqueued.
-    Enqueued(Vec<i64>),
+    /// Stored; this many jobs were enqueued.
+    Enqueued(usize),
     /// The delivery id was seen before: nothing stored or enqueued.
     Duplicate,
 }
 
-/// Store a batch of deliveries and their jobs in a single transaction (group commit).
+/// Store a batch of deliveries and their jobs in a single transaction (group commit): one
+/// multi-row insert for the deliveries (`ON CONFLICT DO NOTHING RETURNING id` tells which are
+/// new) and one for the jobs of the new ones.
 pub async fn record_deliveries(db: &Db, batch: &[NewDelivery]) -> Result<Vec<DeliveryOutcome>> {
+    use std::collections::HashSet;
+    let now = now_ms();
+    // A delivery id twice in one batch: the later copy is a duplicate.
+    let mut seen = HashSet::new();
+    let firsts: Vec<bool> = batch.iter().map(|d| seen.insert(d.id.as_str())).collect();
     let mut tx = db
         .pool
         .begin()
         .await
         .context("starting intake transaction")?;
-    let now = now_ms();
-    let mut outcomes = Vec::with_capacity(batch.len());
-    for d in batch {
-        let inserted = sqlx::query(
-            "INSERT INTO deliveries (id, event, action, repo, installation_id, received_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(&d.id)
-        .bind(&d.event)
-        .bind(d.action.as_deref())
-        .bind(d.repo.as_deref())
-        .bind(d.installation_id)
-        .bind(now)
-        .execute(&mut *tx)
+    let mut sql = String::from(
+        "INSERT INTO deliveries (id, event, action, repo, installation_id, received_at) VALUES ",
+    );
+    let unique: Vec<&NewDelivery> = batch
+        .iter()
+        .zip(&firsts)
+        .filter(|(_, f)| **f)
+        .map(|(d, _)| d)
+        .collect();
+    for i in 0..unique.len() {
+        let b = i * 6;
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str(&format!(
+            "(${}, ${}, ${}, ${}, ${}, ${})",
+            b + 1,
+            b + 2,
+            b + 3,
+            b + 4,
+            b + 5,
+            b + 6
+        ));
+    }
+    sql.push_str(" ON CONFLICT (id) DO NOTHING RETURNING id");
+    let mut q = sqlx::query_scalar::<_, String>(&sql);
+    for d in &unique {
+        q = q
+            .bind(&d.id)
+            .bind(&d.event)
+            .bind(d.action.as_deref())
+            .bind(d.repo.as_deref())
+            .bind(d.installation_id)
+            .bind(now);
+    }
+    let inserted: HashSet<String> = q
+        .fetch_all(&mut *tx)
         .await
-        .context("storing delivery")?
-        .rows_affected();
-        if inserted == 0 {
-            outcomes.push(DeliveryOutcome::Duplicate);
-            continue;
+        .context("storing deliveries")?
+        .into_iter()
+        .collect();
+    let new_jobs: Vec<(&NewDelivery, &NewJob)> = batch
+        .iter()
+        .zip(&firsts)
+        .filter(|(d, first)| **first && inserted.contains(&d.id))
+        .flat_map(|(d, _)| d.jobs.iter().map(move |j| (d, j)))
+        .collect();
+    if !new_jobs.is_empty() {
+        let mut sql = String::from(
+            "INSERT INTO jobs (kind, delivery_id, repo, pr, payload, status, attempts, max_attempts, \
+             run_at, created_at, updated_at) VALUES ",
+        );
+        for i in 0..new_jobs.len() {
+            let b = i * 7;
+            if i > 0 {
+                sql.push(',');
+            }
+            sql.push_str(&format!(
+                "(${}, ${}, ${}, ${}, ${}, 'queued', 0, ${}, ${}, ${}, ${})",
+                b + 1,
+                b + 2,
+                b + 3,
+                b + 4,
+                b + 5,
+                b + 6,
+                b + 7,
+                b + 7,
+                b + 7
+            ));
         }
-        let mut ids = Vec::with_capacity(d.jobs.len());
-        for job in &d.jobs {
-            ids.push(crate::jobs::queue::insert_job(&mut tx, job, Some(&d.id), now).await?);
+        let mut q = sqlx::query(&sql);
+        for (d, j) in &new_jobs {
+            q = q
+                .bind(j.kind.as_str())
+                .bind(&d.id)
+                .bind(j.repo.as_deref())
+                .bind(j.pr)
+                .bind(&j.payload)
+                .bind(j.max_attempts)
+                .bind(now);
         }
-        outcomes.push(DeliveryOutcome::Enqueued(ids));
+        q.execute(&mut *tx).await.context("enqueueing jobs")?;
     }
     tx.commit().await.context("committing intake transaction")?;
-    Ok(outcomes)
+    Ok(batch
+        .iter()
+        .zip(&firsts)
+        .map(|(d, first)| {
+            if *first && inserted.contains(&d.id) {
+                DeliveryOutcome::Enqueued(d.jobs.len())
+            } else {
+                DeliveryOutcome::Duplicate
+            }
+        })
+        .collect())
 }
 
 /// Whether a delivery id has been stored.

@@ -8,6 +8,10 @@ use crate::jobs::queue;
 use crate::state::AppState;
 
 pub async fn healthz(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    if !state.intake.is_running() {
+        tracing::error!("health check: the intake writer has stopped");
+        return (StatusCode::SERVICE_UNAVAILABLE, "intake writer stopped\n");
+    }
     match state.db.ping().await {
         Ok(()) => (StatusCode::OK, "ok\n"),
         Err(e) => {

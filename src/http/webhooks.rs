@@ -144,11 +144,9 @@ async fn intake(
             .collect(),
     };
     match state.intake.submit(delivery).await {
-        Ok(DeliveryOutcome::Enqueued(ids)) => Ok((
-            StatusCode::ACCEPTED,
-            "enqueued",
-            format!("{} job(s)", ids.len()),
-        )),
+        Ok(DeliveryOutcome::Enqueued(ids)) => {
+            Ok((StatusCode::ACCEPTED, "enqueued", format!("{ids} job(s)")))
+        }
         Ok(DeliveryOutcome::Duplicate) => Ok((
             StatusCode::OK,
             "duplicate",

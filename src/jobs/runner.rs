@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{watch, Notify};
+use tracing::Instrument;
 
 use super::{queue, ClaimedJob, JobError};
 use crate::db::Db;
@@ -64,9 +65,22 @@ async fn run_one<H: JobHandler>(
     opts: &WorkerOptions,
     metrics: &Metrics,
 ) {
-    let lease_ms = opts.lease.as_millis() as i64;
     let span = tracing::info_span!("job", id = job.id, kind = %job.kind, attempt = job.attempts);
-    let _enter = span.enter();
+    // The span is attached to the future (never entered across an await: a guard held over an
+    // await leaks into other tasks on the same thread and corrupts the subscriber's state).
+    run_one_in_span(db, handler, job, opts, metrics)
+        .instrument(span)
+        .await
+}
+
+async fn run_one_in_span<H: JobHandler>(
+    db: &Db,
+    handler: &H,
+    job: &ClaimedJob,
+    opts: &WorkerOptions,
+    metrics: &Metrics,
+) {
+    let lease_ms = opts.lease.as_millis() as i64;
     if job.reclaimed {
         tracing::warn!("job re-claimed after its previous worker stopped heartbeating");
     }

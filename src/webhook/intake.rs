@@ -22,6 +22,11 @@ pub struct IntakeWriter {
 
 impl IntakeWriter {
     /// Start the writer task. `wake` is notified after each commit that enqueued jobs.
+    /// False once the writer task has stopped (then `/healthz` fails and deliveries get 503).
+    pub fn is_running(&self) -> bool {
+        !self.tx.is_closed()
+    }
+
     pub fn start(db: Db, metrics: Arc<Metrics>, wake: Arc<Notify>) -> IntakeWriter {
         let (tx, rx) = mpsc::channel(4096);
         tokio::spawn(write_loop(db, metrics, wake, rx));
@@ -61,8 +66,8 @@ async fn write_loop(
             Ok(outcomes) => {
                 let mut enqueued = false;
                 for ((delivery, reply), outcome) in batch.drain(..).zip(outcomes) {
-                    if let DeliveryOutcome::Enqueued(ids) = &outcome {
-                        enqueued |= !ids.is_empty();
+                    if let DeliveryOutcome::Enqueued(n) = &outcome {
+                        enqueued |= *n > 0;
                         for job in &delivery.jobs {
                             metrics.job_enqueued(job.kind.as_str());
                         }
