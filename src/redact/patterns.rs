@@ -66,7 +66,7 @@ pub fn token_rules() -> Vec<(Rule, String)> {
     vec![
         (
             Rule::Arn,
-            r#"arn:aws[a-z-]*:[a-zA-Z0-9-]*:[a-z0-9-]*:[^:\s"'`\\]*:[^\s"'`\\<>,;)\]}|]+"#.into(),
+            r#"arn:aws[a-z-]*:[a-zA-Z0-9-]*:[a-z0-9*-]*:[^:\s"'`\\]*:[^\s"'`\\<>,;)\]}|]+"#.into(),
         ),
         (
             Rule::GitHubToken,

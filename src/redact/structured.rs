@@ -24,7 +24,16 @@ pub fn redact_address(r: &Redactor, address: &str, ph: &mut Placeholders) -> Str
 pub fn redact_json(r: &Redactor, value: &Value, ph: &mut Placeholders) -> Value {
     match value {
         Value::String(s) => Value::String(r.redact(s, ph)),
-        Value::Number(n) if is_account_number(n) => Value::String(r.redact(&n.to_string(), ph)),
+        // A number can be an account id or a known secret value: redact its text form.
+        Value::Number(n) => {
+            let text = n.to_string();
+            let redacted = r.redact(&text, ph);
+            if redacted == text && !is_account_number(n) {
+                Value::Number(n.clone())
+            } else {
+                Value::String(redacted)
+            }
+        }
         Value::Array(items) => Value::Array(items.iter().map(|v| redact_json(r, v, ph)).collect()),
         Value::Object(map) => Value::Object(
             map.iter()

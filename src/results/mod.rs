@@ -41,12 +41,42 @@ fn diagnostic_text(d: &Diagnostic) -> String {
     format!("{}\n{}", d.summary, d.detail)
 }
 
-fn location(d: &Diagnostic) -> Option<SourceLocation> {
+/// The diagnostic's file and line, the file name redacted (it is repository text).
+fn location(d: &Diagnostic, redactor: &Redactor, ph: &mut Placeholders) -> Option<SourceLocation> {
     let r = d.range.as_ref()?;
     (!r.filename.is_empty()).then(|| SourceLocation {
-        file: r.filename.clone(),
+        file: redactor.redact(&r.filename, ph),
         line: r.start.line as u32,
     })
+}
+
+/// An IAM action is posted only in its `service:Action` shape.
+pub fn safe_action(action: Option<String>) -> Option<String> {
+    let action = action?;
+    let (svc, op) = action.split_once(':')?;
+    let ok = !svc.is_empty()
+        && svc.len() <= 40
+        && svc
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !op.is_empty()
+        && op.len() <= 100
+        && op.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'*');
+    ok.then_some(action)
+}
+
+/// An AWS error code is posted only when it looks like one and redaction leaves it as is
+/// (a code word is extracted from provider text, so it is checked like any other text).
+pub fn safe_code(
+    code: Option<String>,
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> Option<String> {
+    let code = code?;
+    let shaped = code.len() <= 80
+        && code.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && code.chars().all(|c| c.is_ascii_alphanumeric() || c == '.');
+    (shaped && redactor.redact(&code, ph) == code).then_some(code)
 }
 
 fn value_text(v: &serde_json::Value, redactor: &Redactor, ph: &mut Placeholders) -> String {
@@ -137,11 +167,11 @@ pub fn plan_failures(
             categories.insert(c.category);
             FailureRow {
                 address: d.address.as_ref().map(|a| redactor.redact_address(a, ph)),
-                aws_code: c.aws_code,
+                aws_code: safe_code(c.aws_code, redactor, ph),
                 category_id: c.category.id().to_string(),
                 category_label: c.category.label().to_string(),
-                iam_action: c.iam_action,
-                location: location(d),
+                iam_action: safe_action(c.iam_action),
+                location: location(d, redactor, ph),
             }
         })
         .collect();
@@ -195,12 +225,12 @@ pub fn apply_root(
                 };
                 let c = classify(&text.join("\n"), &ctx);
                 categories.insert(c.category);
-                row.aws_code = c.aws_code;
+                row.aws_code = safe_code(c.aws_code, redactor, ph);
                 row.category_id = Some(c.category.id().to_string());
                 row.category_label = Some(c.category.label().to_string());
-                row.iam_action = c.iam_action;
+                row.iam_action = safe_action(c.iam_action);
                 row.deny_kind_label = c.deny_kind.map(|k| k.label().to_string());
-                row.location = diagnostics.iter().find_map(location);
+                row.location = diagnostics.iter().find_map(|d| location(d, redactor, ph));
             }
         }
         rows.push(row);
@@ -217,7 +247,7 @@ pub fn apply_root(
                 },
             );
             categories.insert(c.category);
-            let loc = location(d);
+            let loc = location(d, redactor, ph);
             ConfigErrorView {
                 file: loc
                     .as_ref()

@@ -28,7 +28,11 @@ fn failed_plan(root: &RootIdent, errors: Vec<FailureRow>, advice: Vec<AdviceView
 }
 
 /// A step that printed no JSON (e.g. `init`): classify its error output, show only the result.
-fn non_json_failure(text: &str) -> (Vec<FailureRow>, Vec<AdviceView>) {
+fn non_json_failure(
+    text: &str,
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> (Vec<FailureRow>, Vec<AdviceView>) {
     let c = classify(
         text,
         &ClassifyContext {
@@ -44,10 +48,10 @@ fn non_json_failure(text: &str) -> (Vec<FailureRow>, Vec<AdviceView>) {
     (
         vec![FailureRow {
             address: None,
-            aws_code: c.aws_code,
+            aws_code: super::safe_code(c.aws_code, redactor, ph),
             category_id: category.id().to_string(),
             category_label: category.label().to_string(),
-            iam_action: c.iam_action,
+            iam_action: super::safe_action(c.iam_action),
             location: None,
         }],
         vec![AdviceView {
@@ -69,7 +73,7 @@ pub fn plan_model(
     ph: &mut Placeholders,
 ) -> RootPlan {
     if !init_ok {
-        let (rows, advice) = non_json_failure(init_output);
+        let (rows, advice) = non_json_failure(init_output, redactor, ph);
         return failed_plan(root, rows, advice);
     }
     let stream = plan_stream.and_then(|s| parse_ui_stream(s).ok());
@@ -97,7 +101,7 @@ pub fn plan_model(
             model
         }
         None => {
-            let (rows, advice) = non_json_failure(plan_stream.unwrap_or(""));
+            let (rows, advice) = non_json_failure(plan_stream.unwrap_or(""), redactor, ph);
             failed_plan(root, rows, advice)
         }
     }
@@ -118,7 +122,7 @@ pub fn apply_model(
         .filter(|_| init_ok)
         .and_then(|s| parse_ui_stream(s).ok())
     else {
-        let (rows, advice) = non_json_failure(init_output);
+        let (rows, advice) = non_json_failure(init_output, redactor, ph);
         return RootApply {
             project: root.project.clone(),
             dir: root.dir.clone(),
