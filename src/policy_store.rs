@@ -77,8 +77,50 @@ impl PolicyStore {
         }
     }
 
-    /// Reload on every SIGHUP, for the life of the process.
+    /// What the directory looks like now (names, sizes, modification times).
+    fn signature(&self) -> Vec<(String, u64, Option<std::time::SystemTime>)> {
+        let mut sig: Vec<_> = std::fs::read_dir(&self.dir)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .filter_map(|e| {
+                        let m = e.metadata().ok()?;
+                        Some((
+                            e.file_name().to_string_lossy().to_string(),
+                            m.len(),
+                            m.modified().ok(),
+                        ))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        sig.sort();
+        sig
+    }
+
+    /// Reload on every SIGHUP and whenever the directory changes (checked every few seconds),
+    /// for the life of the process.
     pub fn reload_on_sighup(&self) {
+        let watcher = self.clone();
+        tokio::spawn(async move {
+            let mut last = watcher.signature();
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                let now = watcher.signature();
+                if now != last {
+                    last = now;
+                    match watcher.reload() {
+                        Ok(()) => {
+                            tracing::info!(dir = %watcher.dir.display(), "policies changed on disk; reloaded")
+                        }
+                        Err(problems) => {
+                            for p in problems {
+                                tracing::error!(problem = %p, "policy reload refused; previous policies kept");
+                            }
+                        }
+                    }
+                }
+            }
+        });
         let store = self.clone();
         tokio::spawn(async move {
             let Ok(mut hup) =

@@ -216,3 +216,38 @@ scenario!(a_fork_push_is_not_autoplanned, policy = POLICY, |h| {
     h.run_jobs_except(&["run"]).await;
     assert_eq!(h.jobs_of("run").await, 0);
 });
+
+const TEAM_POLICY: &str = r#"
+repos: ["Codertocat/Hello-World"]
+defaults:
+  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
+  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
+permissions:
+  plan:
+    min_permission: write
+    teams: [platform]
+projects:
+  - name: eks
+    dir: infra/eks
+"#;
+
+scenario!(
+    team_membership_is_read_from_github,
+    policy = TEAM_POLICY,
+    |h| {
+        setup(&h);
+        h.github
+            .with(|g| g.team_members.push(("platform".into(), "alice".into())));
+        assert!(
+            reply_to(&h, "/plan -p eks", "alice").await.is_empty(),
+            "a platform member may plan"
+        );
+        let replies = reply_to(&h, "/plan -p eks", "bob").await;
+        assert_eq!(
+            replies.len(),
+            1,
+            "bob has write but is in no listed team: {replies:?}"
+        );
+        assert!(last_audit_rule(&h).await.ends_with(":deny"));
+    }
+);

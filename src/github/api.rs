@@ -225,3 +225,15 @@ pub async fn list_comments(
     }
     Ok(all)
 }
+
+/// Whether `user` is an active member of the organisation team `team` (404: not a member).
+pub async fn team_member(gh: &Octocrab, org: &str, team: &str, user: &str) -> Result<bool> {
+    let route = format!("/orgs/{org}/teams/{team}/memberships/{user}");
+    match gh.get::<serde_json::Value, _, ()>(route, None::<&()>).await {
+        Ok(v) => Ok(v["state"] == "active"),
+        Err(octocrab::Error::GitHub { source, .. }) if source.status_code.as_u16() == 404 => {
+            Ok(false)
+        }
+        Err(e) => Err(e).context("reading a team membership"),
+    }
+}

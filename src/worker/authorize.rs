@@ -93,10 +93,36 @@ pub async fn authorize(
     let permission = facts::user_permission(gh, &comment.repo, &comment.author)
         .await
         .map_err(github_error)?;
+    // Team membership, for the teams the policy names (members: read).
+    let mut named_teams: Vec<&String> = policy
+        .permissions
+        .plan
+        .teams
+        .iter()
+        .chain(policy.permissions.apply.teams.iter())
+        .chain(policy.projects.iter().flat_map(|p| {
+            p.permissions
+                .plan
+                .teams
+                .iter()
+                .chain(p.permissions.apply.teams.iter())
+        }))
+        .collect();
+    named_teams.sort();
+    named_teams.dedup();
+    let mut teams = Vec::new();
+    for team in named_teams {
+        if api::team_member(gh, &comment.repo.owner, team, &comment.author)
+            .await
+            .map_err(github_error)?
+        {
+            teams.push(team.clone());
+        }
+    }
     let actor = Actor {
         login: comment.author.clone(),
         permission,
-        teams: Vec::new(),
+        teams,
         is_bot: comment.author_is_bot,
     };
     let mut allowed = Vec::new();

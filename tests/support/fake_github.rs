@@ -56,6 +56,8 @@ pub struct GitHubState {
     /// user → `admin` | `maintain` | `write` | `triage` | `read` | `none`
     pub permissions: std::collections::HashMap<String, String>,
     pub files: Vec<String>,
+    /// (team slug, user) pairs with active membership.
+    pub team_members: Vec<(String, String)>,
     /// (name, conclusion)
     pub check_runs: Vec<(String, String)>,
     /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir).
@@ -183,6 +185,19 @@ impl Respond for Handler {
                     None => ResponseTemplate::new(404),
                 }
             }
+            "team_membership" => {
+                let (team, user) = (seg(req, 3), seg(req, 5));
+                if st
+                    .team_members
+                    .iter()
+                    .any(|(t, u)| *t == team && *u == user)
+                {
+                    ResponseTemplate::new(200)
+                        .set_body_json(json!({"state": "active", "role": "member"}))
+                } else {
+                    ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+                }
+            }
             "create_check_run" => {
                 st.check_runs_created.push((
                     body["name"].as_str().unwrap_or("").to_string(),
@@ -251,7 +266,12 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(GitHubState::default()));
-        let routes: [(&str, &str, &'static str); 12] = [
+        let routes: [(&str, &str, &'static str); 13] = [
+            (
+                "GET",
+                r"^/orgs/[^/]+/teams/[^/]+/memberships/[^/]+$",
+                "team_membership",
+            ),
             (
                 "POST",
                 r"^/repos/[^/]+/[^/]+/check-runs$",
