@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for bench/*/run.sh (sourced, not run).
 #
 #   ROOT              the repository root (set by the sourcing script before sourcing)

@@ -16,7 +16,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/bench/redact"
-# shellcheck source=../lib.sh
+# shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
 
 LOG_MB="${BENCH_LOG_MB:-100}"
@@ -68,4 +68,4 @@ awk -v tt="$t_tfgate" -v ts="$t_sed" -v f="$SIZE" 'BEGIN {
   printf "%-8s %10s %10s\n", "tool", "median s", "MB/s"
   printf "%-8s %10.3f %10.1f\n%-8s %10.3f %10.1f\n", "tfgate", tt, mt, "sed -E", ts, ms
   printf "BENCH_RESULT bench=redact file_bytes=%d tfgate_s=%.3f sed_s=%.3f tfgate_mb_s=%.1f sed_mb_s=%.1f\n", f, tt, ts, mt, ms
-  printf "BENCH_RATIO throughput_tfgate_over_sed=%.2f tfgate_mb_s=%.1f target_ratio>=10 target_mb_s>=200\n", ms > 0 ? mt / ms : 0, mt }'
+  printf "BENCH_RATIO throughput_tfgate_over_sed=%.2f tfgate_mb_s=%.1f target_ratio>=10 target_mb_s>=200\n", (ms > 0 ? mt / ms : 0), mt }'

@@ -14,7 +14,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/bench/render"
-# shellcheck source=../lib.sh
+# shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
 
 RESOURCES="${BENCH_RESOURCES:-10000}"
