@@ -130,13 +130,11 @@ impl Redactor {
         let mut out = Output::new(text);
         let mut i = 0;
         while i < bytes.len() {
-            // Windows end at whitespace and at `"` and `,`, which no token rule can contain:
-            // in `-json` logs a whole line would otherwise be one window.
-            while i < bytes.len() && is_window_break(bytes[i]) {
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
                 i += 1;
             }
             let start = i;
-            while i < bytes.len() && !is_window_break(bytes[i]) {
+            while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
                 i += 1;
             }
             if start < i && patterns::worth_scanning(&bytes[start..i]) {
@@ -321,8 +319,4 @@ fn is_placeholder(s: &str) -> bool {
 
 fn next_char(text: &str, at: usize) -> usize {
     at + text[at..].chars().next().map_or(1, char::len_utf8)
-}
-
-fn is_window_break(b: u8) -> bool {
-    b.is_ascii_whitespace() || b == b'"' || b == b','
 }
