@@ -14,11 +14,12 @@
 //! and HCL escapes, in error texts, instance keys, ids, outputs, variables, attribute values,
 //! map keys, file names and non-JSON lines.
 //!
-//! Each property runs `PROPTEST_CASES` cases (default 96). Failures are not persisted (no
+//! Each property runs `PROPTEST_CASES` cases (default 64). Failures are not persisted (no
 //! regression files are written); proptest prints the shrunk input.
 //!
-//! Properties marked `#[ignore = "leak: …"]` document leaks found in `src/` (see the report in
-//! the issue); run them with `cargo test --test render_leaks -- --ignored`.
+//! Properties marked `#[ignore = "leak: …"]` document leaks found in `src/`: the reason names
+//! the leak and where it happens. Run them with `cargo test --test render_leaks -- --ignored`
+//! (each fails within its first cases today); remove the `ignore` once `src/` is fixed.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -46,7 +47,7 @@ fn cfg() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(96);
+        .unwrap_or(64);
     ProptestConfig {
         cases,
         failure_persistence: None,
@@ -291,15 +292,29 @@ fn plants(max: usize) -> impl Strategy<Value = Vec<Plant>> {
     prop::collection::vec(plant(), 0..=max)
 }
 
-/// Inserts each plant at a byte offset of `text` (on a character boundary), inside words too.
-fn plant_mid_word(text: &str, plants: &[Plant]) -> String {
+/// Inserts each plant at a byte offset of `text` (on a character boundary), inside words too;
+/// plants with an even `at` go, without their neighbours, inside the `focus` word (the AWS
+/// code) when the text has it.
+fn plant_mid_word(text: &str, plants: &[Plant], focus: Option<&str>) -> String {
     let mut out = text.to_string();
     for p in plants {
-        let mut at = p.at % (out.len() + 1);
+        let inside = focus
+            .filter(|f| p.at % 2 == 0 && f.len() > 1)
+            .and_then(|f| {
+                out.find(f)
+                    .map(|start| start + 1 + (p.at / 2) % (f.len() - 1))
+            });
+        let mut at = inside.unwrap_or(p.at % (out.len() + 1));
         while !out.is_char_boundary(at) {
             at -= 1;
         }
-        out.insert_str(at, &p.text());
+        // Glued into the code word the secret has no neighbours of its own.
+        let text = if inside.is_some() {
+            p.secret.text.clone()
+        } else {
+            p.text()
+        };
+        out.insert_str(at, &text);
     }
     out
 }
@@ -375,8 +390,11 @@ fn shapes() -> &'static Shapes {
     static S: OnceLock<Shapes> = OnceLock::new();
     S.get_or_init(|| Shapes {
         checks: [
-            ("12-digit run", r"[0-9]{12}"),
-            ("arn: prefix", r"\barn:"),
+            // Exactly twelve digits (an account id), also glued to letters.
+            ("12-digit run", r"(?:^|[^0-9])([0-9]{12})(?:[^0-9]|$)"),
+            // An ARN as far as its service (`arn:aws:iam:`); a bare partition (`arn:aws`)
+            // names nothing: that case is `planted_secrets_never_become_the_code_or_iam_action`.
+            ("arn: prefix", r"\barn:[A-Za-z0-9-]*:[A-Za-z0-9*-]*:"),
             ("dotted quad", r"\b[0-9]{1,3}(?:\.[0-9]{1,3}){3}\b"),
             ("access key id", r"\b(?:AKIA|ASIA)[A-Z0-9]{16}"),
             ("GitHub token", r"gh[ps]_[A-Za-z0-9]{36}"),
@@ -563,6 +581,19 @@ fn error_text(shape: usize, n: &Natural) -> String {
     }
 }
 
+/// The AWS error code each wording of [`error_text`] carries.
+fn named_code(shape: usize) -> &'static str {
+    match shape % 8 {
+        0 | 2 => "AccessDenied",
+        1 => "InvalidPermission.Duplicate",
+        3 => "InvalidClientTokenId",
+        4 => "UnauthorizedOperation",
+        5 => "InvalidParameterValue",
+        6 => OLD_CODES[shape / 8 % OLD_CODES.len()],
+        _ => "MovedPermanently",
+    }
+}
+
 /// An error diagnostic's text plus secrets planted between its words.
 #[derive(Debug, Clone)]
 struct ErrorSpec {
@@ -576,16 +607,37 @@ struct ErrorSpec {
     raw: Option<String>,
     /// Plants go at byte offsets, inside words too (adversarial).
     mid_word: bool,
+    /// Plants with an even `at` go right after `perform:` (where the IAM action is read).
+    after_perform: bool,
 }
 
 impl ErrorSpec {
     fn text(&self) -> String {
-        let base = match &self.raw {
-            Some(raw) => raw.clone(),
-            None => error_text(self.shape, &self.natural),
+        let (base, code) = match &self.raw {
+            Some(raw) => (raw.clone(), None),
+            None => (
+                error_text(self.shape, &self.natural),
+                Some(named_code(self.shape)),
+            ),
         };
         if self.mid_word {
-            plant_mid_word(&base, &self.plants)
+            plant_mid_word(&base, &self.plants, code)
+        } else if self.after_perform {
+            let words: Vec<&str> = base.split(' ').collect();
+            match words.iter().position(|w| *w == "perform:") {
+                Some(i) => {
+                    let plants: Vec<Plant> = self
+                        .plants
+                        .iter()
+                        .map(|p| Plant {
+                            at: if p.at % 2 == 0 { i + 1 } else { p.at },
+                            ..p.clone()
+                        })
+                        .collect();
+                    plant_into(&base, &plants)
+                }
+                None => plant_into(&base, &self.plants),
+            }
         } else {
             plant_into(&base, &self.plants)
         }
@@ -663,6 +715,7 @@ fn error_spec_with(
             file,
             raw: None,
             mid_word: false,
+            after_perform: false,
         },
     )
 }
@@ -1130,7 +1183,10 @@ fn apply_markdown(case: &ApplyCase) -> Result<(RootApply, String), TestCaseError
             notes: vec![],
         })
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert!(md.contains("failed") && md.contains("done"));
+    prop_assert!(
+        case.failed.is_empty() || md.contains("❌ failed"),
+        "failed rows are shown"
+    );
     Ok((root, md))
 }
 
@@ -1502,7 +1558,7 @@ proptest! {
     fn apply_comment_never_shows_planted_secrets(spec in apply_spec()) {
         let case = build_apply(&spec);
         let (_, md) = apply_markdown(&case)?;
-        check(&[md.clone()], &case.secrets)?;
+        check(std::slice::from_ref(&md), &case.secrets)?;
         let planted_key = spec.resources.iter().any(|r| matches!(r.address.key, KeySpec::Planted(_)));
         prop_assert!(!planted_key || has_placeholder(&md), "planted keys show placeholders");
     }
@@ -1513,8 +1569,8 @@ proptest! {
     fn plan_comment_never_shows_planted_secrets(spec in plan_spec()) {
         let case = build_plan(&spec);
         let (_, md) = plan_markdown(&case)?;
-        check(&[md.clone()], &case.secrets)?;
-        let planted_text = spec.resources.iter().flat_map(|r| &r.attrs).any(|a| matches!(a, AttrSpec::List(_) | AttrSpec::Tags(_)));
+        check(std::slice::from_ref(&md), &case.secrets)?;
+        let planted_text = spec.resources.iter().filter(|r| PLAN_ACTIONS[r.actions] != ["delete"]).flat_map(|r| &r.attrs).any(|a| matches!(a, AttrSpec::List(_) | AttrSpec::Tags(_)));
         prop_assert!(!planted_text || has_placeholder(&md), "planted values show placeholders");
     }
 
@@ -1672,7 +1728,7 @@ fn checker_sees_every_kind_through_markdown_escaping() {
                 notes: vec![],
             })
             .unwrap();
-        let found = leaks(&[md.clone()], &BTreeSet::from([s.clone()]));
+        let found = leaks(std::slice::from_ref(&md), &BTreeSet::from([s.clone()]));
         assert!(
             found.iter().any(|f| f.starts_with(s.kind)),
             "{s:?} not seen in:\n{md}"
@@ -1804,6 +1860,22 @@ fn legacy_wording_error() -> impl Strategy<Value = ErrorSpec> {
         })
 }
 
+/// ARNs and IPv6 addresses (`x:y` shapes) bare or on their own line: what an IAM-action
+/// pattern could read.
+fn colon_plant() -> impl Strategy<Value = Plant> {
+    let bare = WRAPS.iter().position(|w| *w == ("", "")).unwrap();
+    let line = WRAPS.iter().position(|w| *w == ("\n", "\n")).unwrap();
+    (
+        prop_oneof![
+            arn().prop_map(|s| Secret::new("arn", s)),
+            ipv6().prop_map(|s| Secret::new("ipv6", s)),
+        ],
+        select(vec![bare, line]),
+        any::<usize>(),
+    )
+        .prop_map(|(secret, wrap, at)| Plant { secret, wrap, at })
+}
+
 fn always_file() -> impl Strategy<Value = FileSpec> {
     (path_secret(), 0usize..3).prop_map(|(s, shape)| FileSpec {
         secret: Some(s),
@@ -1821,6 +1893,7 @@ proptest! {
     #![proptest_config(cfg())]
 
     #[test]
+    #[ignore = "leak: an ARN whose region is `*` escapes the ARN rule (redact/patterns.rs)"]
     fn arns_with_wildcard_region_are_redacted(
         arns in prop::collection::vec(wildcard_region_arn(), 1..3),
         plants in prop::collection::vec(plant_of(wildcard_region_arn()), 1..3),
@@ -1833,6 +1906,7 @@ proptest! {
     }
 
     #[test]
+    #[ignore = "leak: secret_values are not matched in Terraform's HCL-escaped key form (`$${`, `%%{`)"]
     fn instance_keys_with_template_sequences_are_redacted(
         spec in apply_spec_with(resource_spec_with(address_spec_with(
             key_spec_of(plant_of(template_known())).boxed(),
@@ -1844,12 +1918,14 @@ proptest! {
     }
 
     #[test]
+    #[ignore = "leak: redact_json leaves JSON numbers that are secret_values in clear"]
     fn numeric_shared_input_values_are_redacted(digits in numeric_known()) {
         let (case, md) = plan_md_of(&one_resource_plan(vec![AttrSpec::KnownNumber(digits)]))?;
         check(&[md], &case.secrets)?;
     }
 
     #[test]
+    #[ignore = "leak: a value right after a `\\u003c`/`\\u0026` escape fails the boundary check"]
     fn jsonencoded_values_with_html_escapes_are_redacted(
         plants in prop::collection::vec(html_wrapped_plant(), 1..3),
     ) {
@@ -1858,6 +1934,7 @@ proptest! {
     }
 
     #[test]
+    #[ignore = "leak: redact_address redacts instance keys only, not module/resource names"]
     fn account_ids_in_module_and_resource_names_are_redacted(
         address in address_with_account_in_name(),
         fate in fate(),
@@ -1874,6 +1951,7 @@ proptest! {
     }
 
     #[test]
+    #[ignore = "leak: results copy classify's aws_code unredacted; a shared-input name becomes the code"]
     fn legacy_wording_does_not_turn_a_shared_input_into_the_aws_code(
         error in legacy_wording_error(),
     ) {
@@ -1883,6 +1961,7 @@ proptest! {
     }
 
     #[test]
+    #[ignore = "leak: results copy classify's aws_code unredacted; a secret inside the code word reaches the comment"]
     fn secrets_inside_words_of_error_texts_do_not_reach_codes_or_actions(
         error in error_spec_with(Just(NO_FILE), plants(3)).prop_map(|e| ErrorSpec { mid_word: true, ..e }),
     ) {
@@ -1902,6 +1981,7 @@ proptest! {
     }
 
     #[test]
+    #[ignore = "leak: results::plan_failures copies the diagnostic file name unredacted"]
     fn plan_failure_locations_are_redacted(
         errors in prop::collection::vec(
             (prop::option::of(address_spec()), error_spec_with(always_file(), plants(1))),
@@ -1925,32 +2005,68 @@ proptest! {
     }
 
     #[test]
-    fn check_run_annotations_never_show_planted_secrets(
-        apply in apply_spec(),
+    #[ignore = "leak: apply annotation paths are the failed row's location.file unredacted"]
+    fn apply_annotations_never_show_planted_secrets(apply in apply_spec()) {
+        let applied = build_apply(&apply);
+        let (root, _) = apply_markdown(&applied)?;
+        let texts = annotation_texts(&annotations_for_apply(&ApplyComment {
+            meta: meta(),
+            roots: vec![root],
+            notes: vec![],
+        }));
+        check(&texts, &applied.secrets)?;
+    }
+
+    #[test]
+    #[ignore = "leak: plan annotation paths are plan_failures' location.file unredacted"]
+    fn plan_annotations_never_show_planted_secrets(
         errors in prop::collection::vec(
             (prop::option::of(address_spec()), error_spec_with(always_file(), plants(1))),
             1..3,
         ),
     ) {
-        let applied = build_apply(&apply);
-        let (root, _) = apply_markdown(&applied)?;
-        let mut secrets = applied.secrets.clone();
+        let mut secrets = BTreeSet::new();
         let stream = failed_plan_stream(&errors, &mut secrets);
         let redactor = redactor_for(&secrets);
         let mut ph = Placeholders::new();
         let plan = plan_model(&root_ident(), true, "", Some(&stream), None, &redactor, &mut ph);
-        let mut texts = annotation_texts(&annotations_for_apply(&ApplyComment {
-            meta: meta(),
-            roots: vec![root],
-            notes: vec![],
-        }));
-        texts.extend(annotation_texts(&annotations_for_plan(&PlanComment {
+        let texts = annotation_texts(&annotations_for_plan(&PlanComment {
             meta: meta(),
             repo_root_summaries: vec![plan],
             drift_warnings: vec![],
             denials: vec![],
             notes: vec![],
-        })));
+        }));
+        prop_assert_eq!(texts.len(), 3 * errors.len());
         check(&texts, &secrets)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// Secrets planted between the words of an error text never become the AWS code or the IAM
+    /// action the comment shows: with the plants, each is the clean text's value or absent.
+    #[test]
+    #[ignore = "leak: an ARN/IPv6 planted after `perform:` becomes the IAM action (`arn:aws`, `a:A`)"]
+    fn planted_secrets_never_become_the_code_or_iam_action(
+        error in error_spec_with(Just(NO_FILE), prop::collection::vec(prop_oneof![plant(), colon_plant()], 0..=3))
+            .prop_map(|e| ErrorSpec { after_perform: true, ..e }),
+    ) {
+        let row_of = |e: &ErrorSpec| -> Result<tfgate::render::ApplyRow, TestCaseError> {
+            let case = build_apply(&one_resource_apply(plain_address("aws_iam_role"), Fate::Failed(e.clone())));
+            let (root, _) = apply_markdown(&case)?;
+            Ok(root.rows[0].clone())
+        };
+        let planted = row_of(&error)?;
+        let clean = row_of(&ErrorSpec { plants: Vec::new(), ..error.clone() })?;
+        prop_assert!(
+            planted.aws_code.is_none() || planted.aws_code == clean.aws_code,
+            "aws_code {:?} (clean text: {:?})", planted.aws_code, clean.aws_code
+        );
+        prop_assert!(
+            planted.iam_action.is_none() || planted.iam_action == clean.iam_action,
+            "iam_action {:?} (clean text: {:?})", planted.iam_action, clean.iam_action
+        );
     }
 }
