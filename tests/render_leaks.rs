@@ -462,6 +462,46 @@ fn check(texts: &[String], secrets: &BTreeSet<Secret>) -> Result<(), TestCaseErr
     Ok(())
 }
 
+fn render_err(e: tfgate::render::RenderError) -> TestCaseError {
+    TestCaseError::fail(e.to_string())
+}
+
+fn annotation_texts(a: &[tfgate::render::AnnotationView]) -> Vec<String> {
+    a.iter()
+        .flat_map(|a| [a.path.clone(), a.title.clone(), a.message.clone()])
+        .collect()
+}
+
+/// Everything of an apply that reaches GitHub: the comment, the check run, its annotations.
+fn apply_published(roots: Vec<RootApply>) -> Result<Vec<String>, TestCaseError> {
+    let comment = ApplyComment {
+        meta: meta(),
+        roots,
+        notes: vec![],
+    };
+    let md = renderer().render_apply(&comment).map_err(render_err)?;
+    let run = renderer().check_run_apply(&comment).map_err(render_err)?;
+    let mut texts = vec![md, run.title, run.summary, run.text];
+    texts.extend(annotation_texts(&annotations_for_apply(&comment)));
+    Ok(texts)
+}
+
+/// Everything of a plan that reaches GitHub: the comment, the check run, its annotations.
+fn plan_published(roots: Vec<RootPlan>) -> Result<Vec<String>, TestCaseError> {
+    let comment = PlanComment {
+        meta: meta(),
+        repo_root_summaries: roots,
+        drift_warnings: vec![],
+        denials: vec![],
+        notes: vec![],
+    };
+    let md = renderer().render_plan(&comment).map_err(render_err)?;
+    let run = renderer().check_run_plan(&comment).map_err(render_err)?;
+    let mut texts = vec![md, run.title, run.summary, run.text];
+    texts.extend(annotation_texts(&annotations_for_plan(&comment)));
+    Ok(texts)
+}
+
 fn redactor_for(secrets: &BTreeSet<Secret>) -> Redactor {
     Redactor::new(&RedactionConfig {
         extra_patterns: Vec::new(),
@@ -1551,25 +1591,25 @@ fn plan_markdown(case: &PlanCase) -> Result<(RootPlan, String), TestCaseError> {
 proptest! {
     #![proptest_config(cfg())]
 
-    /// The apply comment shows addresses (keys redacted), actions, results, codes, categories
-    /// and IAM actions: nothing planted in keys, ids, error texts, file names, outputs or crash
-    /// output survives.
+    /// The apply comment (and check run, annotations) shows addresses (keys redacted), actions,
+    /// results, codes, categories, IAM actions and file names: nothing planted in keys, ids,
+    /// error texts, file names, outputs or crash output survives.
     #[test]
     fn apply_comment_never_shows_planted_secrets(spec in apply_spec()) {
         let case = build_apply(&spec);
-        let (_, md) = apply_markdown(&case)?;
-        check(std::slice::from_ref(&md), &case.secrets)?;
+        let (root, md) = apply_markdown(&case)?;
+        check(&apply_published(vec![root])?, &case.secrets)?;
         let planted_key = spec.resources.iter().any(|r| matches!(r.address.key, KeySpec::Planted(_)));
         prop_assert!(!planted_key || has_placeholder(&md), "planted keys show placeholders");
     }
 
-    /// The plan comment shows attribute diffs: values are redacted, sensitive values hidden,
-    /// shared-input values replaced, outputs and variables never shown.
+    /// The plan comment (and check run) shows attribute diffs: values are redacted, sensitive
+    /// values hidden, shared-input values replaced, outputs and variables never shown.
     #[test]
     fn plan_comment_never_shows_planted_secrets(spec in plan_spec()) {
         let case = build_plan(&spec);
-        let (_, md) = plan_markdown(&case)?;
-        check(std::slice::from_ref(&md), &case.secrets)?;
+        let (root, md) = plan_markdown(&case)?;
+        check(&plan_published(vec![root])?, &case.secrets)?;
         let planted_text = spec.resources.iter().filter(|r| PLAN_ACTIONS[r.actions] != ["delete"]).flat_map(|r| &r.attrs).any(|a| matches!(a, AttrSpec::List(_) | AttrSpec::Tags(_)));
         prop_assert!(!planted_text || has_placeholder(&md), "planted values show placeholders");
     }
@@ -1578,7 +1618,7 @@ proptest! {
     #[test]
     fn run_models_never_show_planted_secrets(
         init in error_spec(),
-        errors in prop::collection::vec((prop::option::of(address_spec()), error_spec_with(Just(NO_FILE), plants(3))), 1..4),
+        errors in prop::collection::vec((prop::option::of(address_spec()), error_spec()), 1..4),
         apply in apply_spec(),
     ) {
         let mut secrets: BTreeSet<Secret> = init.secrets().into_iter().collect();
@@ -1604,19 +1644,9 @@ proptest! {
             apply_model(&root, true, "", Some(&applied.text), &applied.planned, &redactor, &mut ph),
         ];
         prop_assert_eq!(applies[1].rows.len(), applied.addresses.len());
-        let plan_md = renderer().render_plan(&PlanComment {
-            meta: meta(),
-            repo_root_summaries: plans,
-            drift_warnings: vec![],
-            denials: vec![],
-            notes: vec![],
-        }).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let apply_md = renderer().render_apply(&ApplyComment {
-            meta: meta(),
-            roots: applies,
-            notes: vec![],
-        }).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        check(&[plan_md, apply_md], &secrets)?;
+        let mut texts = plan_published(plans)?;
+        texts.extend(apply_published(applies)?);
+        check(&texts, &secrets)?;
     }
 }
 
@@ -1645,37 +1675,6 @@ fn failed_plan_stream(
         ));
     }
     lines.join("\n") + "\n"
-}
-
-// ------------------------------------------------------------------ properties: check runs
-
-proptest! {
-    #![proptest_config(cfg())]
-
-    /// Check-run title/summary/text reach the PR too. Annotations are left out here: see
-    /// `apply_annotations_never_show_planted_file_names`.
-    #[test]
-    fn check_runs_never_show_planted_secrets(apply in apply_spec(), plan in plan_spec()) {
-        let applied = build_apply(&apply);
-        let (apply_root_model, _) = apply_markdown(&applied)?;
-        let planned = build_plan(&plan);
-        let (plan_root_model, _) = plan_markdown(&planned)?;
-        let a = renderer().check_run_apply(&ApplyComment {
-            meta: meta(),
-            roots: vec![apply_root_model],
-            notes: vec![],
-        }).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let p = renderer().check_run_plan(&PlanComment {
-            meta: meta(),
-            repo_root_summaries: vec![plan_root_model],
-            drift_warnings: vec![],
-            denials: vec![],
-            notes: vec![],
-        }).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let mut secrets = applied.secrets.clone();
-        secrets.extend(planned.secrets.iter().cloned());
-        check(&[a.title, a.summary, a.text, p.title, p.summary, p.text], &secrets)?;
-    }
 }
 
 // ------------------------------------------------------------------ the checker can fail
@@ -1747,8 +1746,9 @@ fn checker_sees_every_kind_through_markdown_escaping() {
 
 // ------------------------------------------------------------------ targeted properties
 //
-// Each isolates one position or shape. Those marked `#[ignore = "leak: …"]` fail today: the
-// failure message names the leaked value; the report names the `src/` function and a fix.
+// Each isolates one position or shape. Those marked `#[ignore = "leak: …"]` fail today (the
+// failure message names the leaked value); the others failed before `src/` was fixed and now
+// guard the fix.
 
 fn plain_address(type_: &'static str) -> AddressSpec {
     AddressSpec {
@@ -1883,17 +1883,10 @@ fn always_file() -> impl Strategy<Value = FileSpec> {
     })
 }
 
-fn annotation_texts(a: &[tfgate::render::AnnotationView]) -> Vec<String> {
-    a.iter()
-        .flat_map(|a| [a.path.clone(), a.title.clone(), a.message.clone()])
-        .collect()
-}
-
 proptest! {
     #![proptest_config(cfg())]
 
     #[test]
-    #[ignore = "leak: an ARN whose region is `*` escapes the ARN rule (redact/patterns.rs)"]
     fn arns_with_wildcard_region_are_redacted(
         arns in prop::collection::vec(wildcard_region_arn(), 1..3),
         plants in prop::collection::vec(plant_of(wildcard_region_arn()), 1..3),
@@ -1918,7 +1911,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "leak: redact_json leaves JSON numbers that are secret_values in clear"]
     fn numeric_shared_input_values_are_redacted(digits in numeric_known()) {
         let (case, md) = plan_md_of(&one_resource_plan(vec![AttrSpec::KnownNumber(digits)]))?;
         check(&[md], &case.secrets)?;
@@ -1951,7 +1943,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "leak: results copy classify's aws_code unredacted; a shared-input name becomes the code"]
     fn legacy_wording_does_not_turn_a_shared_input_into_the_aws_code(
         error in legacy_wording_error(),
     ) {
@@ -1981,8 +1972,7 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "leak: results::plan_failures copies the diagnostic file name unredacted"]
-    fn plan_failure_locations_are_redacted(
+    fn plan_failure_locations_and_annotations_are_redacted(
         errors in prop::collection::vec(
             (prop::option::of(address_spec()), error_spec_with(always_file(), plants(1))),
             1..3,
@@ -1994,52 +1984,12 @@ proptest! {
         let mut ph = Placeholders::new();
         let model = plan_model(&root_ident(), true, "", Some(&stream), None, &redactor, &mut ph);
         prop_assert_eq!(model.errors.len(), errors.len());
-        let md = renderer().render_plan(&PlanComment {
-            meta: meta(),
-            repo_root_summaries: vec![model],
-            drift_warnings: vec![],
-            denials: vec![],
-            notes: vec![],
-        }).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        check(&[md], &secrets)?;
-    }
-
-    #[test]
-    #[ignore = "leak: apply annotation paths are the failed row's location.file unredacted"]
-    fn apply_annotations_never_show_planted_secrets(apply in apply_spec()) {
-        let applied = build_apply(&apply);
-        let (root, _) = apply_markdown(&applied)?;
-        let texts = annotation_texts(&annotations_for_apply(&ApplyComment {
-            meta: meta(),
-            roots: vec![root],
-            notes: vec![],
-        }));
-        check(&texts, &applied.secrets)?;
-    }
-
-    #[test]
-    #[ignore = "leak: plan annotation paths are plan_failures' location.file unredacted"]
-    fn plan_annotations_never_show_planted_secrets(
-        errors in prop::collection::vec(
-            (prop::option::of(address_spec()), error_spec_with(always_file(), plants(1))),
-            1..3,
-        ),
-    ) {
-        let mut secrets = BTreeSet::new();
-        let stream = failed_plan_stream(&errors, &mut secrets);
-        let redactor = redactor_for(&secrets);
-        let mut ph = Placeholders::new();
-        let plan = plan_model(&root_ident(), true, "", Some(&stream), None, &redactor, &mut ph);
-        let texts = annotation_texts(&annotations_for_plan(&PlanComment {
-            meta: meta(),
-            repo_root_summaries: vec![plan],
-            drift_warnings: vec![],
-            denials: vec![],
-            notes: vec![],
-        }));
-        prop_assert_eq!(texts.len(), 3 * errors.len());
+        let texts = plan_published(vec![model])?;
+        // Comment, check-run title/summary/text, then path, title, message per failure.
+        prop_assert_eq!(texts.len(), 4 + 3 * errors.len());
         check(&texts, &secrets)?;
     }
+
 }
 
 proptest! {
