@@ -1222,7 +1222,7 @@ fn apply_markdown(case: &ApplyCase) -> Result<(RootApply, String), TestCaseError
             roots: vec![root.clone()],
             notes: vec![],
         })
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        .map_err(render_err)?;
     prop_assert!(
         case.failed.is_empty() || md.contains("❌ failed"),
         "failed rows are shown"
@@ -1581,7 +1581,7 @@ fn plan_markdown(case: &PlanCase) -> Result<(RootPlan, String), TestCaseError> {
             denials: vec![],
             notes: vec![],
         })
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        .map_err(render_err)?;
     prop_assert!(md.contains("attribute"), "details table rendered");
     Ok((root, md))
 }
@@ -1873,7 +1873,12 @@ fn colon_plant() -> impl Strategy<Value = Plant> {
         select(vec![bare, line]),
         any::<usize>(),
     )
-        .prop_map(|(secret, wrap, at)| Plant { secret, wrap, at })
+        // An even `at`: with `after_perform` it goes right after `perform:`.
+        .prop_map(|(secret, wrap, at)| Plant {
+            secret,
+            wrap,
+            at: at & !1,
+        })
 }
 
 fn always_file() -> impl Strategy<Value = FileSpec> {
@@ -1952,7 +1957,7 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "leak: results copy classify's aws_code unredacted; a secret inside the code word reaches the comment"]
+    #[ignore = "leak: safe_code lets a secret glued inside the code word through (`AccessDen000000000000ied`)"]
     fn secrets_inside_words_of_error_texts_do_not_reach_codes_or_actions(
         error in error_spec_with(Just(NO_FILE), plants(3)).prop_map(|e| ErrorSpec { mid_word: true, ..e }),
     ) {
@@ -1961,14 +1966,9 @@ proptest! {
         let redactor = redactor_for(&case.secrets);
         let mut ph = Placeholders::new();
         let init = plan_model(&root_ident(), false, &error.text(), None, None, &redactor, &mut ph);
-        let plan_md = renderer().render_plan(&PlanComment {
-            meta: meta(),
-            repo_root_summaries: vec![init],
-            drift_warnings: vec![],
-            denials: vec![],
-            notes: vec![],
-        }).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        check(&[apply_md, plan_md], &case.secrets)?;
+        let mut texts = plan_published(vec![init])?;
+        texts.push(apply_md);
+        check(&texts, &case.secrets)?;
     }
 
     #[test]
@@ -2000,7 +2000,7 @@ proptest! {
     #[test]
     #[ignore = "leak: an ARN/IPv6 planted after `perform:` becomes the IAM action (`arn:aws`, `a:A`)"]
     fn planted_secrets_never_become_the_code_or_iam_action(
-        error in error_spec_with(Just(NO_FILE), prop::collection::vec(prop_oneof![plant(), colon_plant()], 0..=3))
+        error in error_spec_with(Just(NO_FILE), prop::collection::vec(prop_oneof![plant(), colon_plant()], 1..=3))
             .prop_map(|e| ErrorSpec { after_perform: true, ..e }),
     ) {
         let row_of = |e: &ErrorSpec| -> Result<tfgate::render::ApplyRow, TestCaseError> {
