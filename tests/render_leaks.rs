@@ -17,9 +17,9 @@
 //! Each property runs `PROPTEST_CASES` cases (default 64). Failures are not persisted (no
 //! regression files are written); proptest prints the shrunk input.
 //!
-//! Properties marked `#[ignore = "leak: …"]` document leaks found in `src/`: the reason names
-//! the leak and where it happens. Run them with `cargo test --test render_leaks -- --ignored`
-//! (each fails within its first cases today); remove the `ignore` once `src/` is fixed.
+//! The properties near the end each isolate one position or shape that leaked once (account ids
+//! in names, HCL-escaped keys, `\u003c` boundaries, codes and actions built from planted text);
+//! they guard those fixes.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -1746,9 +1746,8 @@ fn checker_sees_every_kind_through_markdown_escaping() {
 
 // ------------------------------------------------------------------ targeted properties
 //
-// Each isolates one position or shape. Those marked `#[ignore = "leak: …"]` fail today (the
-// failure message names the leaked value); the others failed before `src/` was fixed and now
-// guard the fix.
+// Each isolates one position or shape; each failed before `src/` was fixed and now guards the
+// fix.
 
 fn plain_address(type_: &'static str) -> AddressSpec {
     AddressSpec {
@@ -1904,7 +1903,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "leak: secret_values are not matched in Terraform's HCL-escaped key form (`$${`, `%%{`)"]
     fn instance_keys_with_template_sequences_are_redacted(
         spec in apply_spec_with(resource_spec_with(address_spec_with(
             key_spec_of(plant_of(template_known())).boxed(),
@@ -1922,7 +1920,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "leak: a value right after a `\\u003c`/`\\u0026` escape fails the boundary check"]
     fn jsonencoded_values_with_html_escapes_are_redacted(
         plants in prop::collection::vec(html_wrapped_plant(), 1..3),
     ) {
@@ -1931,7 +1928,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "leak: redact_address redacts instance keys only, not module/resource names"]
     fn account_ids_in_module_and_resource_names_are_redacted(
         address in address_with_account_in_name(),
         fate in fate(),
@@ -1957,7 +1953,6 @@ proptest! {
     }
 
     #[test]
-    #[ignore = "leak: safe_code lets a secret glued inside the code word through (`AccessDen000000000000ied`)"]
     fn secrets_inside_words_of_error_texts_do_not_reach_codes_or_actions(
         error in error_spec_with(Just(NO_FILE), plants(3)).prop_map(|e| ErrorSpec { mid_word: true, ..e }),
     ) {
@@ -1998,7 +1993,6 @@ proptest! {
     /// Secrets planted between the words of an error text never become the AWS code or the IAM
     /// action the comment shows: with the plants, each is the clean text's value or absent.
     #[test]
-    #[ignore = "leak: an ARN/IPv6 planted after `perform:` becomes the IAM action (`arn:aws`, `a:A`)"]
     fn planted_secrets_never_become_the_code_or_iam_action(
         error in error_spec_with(Just(NO_FILE), prop::collection::vec(prop_oneof![plant(), colon_plant()], 1..=3))
             .prop_map(|e| ErrorSpec { after_perform: true, ..e }),

@@ -6,6 +6,7 @@ mod category;
 mod codes;
 mod deny;
 mod extract;
+mod iam_prefixes;
 mod jsonl;
 mod rules;
 mod services;
@@ -18,6 +19,7 @@ mod tests;
 
 pub use category::Category;
 pub use deny::DenyKind;
+pub use iam_prefixes::is_iam_prefix;
 pub use jsonl::{classify_jsonl, ClassifyJsonlError};
 
 use serde::Serialize;

@@ -148,6 +148,12 @@ pub fn iam_prefix(service: &str) -> Option<&'static str> {
         .map(|(_, prefix)| *prefix)
 }
 
+/// Every IAM prefix the service table maps to.
+#[cfg(test)]
+pub fn all_prefixes() -> impl Iterator<Item = &'static str> {
+    SERVICE_PREFIXES.iter().map(|(_, prefix)| *prefix)
+}
+
 /// API operations whose IAM action has another name (Service Authorization Reference, S3 and
 /// Lambda pages). Everything not listed maps to the same name.
 const ACTION_RENAMES: &[(&str, &str, &str)] = &[

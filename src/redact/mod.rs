@@ -62,12 +62,7 @@ impl Redactor {
             if value.trim().chars().count() < MIN_SECRET_LEN {
                 continue;
             }
-            secrets.push(value.clone());
-            let escaped = serde_json::to_string(value).expect("a string serializes");
-            let escaped = &escaped[1..escaped.len() - 1];
-            if escaped != value {
-                secrets.push(escaped.to_string());
-            }
+            secrets.extend(written_forms(value));
         }
         // Longest first, so a value containing another is replaced whole.
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
@@ -215,6 +210,26 @@ impl Redactor {
     ) -> serde_json::Value {
         structured::redact_json(self, value, ph)
     }
+}
+
+/// Every form in which Terraform or Go may print a known value: as is, HCL-escaped (`$${`, `%%{`
+/// in instance keys and config), JSON-escaped, and Go-JSON-escaped (`\u003c`, `\u003e`,
+/// `\u0026`).
+fn written_forms(value: &str) -> Vec<String> {
+    let hcl = value.replace("${", "$${").replace("%{", "%%{");
+    let mut forms = vec![value.to_string()];
+    for plain in [value.to_string(), hcl] {
+        let json = serde_json::to_string(&plain).expect("a string serializes");
+        let json = json[1..json.len() - 1].to_string();
+        let go_json = json
+            .replace('<', "\\u003c")
+            .replace('>', "\\u003e")
+            .replace('&', "\\u0026");
+        forms.extend([plain, json, go_json]);
+    }
+    forms.sort();
+    forms.dedup();
+    forms
 }
 
 /// The redacted copy of a text under construction.

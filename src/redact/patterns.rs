@@ -264,12 +264,20 @@ fn is_alnum(b: Option<u8>) -> bool {
     b.is_some_and(|b| b.is_ascii_alphanumeric())
 }
 
-/// The byte before `start`, read as a boundary: the letter of an escape sequence (`\n`, `\t`
-/// in JSON or Go-quoted text) counts as punctuation.
+/// The byte before `start`, read as a boundary: the end of an escape sequence (`\n`, `\t`,
+/// `\u003c` in JSON or Go-quoted text) counts as punctuation.
 fn byte_before(bytes: &[u8], start: usize) -> Option<u8> {
     let b = *bytes.get(start.checked_sub(1)?)?;
-    let escaped = start >= 2 && bytes[start - 2] == b'\\' && b"ntrbfv".contains(&b);
-    Some(if escaped { b' ' } else { b })
+    let letter_escape = start >= 2 && bytes[start - 2] == b'\\' && b"ntrbfv".contains(&b);
+    let unicode_escape = start >= 6
+        && bytes[start - 6] == b'\\'
+        && bytes[start - 5] == b'u'
+        && bytes[start - 4..start].iter().all(u8::is_ascii_hexdigit);
+    Some(if letter_escape || unicode_escape {
+        b' '
+    } else {
+        b
+    })
 }
 
 fn one_of(b: Option<u8>, set: &[u8]) -> bool {

@@ -1,6 +1,6 @@
 //! Redaction of Terraform addresses and JSON plan values.
 
-use super::{Placeholders, Redactor};
+use super::{Kind, Placeholders, Redactor};
 use once_cell::sync::Lazy;
 use regex::Regex;
 use serde_json::Value;
@@ -13,13 +13,41 @@ pub fn redact_address(r: &Redactor, address: &str, ph: &mut Placeholders) -> Str
     let mut last = 0;
     for c in INSTANCE_KEY.captures_iter(address) {
         let key = c.get(1).expect("group 1");
-        out.push_str(&address[last..key.start()]);
+        out.push_str(&redact_names(r, &address[last..key.start()], ph));
         out.push_str(&r.redact(key.as_str(), ph));
         last = key.end();
     }
-    out.push_str(&address[last..]);
+    out.push_str(&redact_names(r, &address[last..], ph));
     out
 }
+
+/// The name parts of an address (`module.acct_123456789012.aws_x.role_a`): the usual rules, and
+/// account ids glued to a name with `_`/`-` (which the word-boundary check would let through).
+fn redact_names(r: &Redactor, names: &str, ph: &mut Placeholders) -> String {
+    let redacted = r.redact(names, ph);
+    let bytes = redacted.as_bytes();
+    let mut out = String::with_capacity(redacted.len());
+    let (mut copied, mut i) = (0, 0);
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i - start == ACCOUNT_DIGITS {
+            out.push_str(&redacted[copied..start]);
+            ph.push_placeholder(Kind::Account, &redacted[start..i], &mut out);
+            copied = i;
+        }
+    }
+    out.push_str(&redacted[copied..]);
+    out
+}
+
+const ACCOUNT_DIGITS: usize = 12;
 
 pub fn redact_json(r: &Redactor, value: &Value, ph: &mut Placeholders) -> Value {
     match value {

@@ -202,3 +202,50 @@ fn json_values_keys_and_account_numbers() {
         })
     );
 }
+
+#[test]
+fn account_ids_glued_to_address_names_are_redacted() {
+    let r = Redactor::new(&RedactionConfig::default()).unwrap();
+    let mut ph = Placeholders::new();
+    assert_eq!(
+        r.redact_address(
+            "module.acct_123456789012.aws_iam_role.role_123456789012[\"10.0.0.1\"]",
+            &mut ph
+        ),
+        "module.acct_<account-1>.aws_iam_role.role_<account-1>[\"<ipv4-1>\"]"
+    );
+    // 11 or 13 digits are not account ids.
+    assert_eq!(
+        r.redact_address("aws_s3_bucket.b_12345678901", &mut ph),
+        "aws_s3_bucket.b_12345678901"
+    );
+}
+
+#[test]
+fn known_values_are_redacted_in_hcl_and_go_json_escaped_forms() {
+    let r = Redactor::new(&RedactionConfig {
+        secret_values: vec!["aaa${a00".into(), "x<y&z>0000".into()],
+        ..Default::default()
+    })
+    .unwrap();
+    let mut ph = Placeholders::new();
+    let out = r.redact(
+        "k[\"aaa$${a00\"] v=\"x\\u003cy\\u0026z\\u003e0000\"",
+        &mut ph,
+    );
+    assert!(!out.contains("a00") && !out.contains("0000"), "{out}");
+}
+
+#[test]
+fn a_value_right_after_a_unicode_escape_is_redacted() {
+    let r = Redactor::new(&RedactionConfig::default()).unwrap();
+    let mut ph = Placeholders::new();
+    let out = r.redact(
+        "\"\\u003c00aaaa00-aaa0-aa00-a0a0-a00aaaaa0a0a\\u003e \\u0026203.0.113.7\"",
+        &mut ph,
+    );
+    assert!(
+        !out.contains("00aaaa00") && !out.contains("203.0.113"),
+        "{out}"
+    );
+}

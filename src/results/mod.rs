@@ -9,6 +9,7 @@ mod tests;
 use std::collections::BTreeSet;
 
 use crate::classify::{classify, Category, ClassifyContext};
+use crate::enrich::{enrichment_view, permission_failure, EnrichmentState, EnrichmentView};
 use crate::redact::{Placeholders, Redactor};
 use crate::render::{
     AdviceView, ApplyCounts, ApplyResult, ApplyRow, ApplyStatus, AttrView, ConfigErrorView,
@@ -50,18 +51,19 @@ fn location(d: &Diagnostic, redactor: &Redactor, ph: &mut Placeholders) -> Optio
     })
 }
 
-/// An IAM action is posted only in its `service:Action` shape.
+/// An IAM action is posted only in its `service:Action` shape, with a known IAM service prefix
+/// and an action name that is a word (not hex digits: `fe80:Abcd` is an IPv6 fragment).
 pub fn safe_action(action: Option<String>) -> Option<String> {
     let action = action?;
     let (svc, op) = action.split_once(':')?;
-    let ok = !svc.is_empty()
-        && svc.len() <= 40
-        && svc
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !op.is_empty()
+    let ok = crate::classify::is_iam_prefix(svc)
         && op.len() <= 100
-        && op.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'*');
+        && op
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'*')
+        && op.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'*')
+        && op.bytes().any(|b| b == b'*' || !b.is_ascii_hexdigit());
     ok.then_some(action)
 }
 
@@ -73,10 +75,31 @@ pub fn safe_code(
     ph: &mut Placeholders,
 ) -> Option<String> {
     let code = code?;
-    let shaped = code.len() <= 80
-        && code.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && code.chars().all(|c| c.is_ascii_alphanumeric() || c == '.');
-    (shaped && redactor.redact(&code, ph) == code).then_some(code)
+    (is_code_shaped(&code) && redactor.redact(&code, ph) == code).then_some(code)
+}
+
+/// AWS error codes are words joined by dots (`Client.UnauthorizedOperation`,
+/// `InvalidAMIID.NotFound`): each dot-separated part starts with a letter, and no part holds a
+/// long digit run or a long run of capitals and digits — the shapes of an account id, an IP
+/// address or an access key glued into the word.
+fn is_code_shaped(code: &str) -> bool {
+    const MAX_DIGIT_RUN: usize = 3;
+    const MAX_CAPITALS_RUN: usize = 7;
+    let (mut digits, mut capitals) = (0, 0);
+    code.len() <= 80
+        && code.split('.').all(|part| {
+            part.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+                && part.bytes().all(|b| b.is_ascii_alphanumeric())
+        })
+        && code.bytes().all(|b| {
+            digits = if b.is_ascii_digit() { digits + 1 } else { 0 };
+            capitals = if b.is_ascii_uppercase() || b.is_ascii_digit() {
+                capitals + 1
+            } else {
+                0
+            };
+            digits <= MAX_DIGIT_RUN && capitals <= MAX_CAPITALS_RUN
+        })
 }
 
 fn value_text(v: &serde_json::Value, redactor: &Redactor, ph: &mut Placeholders) -> String {
@@ -190,6 +213,7 @@ pub fn apply_root(
     let mut counts = ApplyCounts::default();
     let mut categories = BTreeSet::new();
     let mut rows = Vec::new();
+    let mut denials = Vec::new();
     for r in &outcome.resources {
         let action = r.action.map(Action::as_str).unwrap_or("-").to_string();
         let address = redactor.redact_address(&r.address, ph);
@@ -232,6 +256,20 @@ pub fn apply_root(
                 row.deny_kind_label = c.deny_kind.map(|k| k.label().to_string());
                 row.location = diagnostics.iter().find_map(|d| location(d, redactor, ph));
             }
+        }
+        if let ResourceStatus::Failed {
+            diagnostics,
+            failed_at,
+            ..
+        } = &r.status
+        {
+            denials.extend(denial_view(
+                &row.address,
+                &r.address,
+                diagnostics,
+                failed_at.as_deref(),
+                redactor,
+            ));
         }
         rows.push(row);
     }
@@ -279,5 +317,30 @@ pub fn apply_root(
         advice: advice_for(&categories),
         config_errors,
         pending_enrichment: false,
+        denials,
     }
+}
+
+/// What the error text tells about a permission failure whose denied action it names (the
+/// others wait for CloudTrail, see `crate::worker::enrich`).
+fn denial_view(
+    shown_address: &str,
+    address: &str,
+    diagnostics: &[Diagnostic],
+    failed_at: Option<&str>,
+    redactor: &Redactor,
+) -> Option<EnrichmentView> {
+    let failure = permission_failure(address, diagnostics, failed_at)?;
+    let view = enrichment_view(
+        &failure,
+        shown_address,
+        None,
+        &EnrichmentState::Pending,
+        redactor,
+    );
+    view.iam_action.is_some().then(|| EnrichmentView {
+        // Known from the text, whatever CloudTrail may add later.
+        status: crate::enrich::FROM_TEXT.to_string(),
+        ..view
+    })
 }

@@ -65,6 +65,12 @@ fn partial_failure_from_real_terraform_names_code_category_and_action_only() {
         assert!(!md.contains(leak), "{leak} leaked into:\n{md}");
     }
     assert!(md.contains("iam:GetRole") && md.contains("AccessDenied"));
+    // Issue 7: the denial is explained, the role named by type only (its name is provider text).
+    assert!(
+        md.contains("**Missing permissions**") && md.contains("on `role (name in the run log)`"),
+        "{md}"
+    );
+    assert!(md.contains(r#""Resource": "<role/*…>""#), "{md}");
 }
 
 #[test]
@@ -115,4 +121,62 @@ fn addressless_errors_become_configuration_rows() {
     );
     assert!(model.config_errors[0].line > 0);
     assert_eq!(model.status, ApplyStatus::Failed);
+}
+
+#[test]
+fn only_word_shaped_codes_are_posted() {
+    let redactor = Redactor::new(&RedactionConfig::default()).unwrap();
+    let mut ph = Placeholders::new();
+    let posted = [
+        "AccessDenied",
+        "Client.UnauthorizedOperation",
+        "InvalidAMIID.NotFound",
+        "KMSInvalidStateException",
+        "DBClusterNotFoundFault",
+        "Route53ResolverException",
+    ];
+    for code in posted {
+        assert_eq!(
+            safe_code(Some(code.into()), &redactor, &mut ph).as_deref(),
+            Some(code)
+        );
+    }
+    let refused = [
+        "AccessDen123456789012ied",
+        "Lim10.0.0.1itExceeded",
+        "ThrottAKIAIOSFODNN7EXAMPLEling",
+        "Client.",
+        "4xx",
+        "Access_Denied",
+    ];
+    for code in refused {
+        assert_eq!(
+            safe_code(Some(code.into()), &redactor, &mut ph),
+            None,
+            "{code}"
+        );
+    }
+}
+
+#[test]
+fn only_known_service_actions_are_posted() {
+    for action in [
+        "iam:GetRole",
+        "ec2:RunInstances",
+        "s3:*",
+        "ec2:Describe*",
+        "kms:Decrypt",
+    ] {
+        assert_eq!(safe_action(Some(action.into())).as_deref(), Some(action));
+    }
+    for action in [
+        "arn:aws",
+        "a:A",
+        "fe80:Abcd",
+        "ec2:",
+        "ec2:1abc",
+        "notaservice:GetRole",
+    ] {
+        assert_eq!(safe_action(Some(action.into())), None, "{action}");
+    }
 }
