@@ -131,6 +131,19 @@ async fn enrichment_names_the_denied_action(backend: Backend) {
         apply.body
     );
     assert!(apply.body.contains("`ec2:RunInstances`"), "{}", apply.body);
+    // The resource type and name (no ARN), the deny kind and the statement an admin could add.
+    assert!(
+        apply.body.contains("`fake_thing.web` needs `ec2:RunInstances` on `instance *`: no identity-based policy allows it _(confirmed by CloudTrail)_"),
+        "{}",
+        apply.body
+    );
+    assert!(
+        apply
+            .body
+            .contains("\"Action\": \"ec2:RunInstances\",\n  \"Resource\": \"<instance/*>\""),
+        "{}",
+        apply.body
+    );
     assert!(
         !apply.body.contains("confirming with CloudTrail"),
         "{}",

@@ -151,7 +151,13 @@ async fn bare_unauthorized_operation_is_named_after_late_delivery_throttling_and
     let schedule = crate::enrich::backoff_schedule();
 
     // What the first comment shows, before CloudTrail answers.
-    let before = enrichment_view(&failure, None, &EnrichmentState::Pending);
+    let before = enrichment_view(
+        &failure,
+        &failure.address,
+        None,
+        &EnrichmentState::Pending,
+        &crate::redact::Redactor::new(&Default::default()).unwrap(),
+    );
     assert_eq!(before.status, CONFIRMING);
     assert_eq!(before.iam_action, None);
 
@@ -202,7 +208,13 @@ async fn bare_unauthorized_operation_is_named_after_late_delivery_throttling_and
     assert!(bodies[..4].iter().all(|b| b.get("NextToken").is_none()));
 
     // The updated comment names the action; nothing derived carries an ARN, id or IP.
-    let after = enrichment_view(&failure, None, &state);
+    let after = enrichment_view(
+        &failure,
+        &failure.address,
+        None,
+        &state,
+        &crate::redact::Redactor::new(&Default::default()).unwrap(),
+    );
     assert_eq!(after.status, CONFIRMED);
     assert_eq!(after.iam_action.as_deref(), Some("ec2:RunInstances"));
     assert_pr_safe(&serde_json::to_string(&state).unwrap());

@@ -3,6 +3,7 @@
 use super::denied::{
     clean_action, is_denial_code, normalize_error_code, DeniedCall, EnrichmentSource,
 };
+use super::resource::RedactedResource;
 use super::time::UnixSeconds;
 use crate::classify::DenyKind;
 use serde::{Deserialize, Serialize};
@@ -28,6 +29,9 @@ pub struct FailureToEnrich {
     pub text_iam_action: Option<String>,
     /// The deny kind as the text words it.
     pub text_deny_kind: Option<DenyKind>,
+    /// The denied resource as the text words it (`on resource: role NAME`), redacted.
+    #[serde(default)]
+    pub text_resource: Option<RedactedResource>,
 }
 
 impl FailureToEnrich {
@@ -73,8 +77,11 @@ pub fn from_text(failure: &FailureToEnrich) -> Option<DeniedCall> {
         iam_action: clean_action(failure.text_iam_action.as_deref()?)?,
         error_code: failure.aws_code.as_deref().map(normalize_error_code),
         deny_kind: failure.text_deny_kind,
-        resource_type: None,
-        resource_name_redacted: None,
+        resource_type: failure
+            .text_resource
+            .as_ref()
+            .map(|r| r.resource_type.clone()),
+        resource_name_redacted: failure.text_resource.as_ref().map(|r| r.name.clone()),
         source: EnrichmentSource::SdkText,
     })
 }

@@ -2,8 +2,9 @@
 //! deny kind) the error text does not name. Pure.
 
 use crate::classify::{classify, Category, ClassifyContext};
-use crate::terraform::{ApplyOutcome, ResourceStatus};
+use crate::terraform::{ApplyOutcome, Diagnostic, ResourceStatus};
 
+use super::resource::from_denial_message;
 use super::FailureToEnrich;
 
 /// The blob after "Encoded authorization failure message:", if any.
@@ -19,38 +20,48 @@ pub fn encoded_message(text: &str) -> Option<String> {
 
 /// Permission failures of an apply, as enrichment inputs (only those that need it).
 pub fn failures_from_apply(outcome: &ApplyOutcome) -> Vec<FailureToEnrich> {
-    let mut out = Vec::new();
-    for r in &outcome.resources {
-        let ResourceStatus::Failed {
-            diagnostics,
-            failed_at,
-            ..
-        } = &r.status
-        else {
-            continue;
-        };
-        let text: Vec<String> = diagnostics
-            .iter()
-            .map(|d| format!("{}\n{}", d.summary, d.detail))
-            .collect();
-        let text = text.join("\n");
-        let c = classify(&text, &ClassifyContext::default());
-        let failure = FailureToEnrich {
-            address: r.address.clone(),
-            permission_missing: c.category == Category::PermissionMissing,
-            aws_code: c.aws_code.clone(),
-            operation: c.operation.clone(),
-            request_id: c.request_id.clone(),
-            failed_at: failed_at.clone().unwrap_or_default(),
-            encoded_message: encoded_message(&text),
-            text_iam_action: c.iam_action.clone(),
-            text_deny_kind: c.deny_kind,
-        };
-        if super::needs_enrichment(&failure) {
-            out.push(failure);
-        }
-    }
-    out
+    outcome
+        .resources
+        .iter()
+        .filter_map(|r| match &r.status {
+            ResourceStatus::Failed {
+                diagnostics,
+                failed_at,
+                ..
+            } => permission_failure(&r.address, diagnostics, failed_at.as_deref()),
+            _ => None,
+        })
+        .filter(super::needs_enrichment)
+        .collect()
+}
+
+/// One failed resource as an enrichment input, when its failure is a permission failure (by
+/// category or by denial code).
+pub fn permission_failure(
+    address: &str,
+    diagnostics: &[Diagnostic],
+    failed_at: Option<&str>,
+) -> Option<FailureToEnrich> {
+    let text: Vec<String> = diagnostics
+        .iter()
+        .map(|d| format!("{}\n{}", d.summary, d.detail))
+        .collect();
+    let text = text.join("\n");
+    let c = classify(&text, &ClassifyContext::default());
+    let permission_missing = c.category == Category::PermissionMissing;
+    let denial_code = c.aws_code.as_deref().is_some_and(super::is_denial_code);
+    (permission_missing || denial_code).then(|| FailureToEnrich {
+        address: address.to_string(),
+        permission_missing,
+        aws_code: c.aws_code.clone(),
+        operation: c.operation.clone(),
+        request_id: c.request_id.clone(),
+        failed_at: failed_at.unwrap_or_default().to_string(),
+        encoded_message: encoded_message(&text),
+        text_iam_action: c.iam_action.clone(),
+        text_deny_kind: c.deny_kind,
+        text_resource: from_denial_message(&text),
+    })
 }
 
 #[cfg(test)]

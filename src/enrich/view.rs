@@ -1,11 +1,13 @@
 //! What the result comment shows about one failure's denied call, now and after CloudTrail.
 
-use super::denied::DeniedCall;
+use super::denied::{DeniedCall, EnrichmentSource};
 use super::failure::{from_text, needs_cloudtrail, FailureToEnrich};
 use super::state::EnrichmentState;
 use super::statement::{admin_hint, minimal_statement};
 use crate::classify::DenyKind;
-use serde::Serialize;
+use crate::redact::{Placeholders, Redactor};
+use crate::results::safe_action;
+use serde::{Deserialize, Serialize};
 
 /// Shown while the CloudTrail lookup runs.
 pub const CONFIRMING: &str = "confirming with CloudTrail…";
@@ -14,11 +16,14 @@ pub const FROM_TEXT: &str = "from the error text";
 pub const FROM_DECODED: &str = "from the decoded authorization message";
 
 /// PR-safe facts about one failure's denial, for the result comment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnrichmentView {
+    /// The address as the comment's table shows it (already redacted).
     pub address: String,
     pub iam_action: Option<String>,
     pub deny_kind: Option<DenyKind>,
+    /// `implicit deny (no identity-based policy allows it)` …
+    pub deny_kind_label: Option<String>,
     /// `role AWSServiceRoleForAmazonEKSNodegroup`.
     pub resource: Option<String>,
     /// From [`minimal_statement`], when the action is known.
@@ -29,11 +34,16 @@ pub struct EnrichmentView {
 }
 
 /// Merges what is known, best source first: CloudTrail, then the decoded message, then the
-/// SDK text; a better source's missing fields are filled from the others.
+/// SDK text; a better source's missing fields are filled from the others. `shown_address` is
+/// the failure's address as the comment shows it; the resource name is dropped (the statement
+/// then says `"*"`) unless it is a plain IAM-style name that `redactor` leaves alone, and an
+/// action that is not a known `service:Action` is dropped.
 pub fn enrichment_view(
     failure: &FailureToEnrich,
+    shown_address: &str,
     decoded: Option<&DeniedCall>,
     state: &EnrichmentState,
+    redactor: &Redactor,
 ) -> EnrichmentView {
     let text = from_text(failure);
     let found = match state {
@@ -57,6 +67,7 @@ pub fn enrichment_view(
         }
         call
     });
+    let merged = merged.and_then(|call| pr_safe(call, redactor));
     let status = match state {
         EnrichmentState::Found(_) => CONFIRMED.to_string(),
         EnrichmentState::Pending if needs_cloudtrail(failure, decoded) => CONFIRMING.to_string(),
@@ -65,24 +76,70 @@ pub fn enrichment_view(
         EnrichmentState::GaveUp { note } => note.clone(),
     };
     EnrichmentView {
-        address: failure.address.clone(),
+        address: shown_address.to_string(),
         iam_action: merged.as_ref().map(|c| c.iam_action.clone()),
         deny_kind: merged.as_ref().and_then(|c| c.deny_kind),
+        deny_kind_label: merged
+            .as_ref()
+            .and_then(|c| c.deny_kind)
+            .map(|k| k.label().to_string()),
         resource: merged
             .as_ref()
             .and_then(DeniedCall::resource)
-            .map(|r| format!("{} {}", r.resource_type, r.name)),
+            .map(|r| match r.name.as_str() {
+                NAME_IN_RUN_LOG => format!("{} (name in the run log)", r.resource_type),
+                name => format!("{} {name}", r.resource_type),
+            }),
         statement: merged.as_ref().map(minimal_statement),
         hint: merged.as_ref().map(admin_hint),
         status,
     }
 }
 
+/// The call with only what may be posted: `None` without a postable action; the resource is
+/// cleared unless its type and name are plain names that no redaction rule touches (a name can
+/// be a shared-input value or carry an e-mail address).
+fn pr_safe(mut call: DeniedCall, redactor: &Redactor) -> Option<DeniedCall> {
+    call.iam_action = safe_action(Some(call.iam_action))?;
+    let plain = |text: &str| {
+        !text.is_empty()
+            && text.len() <= 128
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_+=,.@-*".contains(&b))
+            && redactor.redact(text, &mut Placeholders::new()) == text
+    };
+    let resource_ok = call
+        .resource()
+        .is_some_and(|r| plain(&r.resource_type) && plain(&r.name) && call.is_pr_safe());
+    if !resource_ok {
+        call.resource_type = None;
+        call.resource_name_redacted = None;
+    } else if call.source == EnrichmentSource::SdkText
+        && call.resource_name_redacted.as_deref() != Some("*")
+    {
+        // A name read from the error text is provider text: the comment names only its type.
+        call.resource_name_redacted = Some(NAME_IN_RUN_LOG.to_string());
+    }
+    Some(call)
+}
+
+/// Stands for a resource name the comment does not repeat from the error text.
+pub const NAME_IN_RUN_LOG: &str = "…";
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::enrich::denied::EnrichmentSource;
     use crate::enrich::state::GaveUpReason;
+    use crate::redact::RedactionConfig;
+
+    fn redactor() -> Redactor {
+        Redactor::new(&RedactionConfig {
+            secret_values: vec!["shared-secret-name".into()],
+            ..Default::default()
+        })
+        .unwrap()
+    }
 
     fn bare() -> FailureToEnrich {
         FailureToEnrich {
@@ -106,12 +163,24 @@ mod tests {
 
     #[test]
     fn bare_failure_first_says_confirming_then_names_the_action() {
-        let first = enrichment_view(&bare(), None, &EnrichmentState::Pending);
+        let first = enrichment_view(
+            &bare(),
+            "aws_instance.web",
+            None,
+            &EnrichmentState::Pending,
+            &redactor(),
+        );
         assert_eq!(first.status, CONFIRMING);
         assert_eq!(first.iam_action, None);
         assert_eq!(first.statement, None);
 
-        let after = enrichment_view(&bare(), None, &EnrichmentState::Found(run_instances()));
+        let after = enrichment_view(
+            &bare(),
+            "aws_instance.web",
+            None,
+            &EnrichmentState::Found(run_instances()),
+            &redactor(),
+        );
         assert_eq!(after.status, CONFIRMED);
         assert_eq!(after.iam_action.as_deref(), Some("ec2:RunInstances"));
         assert_eq!(after.resource.as_deref(), Some("instance *"));
@@ -126,7 +195,7 @@ mod tests {
             ..bare()
         };
         let gave_up = EnrichmentState::gave_up(GaveUpReason::NoMatchingEvent);
-        let v = enrichment_view(&f, None, &gave_up);
+        let v = enrichment_view(&f, "aws_instance.web", None, &gave_up, &redactor());
         assert_eq!(v.iam_action.as_deref(), Some("iam:GetRole"));
         assert_eq!(v.status, GaveUpReason::NoMatchingEvent.note());
 
@@ -138,7 +207,13 @@ mod tests {
         let mut ct = run_instances();
         ct.iam_action = "iam:GetRole".into();
         ct.deny_kind = None;
-        let v = enrichment_view(&f, None, &EnrichmentState::Found(ct));
+        let v = enrichment_view(
+            &f,
+            "aws_instance.web",
+            None,
+            &EnrichmentState::Found(ct),
+            &redactor(),
+        );
         assert_eq!(v.deny_kind, Some(DenyKind::ExplicitScp));
     }
 
@@ -150,15 +225,66 @@ mod tests {
             aws_code: Some("AccessDenied".into()),
             ..bare()
         };
-        let v = enrichment_view(&f, None, &EnrichmentState::Pending);
+        let v = enrichment_view(
+            &f,
+            "aws_instance.web",
+            None,
+            &EnrichmentState::Pending,
+            &redactor(),
+        );
         assert_eq!(v.status, FROM_TEXT);
         let mut decoded = run_instances();
         decoded.source = EnrichmentSource::DecodedMessage;
-        let v = enrichment_view(&bare(), Some(&decoded), &EnrichmentState::Pending);
+        let v = enrichment_view(
+            &bare(),
+            "aws_instance.web",
+            Some(&decoded),
+            &EnrichmentState::Pending,
+            &redactor(),
+        );
         assert_eq!(v.status, FROM_DECODED);
         assert_eq!(v.iam_action.as_deref(), Some("ec2:RunInstances"));
         decoded.deny_kind = None;
-        let v = enrichment_view(&bare(), Some(&decoded), &EnrichmentState::Pending);
+        let v = enrichment_view(
+            &bare(),
+            "aws_instance.web",
+            Some(&decoded),
+            &EnrichmentState::Pending,
+            &redactor(),
+        );
         assert_eq!(v.status, CONFIRMING);
+    }
+
+    #[test]
+    fn resource_names_that_are_secrets_or_odd_are_not_shown() {
+        let mut call = run_instances();
+        call.resource_type = Some("role".into());
+        for (name, shown) in [
+            ("AWSServiceRoleForAmazonEKSNodegroup", true),
+            ("shared-secret-name", false),
+            ("ops@example.com", false),
+            ("a`b", false),
+        ] {
+            call.resource_name_redacted = Some(name.into());
+            let v = enrichment_view(
+                &bare(),
+                "a.b",
+                None,
+                &EnrichmentState::Found(call.clone()),
+                &redactor(),
+            );
+            assert_eq!(v.resource.is_some(), shown, "{name}");
+            let statement = v.statement.unwrap();
+            assert_eq!(statement.contains(name), shown, "{statement}");
+        }
+        call.iam_action = "arn:aws".into();
+        let v = enrichment_view(
+            &bare(),
+            "a.b",
+            None,
+            &EnrichmentState::Found(call),
+            &redactor(),
+        );
+        assert_eq!((v.iam_action, v.statement), (None, None));
     }
 }

@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use crate::enrich::EnrichmentView;
+
 use super::model::{
     AdviceView, ApplyComment, ApplyCounts, ApplyRow, ApplyStatus, CommentMeta, ConfigErrorView,
 };
@@ -40,7 +42,13 @@ pub struct RootApplyView<'a> {
     pub config_errors: &'a [ConfigErrorView],
     pub pending_enrichment: bool,
     pub omitted_rows: usize,
+    /// At most [`MAX_DENIALS_SHOWN`] per root; the statements repeat per denied action.
+    pub denials: &'a [EnrichmentView],
+    pub omitted_denials: usize,
 }
+
+/// Missing-permission entries listed per root (each failed row still shows its action).
+pub const MAX_DENIALS_SHOWN: usize = 20;
 
 pub fn apply_view(
     comment: &ApplyComment,
@@ -81,6 +89,8 @@ pub fn apply_view(
                 config_errors: &root.config_errors,
                 pending_enrichment: root.pending_enrichment,
                 omitted_rows,
+                denials: &root.denials[..root.denials.len().min(MAX_DENIALS_SHOWN)],
+                omitted_denials: root.denials.len().saturating_sub(MAX_DENIALS_SHOWN),
             }
         })
         .collect();

@@ -66,6 +66,19 @@ pub fn code_span(value: &str, in_table: bool) -> String {
     format!("{fence}{pad}{body}{pad}{fence}")
 }
 
+/// Renders a value as a fenced code block with an info string (`json`): the fence is longer
+/// than any backtick run in the value, so the value cannot close it; control characters other
+/// than newlines become spaces.
+pub fn code_block(value: &str, info: &str) -> String {
+    let body: String = value
+        .chars()
+        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .collect();
+    let fence = "`".repeat((longest_backtick_run(&body) + 1).max(3));
+    let info: String = info.chars().filter(char::is_ascii_alphanumeric).collect();
+    format!("{fence}{info}\n{}\n{fence}", body.trim_end_matches('\n'))
+}
+
 /// Escapes a value for text inside an HTML block (e.g. `<summary>`), where GitHub does not
 /// process markdown. Newlines are removed because a blank line would end the block.
 pub fn html_text(value: &str) -> String {

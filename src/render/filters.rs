@@ -33,6 +33,9 @@ pub fn base_environment() -> Environment<'static> {
     env.add_filter("cell_code", |v: String| {
         Value::from_safe_string(escape::code_span(&v, true))
     });
+    env.add_filter("code_block", |v: String, info: String| {
+        Value::from_safe_string(escape::code_block(&v, &info))
+    });
     env.add_filter("html", |v: String| {
         Value::from_safe_string(escape::html_text(&v))
     });

@@ -175,6 +175,10 @@ pub struct RootApply {
     pub config_errors: Vec<ConfigErrorView>,
     /// CloudTrail lookup still running: shows "confirming with CloudTrail…".
     pub pending_enrichment: bool,
+    /// Permission failures whose denied action is known: action, deny kind, redacted resource
+    /// and the minimal statement an admin could add.
+    #[serde(default)]
+    pub denials: Vec<crate::enrich::EnrichmentView>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -183,6 +183,7 @@ fn apply_root(status: ApplyStatus, rows: Vec<ApplyRow>) -> RootApply {
         advice: vec![],
         config_errors: vec![],
         pending_enrichment: false,
+        denials: Vec::new(),
     }
 }
 
@@ -213,6 +214,34 @@ fn permission_missing_row() -> ApplyRow {
         }),
         ..row("aws_eks_node_group.main", "create", ApplyResult::Failed)
     }
+}
+
+/// Seed 000: CloudTrail named the service-linked role the node group needed, without its path.
+fn seed_000_denial() -> crate::enrich::EnrichmentView {
+    use crate::enrich::{enrichment_view, DeniedCall, EnrichmentSource, EnrichmentState};
+    let failure = crate::enrich::FailureToEnrich {
+        address: "aws_eks_node_group.main".into(),
+        permission_missing: true,
+        aws_code: Some("AccessDenied".into()),
+        failed_at: "2024-08-01T11:30:23Z".into(),
+        ..Default::default()
+    };
+    let call = DeniedCall {
+        iam_action: "iam:GetRole".into(),
+        error_code: Some("AccessDenied".into()),
+        deny_kind: Some(crate::classify::DenyKind::Implicit),
+        resource_type: Some("role".into()),
+        resource_name_redacted: Some("AWSServiceRoleForAmazonEKSNodegroup".into()),
+        source: EnrichmentSource::CloudTrail,
+    };
+    let redactor = crate::redact::Redactor::new(&Default::default()).expect("built-in rules");
+    enrichment_view(
+        &failure,
+        &failure.address,
+        None,
+        &EnrichmentState::Found(call),
+        &redactor,
+    )
 }
 
 fn propagation_row(address: &str) -> ApplyRow {
@@ -250,6 +279,7 @@ pub fn apply_partial_failure() -> ApplyComment {
         },
     ];
     root.pending_enrichment = true;
+    root.denials = vec![seed_000_denial()];
     let mut skipped = apply_root(
         ApplyStatus::Skipped {
             reason: "depends on `eks`, which failed".into(),

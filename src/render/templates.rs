@@ -10,6 +10,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "_apply_roots.md.j2",
         include_str!("../../templates/_apply_roots.md.j2"),
     ),
+    (
+        "_denials.md.j2",
+        include_str!("../../templates/_denials.md.j2"),
+    ),
     ("_drift.md.j2", include_str!("../../templates/_drift.md.j2")),
     (
         "_failure_table.md.j2",

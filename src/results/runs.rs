@@ -144,6 +144,7 @@ pub fn apply_model(
                 })
                 .collect(),
             pending_enrichment: false,
+            denials: Vec::new(),
         };
     };
     let outcome = apply_outcome(&stream, planned);

@@ -38,6 +38,9 @@ pub struct EnrichJob {
 pub struct PendingFailure {
     pub root: String,
     pub failure: crate::enrich::FailureToEnrich,
+    /// The failure's address as the comment shows it (redacted with the run's placeholders).
+    #[serde(default)]
+    pub shown_address: String,
     /// The run's RoleSessionName (`tfgate-<run id>`), the CloudTrail `Username`.
     pub session_name: String,
     pub account_id: String,

@@ -5,6 +5,7 @@
 //! note). CloudTrail delivers in about 5 minutes, not guaranteed, so polls are spaced out.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::anyhow;
 
@@ -13,10 +14,14 @@ use crate::aws::{
     assume_role, cloudtrail_client, config_with_credentials, decode_authorization_message,
     lookup_events, lookup_events_limiter, AssumeRoleRequest, LookupError,
 };
-use crate::enrich::{lookup_plan, match_events, parse_decoded_authorization_message, DeniedCall};
+use crate::enrich::{
+    enrichment_view, lookup_plan, match_events, parse_decoded_authorization_message, DeniedCall,
+    EnrichmentState, EnrichmentView,
+};
 use crate::github::api;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
-use crate::render::Renderer;
+use crate::redact::{RedactionConfig, Redactor};
+use crate::render::{Renderer, RootApply};
 use crate::state::AppState;
 use crate::webhook::run_job::{EnrichJob, PendingFailure};
 
@@ -67,10 +72,12 @@ async fn find(state: &AppState, p: &PendingFailure) -> anyhow::Result<Option<Den
         lookup_plan(&p.failure, Some(&p.session_name), None).map_err(|e| anyhow!("{e:?}"))?;
     let limiter = lookup_events_limiter(&p.account_id, &state.config.aws_region);
     let mut token = None;
-    for _page in 0..20 {
+    let (mut pages, mut throttled) = (0, 0);
+    while pages < MAX_PAGES_PER_POLL {
         limiter.acquire().await;
         match lookup_events(&client, &query, token.clone()).await {
             Ok((events, next)) => {
+                pages += 1;
                 if let Some(call) = match_events(&events, &p.failure, &p.session_name) {
                     return Ok(Some(call));
                 }
@@ -79,6 +86,11 @@ async fn find(state: &AppState, p: &PendingFailure) -> anyhow::Result<Option<Den
                     None => return Ok(None),
                 }
             }
+            // The SDK already retried; wait longer, then leave the rest to the next poll.
+            Err(LookupError::Throttled) if throttled < THROTTLE_WAITS.len() => {
+                tokio::time::sleep(THROTTLE_WAITS[throttled]).await;
+                throttled += 1;
+            }
             Err(LookupError::Throttled) => return Ok(None),
             Err(e) => return Err(anyhow!("CloudTrail lookup failed: {e}")),
         }
@@ -86,8 +98,31 @@ async fn find(state: &AppState, p: &PendingFailure) -> anyhow::Result<Option<Den
     Ok(None)
 }
 
+/// LookupEvents pages read per poll (50 events each).
+const MAX_PAGES_PER_POLL: usize = 20;
+/// Waits after a throttled LookupEvents (beyond the SDK's own retries) within one poll.
+const THROTTLE_WAITS: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(3)];
+
+/// Puts a CloudTrail-confirmed denial into the root's table row and its list of denials.
+fn confirm_denial(root: &mut RootApply, view: &EnrichmentView) {
+    if view.iam_action.is_none() {
+        return;
+    }
+    for row in root.rows.iter_mut().filter(|r| r.address == view.address) {
+        row.iam_action.clone_from(&view.iam_action);
+        row.deny_kind_label.clone_from(&view.deny_kind_label);
+    }
+    match root.denials.iter_mut().find(|d| d.address == view.address) {
+        Some(known) => *known = view.clone(),
+        None => root.denials.push(view.clone()),
+    }
+}
+
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let mut e: EnrichJob = payload(job)?;
+    // Built-in rules only: the shared-input values are not kept in the job.
+    let redactor = Redactor::new(&RedactionConfig::default())
+        .map_err(|err| JobError::Permanent(anyhow!("redaction rules: {err}")))?;
     let mut still = Vec::new();
     let mut gave_up = false;
     let mut found_any = false;
@@ -95,15 +130,20 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         match find(state, &p).await {
             Ok(Some(call)) => {
                 found_any = true;
+                let shown = if p.shown_address.is_empty() {
+                    &p.failure.address
+                } else {
+                    &p.shown_address
+                };
+                let view = enrichment_view(
+                    &p.failure,
+                    shown,
+                    None,
+                    &EnrichmentState::Found(call),
+                    &redactor,
+                );
                 for root in e.comment.roots.iter_mut().filter(|r| r.project == p.root) {
-                    for row in root
-                        .rows
-                        .iter_mut()
-                        .filter(|r| r.address == p.failure.address)
-                    {
-                        row.iam_action = Some(call.iam_action.clone());
-                        row.deny_kind_label = call.deny_kind.map(|k| k.label().to_string());
-                    }
+                    confirm_denial(root, &view);
                 }
             }
             Ok(None) => still.push(p),

@@ -163,6 +163,8 @@ impl RunCtx<'_> {
                 p,
                 exec.run_id,
                 out.apply.as_ref().map(|s| s.stdout.as_str()),
+                &redactor,
+                &mut ph,
             );
             if !to_confirm.is_empty() {
                 model.pending_enrichment = true;
@@ -263,6 +265,8 @@ impl RunCtx<'_> {
         p: &ResolvedProject,
         run_id: i64,
         stream: Option<&str>,
+        redactor: &Redactor,
+        ph: &mut Placeholders,
     ) -> Vec<PendingFailure> {
         let (Some(ct), Some(stream)) = (&self.policy.cloudtrail, stream) else {
             return Vec::new();
@@ -281,6 +285,8 @@ impl RunCtx<'_> {
             .into_iter()
             .map(|failure| PendingFailure {
                 root: p.spec.id.0.clone(),
+                // The placeholders the comment used, so the enrich job finds the row.
+                shown_address: redactor.redact_address(&failure.address, ph),
                 failure,
                 session_name: enrich::session_name(run_id),
                 account_id: account.clone(),
@@ -326,6 +332,7 @@ fn skipped(p: &ResolvedProject, reason: &str) -> RootApply {
         advice: Vec::new(),
         config_errors: Vec::new(),
         pending_enrichment: false,
+        denials: Vec::new(),
     }
 }
 
