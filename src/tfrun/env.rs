@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::TerraformSetup;
+use crate::sandbox::SandboxMode;
 
 /// Variables a run may pass in besides tfgate's own: AWS credentials and region, and
 /// Terraform input variables (`TF_VAR_*`, used for shared inputs).
@@ -37,6 +38,13 @@ pub fn sandbox_env(
     if let Some(c) = &setup.plugin_cache {
         env.insert("TF_PLUGIN_CACHE_DIR".into(), c.display().to_string());
     }
+    if setup.mode == SandboxMode::Bwrap {
+        // Terraform talks to each provider over a Unix socket in `/tmp`, which the sandbox makes
+        // a private tmpfs: no process outside this sandbox can reach it, so go-plugin's mutual
+        // TLS on that channel (a fresh certificate per provider start, ~70 ms each, several
+        // starts per plan) protects nothing here. Without the sandbox it stays on.
+        env.insert("TF_DISABLE_PLUGIN_TLS".into(), "1".into());
+    }
     for (k, v) in run_env {
         if allowed_run_var(k) {
             env.insert(k.clone(), v.clone());
@@ -50,7 +58,6 @@ pub fn sandbox_env(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::SandboxMode;
 
     fn setup() -> TerraformSetup {
         TerraformSetup {
@@ -87,5 +94,17 @@ mod tests {
         }
         assert_eq!(env["TF_CLI_CONFIG_FILE"], "/opt/mirror.tfrc");
         assert_eq!(env["CHECKPOINT_DISABLE"], "1");
+    }
+
+    #[test]
+    fn plugin_tls_is_off_only_behind_the_sandboxes_private_tmp() {
+        let env = sandbox_env(&setup(), &BTreeMap::new());
+        assert_eq!(env["TF_DISABLE_PLUGIN_TLS"], "1");
+        let unsandboxed = TerraformSetup {
+            mode: SandboxMode::None,
+            ..setup()
+        };
+        let env = sandbox_env(&unsandboxed, &BTreeMap::new());
+        assert!(!env.contains_key("TF_DISABLE_PLUGIN_TLS"));
     }
 }
