@@ -7,6 +7,11 @@ use tfgate::db::Db;
 use tfgate::jobs::queue;
 use tfgate::state::AppState;
 
+/// mimalloc: the webhook intake path allocates per request (body, parsed fields, job
+/// payloads); glibc malloc was ~10% of its CPU in `perf` (bench/README.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// tfgate: run Terraform from pull-request comments, safely.
 #[derive(Parser)]
 #[command(name = "tfgate", version, about)]

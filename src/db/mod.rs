@@ -25,7 +25,12 @@ pub enum Backend {
 pub struct Db {
     pub pool: AnyPool,
     pub backend: Backend,
+    /// SQLite: the background WAL checkpointer runs while any clone of this is alive.
+    _checkpointer: Option<std::sync::Arc<tokio::sync::watch::Sender<()>>>,
 }
+
+/// How often the background task checkpoints SQLite's WAL into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -66,20 +71,36 @@ impl Db {
                         conn.execute("PRAGMA busy_timeout = 10000").await?;
                         conn.execute("PRAGMA foreign_keys = ON").await?;
                         conn.execute("PRAGMA synchronous = NORMAL").await?;
+                        // Checkpoints run on their own connection ([`checkpoint_loop`]): an
+                        // automatic one would stall the committing request (and every request
+                        // queued behind the single connection) for its fsync.
+                        conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
                     }
                     Ok(())
                 })
             })
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .context("connecting to the database")?;
+        let mut checkpointer = None;
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode = WAL")
                 .execute(&pool)
                 .await
                 .context("switching SQLite to WAL")?;
+            let conn = options
+                .connect()
+                .await
+                .context("opening the WAL checkpoint connection")?;
+            let (stop, stopped) = tokio::sync::watch::channel(());
+            tokio::spawn(checkpoint_loop(conn, stopped));
+            checkpointer = Some(std::sync::Arc::new(stop));
         }
-        Ok(Db { pool, backend })
+        Ok(Db {
+            pool,
+            backend,
+            _checkpointer: checkpointer,
+        })
     }
 
     /// Apply pending migrations of this backend.
@@ -106,6 +127,24 @@ impl Db {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
+}
+
+/// Copies committed WAL frames into the SQLite file every [`CHECKPOINT_EVERY`] (PASSIVE: it never
+/// waits for, or blocks, the writer), until every [`Db`] clone is dropped.
+async fn checkpoint_loop(
+    mut conn: sqlx::AnyConnection,
+    mut stopped: tokio::sync::watch::Receiver<()>,
+) {
+    loop {
+        tokio::select! {
+            _ = stopped.changed() => break,
+            _ = tokio::time::sleep(CHECKPOINT_EVERY) => {}
+        }
+        if let Err(e) = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").await {
+            tracing::warn!(error = %e, "SQLite WAL checkpoint failed; retrying");
+        }
+    }
+    let _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").await;
 }
 
 fn sqlite_parent_dir(url: &str) -> Option<String> {

@@ -53,31 +53,34 @@ struct Repository {
     owner: Owner,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-struct Installation {
-    id: i64,
-}
-
+/// What an unhandled event is stored with.
 #[derive(Debug, Deserialize)]
 struct Envelope {
     action: Option<String>,
     repository: Option<Repository>,
-    installation: Option<Installation>,
+    installation: Option<InstallationRef>,
 }
 
+/// Every field a handled event reads, so that a delivery is parsed once; which fields an event
+/// requires is checked after parsing ([`need`]). Everything else is skipped unparsed.
 #[derive(Debug, Deserialize)]
-struct IssueCommentPayload {
-    issue: Issue,
-    comment: Comment,
-    repository: Repository,
-    installation: Option<Installation>,
+struct Delivery {
+    action: Option<String>,
+    repository: Option<Repository>,
+    installation: Option<InstallationRef>,
+    issue: Option<Issue>,
+    comment: Option<Comment>,
+    pull_request: Option<PullRequest>,
+    review: Option<Review>,
+    sender: Option<User>,
 }
 
 #[derive(Debug, Deserialize)]
 struct Issue {
     number: i64,
+    /// Present (an object) when the issue is a pull request; its content is not read.
     #[serde(default)]
-    pull_request: Option<serde_json::Value>,
+    pull_request: Option<serde::de::IgnoredAny>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -88,14 +91,6 @@ struct Comment {
     user: User,
     #[serde(default)]
     author_association: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct PullRequestPayload {
-    pull_request: PullRequest,
-    repository: Repository,
-    installation: Option<Installation>,
-    sender: User,
 }
 
 #[derive(Debug, Deserialize)]
@@ -123,14 +118,6 @@ struct RepoName {
 }
 
 #[derive(Debug, Deserialize)]
-struct ReviewPayload {
-    review: Review,
-    pull_request: PullRequest,
-    repository: Repository,
-    installation: Option<Installation>,
-}
-
-#[derive(Debug, Deserialize)]
 struct Review {
     id: i64,
     user: User,
@@ -139,16 +126,13 @@ struct Review {
     commit_id: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
-struct InstallationPayload {
-    installation: InstallationFull,
-    sender: User,
-}
-
-#[derive(Debug, Deserialize)]
-struct InstallationFull {
+/// `installation` is `{id, node_id}` in most events and the full installation (with
+/// `account`) in `installation` events.
+#[derive(Debug, Clone, Deserialize)]
+struct InstallationRef {
     id: i64,
-    account: Owner,
+    #[serde(default)]
+    account: Option<Owner>,
 }
 
 /// The repository a job is about.
@@ -221,42 +205,70 @@ pub fn valid_event_name(event: &str) -> bool {
         && event.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
 }
 
+/// The events tfgate acts on; every other event is stored as ignored without a full parse.
+const HANDLED_EVENTS: [&str; 5] = [
+    "issue_comment",
+    "pull_request",
+    "pull_request_review",
+    "installation",
+    "ping",
+];
+
 /// Route a verified delivery.
 pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
     if !valid_event_name(event) {
         return Err(IntakeError::BadEventName);
     }
-    let envelope: Envelope =
-        serde_json::from_slice(body).map_err(|e| IntakeError::MalformedJson(e.to_string()))?;
+    let shape_error = |e: serde_json::Error| match e.classify() {
+        serde_json::error::Category::Data => IntakeError::MissingFields {
+            event: event.to_string(),
+            detail: e.to_string(),
+        },
+        _ => IntakeError::MalformedJson(e.to_string()),
+    };
+    if !HANDLED_EVENTS.contains(&event) {
+        let envelope: Envelope =
+            serde_json::from_slice(body).map_err(|e| IntakeError::MalformedJson(e.to_string()))?;
+        return Ok(Routed {
+            action: envelope.action,
+            repo: envelope.repository.map(|r| r.full_name),
+            installation_id: envelope.installation.map(|i| i.id),
+            jobs: Vec::new(),
+            ignored: Some("event not handled"),
+        });
+    }
+    let d: Delivery = serde_json::from_slice(body).map_err(shape_error)?;
+    let need = |field: &'static str| IntakeError::MissingFields {
+        event: event.to_string(),
+        detail: format!("missing field `{field}`"),
+    };
     let mut routed = Routed {
-        action: envelope.action.clone(),
-        repo: envelope.repository.as_ref().map(|r| r.full_name.clone()),
-        installation_id: envelope.installation.as_ref().map(|i| i.id),
+        action: d.action.clone(),
+        repo: d.repository.as_ref().map(|r| r.full_name.clone()),
+        installation_id: d.installation.as_ref().map(|i| i.id),
         jobs: Vec::new(),
         ignored: None,
     };
-    let action = envelope.action.as_deref().unwrap_or("");
-    let missing = |e: serde_json::Error| IntakeError::MissingFields {
-        event: event.to_string(),
-        detail: e.to_string(),
-    };
+    let action = d.action.as_deref().unwrap_or("");
     match (event, action) {
         ("ping", _) => routed.ignored = Some("ping"),
         ("issue_comment", "created") => {
-            let p: IssueCommentPayload = serde_json::from_slice(body).map_err(missing)?;
-            let Some(installation) = p.installation else {
+            let issue = d.issue.ok_or_else(|| need("issue"))?;
+            let comment = d.comment.ok_or_else(|| need("comment"))?;
+            let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
+            let Some(installation) = d.installation else {
                 routed.ignored = Some("no installation");
                 return Ok(routed);
             };
             let job = CommentJob {
-                repo: repo_ref(installation.id, &p.repository),
-                number: p.issue.number,
-                is_pull_request: p.issue.pull_request.is_some(),
-                comment_id: p.comment.id,
-                body: p.comment.body.unwrap_or_default(),
-                author_is_bot: p.comment.user.kind == "Bot",
-                author: p.comment.user.login,
-                author_association: p.comment.author_association,
+                repo: repo_ref(installation.id, repository),
+                number: issue.number,
+                is_pull_request: issue.pull_request.is_some(),
+                comment_id: comment.id,
+                body: comment.body.unwrap_or_default(),
+                author_is_bot: comment.user.kind == "Bot",
+                author: comment.user.login,
+                author_association: comment.author_association,
             };
             routed.jobs.push(RoutedJob {
                 kind: JobKind::Comment,
@@ -268,28 +280,25 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
             routed.ignored = Some("comment not created (edited comments never execute)")
         }
         ("pull_request", "opened" | "reopened" | "synchronize" | "closed") => {
-            let p: PullRequestPayload = serde_json::from_slice(body).map_err(missing)?;
-            let Some(installation) = p.installation else {
+            let pr = d.pull_request.ok_or_else(|| need("pull_request"))?;
+            let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
+            let sender = d.sender.ok_or_else(|| need("sender"))?;
+            let Some(installation) = d.installation else {
                 routed.ignored = Some("no installation");
                 return Ok(routed);
             };
-            let head_repo = p
-                .pull_request
-                .head
-                .repo
-                .as_ref()
-                .map(|r| r.full_name.as_str());
+            let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
             let job = PullRequestJob {
-                repo: repo_ref(installation.id, &p.repository),
-                number: p.pull_request.number,
+                repo: repo_ref(installation.id, repository),
+                number: pr.number,
                 action: action.to_string(),
-                head_sha: p.pull_request.head.sha,
-                head_ref: p.pull_request.head.name,
-                base_ref: p.pull_request.base.name,
-                is_fork: head_repo != Some(p.repository.full_name.as_str()),
-                author: p.pull_request.user.login,
-                sender: p.sender.login,
-                merged: p.pull_request.merged.unwrap_or(false),
+                is_fork: head_repo != Some(repository.full_name.as_str()),
+                head_sha: pr.head.sha,
+                head_ref: pr.head.name,
+                base_ref: pr.base.name,
+                author: pr.user.login,
+                sender: sender.login,
+                merged: pr.merged.unwrap_or(false),
             };
             routed.jobs.push(RoutedJob {
                 kind: JobKind::PullRequest,
@@ -299,19 +308,21 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
         }
         ("pull_request", _) => routed.ignored = Some("pull_request action not handled"),
         ("pull_request_review", _) => {
-            let p: ReviewPayload = serde_json::from_slice(body).map_err(missing)?;
-            let Some(installation) = p.installation else {
+            let review = d.review.ok_or_else(|| need("review"))?;
+            let pr = d.pull_request.ok_or_else(|| need("pull_request"))?;
+            let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
+            let Some(installation) = d.installation else {
                 routed.ignored = Some("no installation");
                 return Ok(routed);
             };
             let job = ReviewJob {
-                repo: repo_ref(installation.id, &p.repository),
-                number: p.pull_request.number,
+                repo: repo_ref(installation.id, repository),
+                number: pr.number,
                 action: action.to_string(),
-                review_id: p.review.id,
-                reviewer: p.review.user.login,
-                state: p.review.state,
-                commit_id: p.review.commit_id,
+                review_id: review.id,
+                reviewer: review.user.login,
+                state: review.state,
+                commit_id: review.commit_id,
             };
             routed.jobs.push(RoutedJob {
                 kind: JobKind::Review,
@@ -320,13 +331,16 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
             });
         }
         ("installation", _) => {
-            let p: InstallationPayload = serde_json::from_slice(body).map_err(missing)?;
-            routed.installation_id = Some(p.installation.id);
+            let installation = d.installation.ok_or_else(|| need("installation"))?;
+            let account = installation
+                .account
+                .ok_or_else(|| need("installation.account"))?;
+            let sender = d.sender.ok_or_else(|| need("sender"))?;
             let job = InstallationJob {
-                installation_id: p.installation.id,
+                installation_id: installation.id,
                 action: action.to_string(),
-                account: p.installation.account.login,
-                sender: p.sender.login,
+                account: account.login,
+                sender: sender.login,
             };
             routed.jobs.push(RoutedJob {
                 kind: JobKind::Installation,

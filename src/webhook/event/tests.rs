@@ -123,3 +123,34 @@ fn bot_comments_are_marked() {
     let c: CommentJob = serde_json::from_str(&only_job(&r).payload).unwrap();
     assert!(c.author_is_bot);
 }
+
+#[test]
+fn a_missing_part_is_named_and_wrong_types_are_shape_errors() {
+    let missing = |event: &str, body: &str| match route(event, body.as_bytes()) {
+        Err(IntakeError::MissingFields { detail, .. }) => detail,
+        other => panic!("{event} {body}: {other:?}"),
+    };
+    assert!(missing(
+        "issue_comment",
+        r#"{"action":"created","comment":{"id":1,"user":{"login":"a"}}}"#
+    )
+    .contains("`issue`"));
+    assert!(missing(
+        "installation",
+        r#"{"action":"created","installation":{"id":1},"sender":{"login":"a"}}"#
+    )
+    .contains("installation.account"));
+    assert!(
+        missing("pull_request", r#"{"action":"opened","pull_request":7}"#).contains("invalid type")
+    );
+    // Unhandled events are not parsed beyond their envelope.
+    let r = route(
+        "check_run",
+        br#"{"action":"completed","check_run":{"anything":[1,2]},"installation":{"id":9}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        (r.ignored, r.installation_id),
+        (Some("event not handled"), Some(9))
+    );
+}
