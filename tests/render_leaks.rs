@@ -1707,6 +1707,7 @@ fn checker_sees_every_kind_through_markdown_escaping() {
                 address: format!("aws_x.y[{}]", hcl_quote(&s.text)),
                 action: "update".into(),
                 action_reason: None,
+                omitted_attributes: 0,
                 attributes: vec![tfgate::render::AttrView {
                     path: "p".into(),
                     before: Some(s.text.clone()),

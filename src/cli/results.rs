@@ -39,15 +39,20 @@ fn local_root(path: &Path) -> RootIdent {
 
 /// Markdown of the plan comment for a `terraform show -json` file.
 pub fn render_plan(path: &Path) -> Result<String> {
-    let text = read(path)?;
-    let plan = parse_plan_json(&text).with_context(|| format!("parsing {}", path.display()))?;
     let redactor = Redactor::new(&RedactionConfig::default())?;
+    // The file and its parse are dropped before rendering: only the summary is needed.
+    let summary = {
+        let text = read(path)?;
+        let plan = parse_plan_json(&text).with_context(|| format!("parsing {}", path.display()))?;
+        plan_summary(&plan)
+    };
     let root = plan_root(
         &local_root(path),
-        &plan_summary(&plan),
+        &summary,
         &redactor,
         &mut Placeholders::new(),
     );
+    drop(summary);
     Ok(Renderer::new()?.render_plan(&PlanComment {
         meta: meta(),
         repo_root_summaries: vec![root],

@@ -97,6 +97,10 @@ pub struct PlannedResourceView {
     /// Terraform's `action_reason`, e.g. `replace_because_tainted`.
     pub action_reason: Option<String>,
     pub attributes: Vec<AttrView>,
+    /// Changed attributes left out before rendering (beyond the plan's attribute budget,
+    /// `terraform::ATTRIBUTE_BUDGET`): counted, never shown.
+    #[serde(default)]
+    pub omitted_attributes: usize,
 }
 
 /// One changed attribute. `before`/`after` are redacted values; `None` means absent.

@@ -98,7 +98,7 @@ pub fn plan_view(comment: &PlanComment, trim: PlanTrim, in_check_run: bool) -> P
                 .map(|res| {
                     let kept = res.attributes.len().min(attributes_left);
                     attributes_left -= kept;
-                    let omitted_attributes = res.attributes.len() - kept;
+                    let omitted_attributes = res.attributes.len() - kept + res.omitted_attributes;
                     omitted_attributes_total += omitted_attributes;
                     ResourceDetail {
                         address: &res.address,

@@ -11,6 +11,7 @@ fn big_plan(resources: usize, attributes_each: usize) -> PlanComment {
             address: format!("module.buckets.aws_s3_bucket.this[\"bucket-{i:05}\"]"),
             action: "create".into(),
             action_reason: None,
+            omitted_attributes: 0,
             attributes: (0..attributes_each)
                 .map(|a| AttrView {
                     path: format!("tags.attribute_{a}"),

@@ -58,6 +58,7 @@ pub fn plan_with_changes() -> PlanComment {
             address: "aws_eks_cluster.this".into(),
             action: "update".into(),
             action_reason: None,
+            omitted_attributes: 0,
             attributes: vec![
                 attr("vpc_config.public_access_cidrs[1]", None, Some("<cidr-2>")),
                 AttrView {
@@ -70,6 +71,7 @@ pub fn plan_with_changes() -> PlanComment {
             address: "module.nodes.aws_autoscaling_group.this[\"a\"]".into(),
             action: "replace".into(),
             action_reason: Some("replace_because_tainted".into()),
+            omitted_attributes: 0,
             attributes: vec![
                 attr("desired_capacity", Some("2"), Some("2")),
                 AttrView {
@@ -82,6 +84,7 @@ pub fn plan_with_changes() -> PlanComment {
             address: "aws_eks_node_group.main".into(),
             action: "create".into(),
             action_reason: None,
+            omitted_attributes: 0,
             attributes: vec![
                 attr("node_group_name", None, Some("main")),
                 attr("instance_types", None, Some("[\"t3.large\"]")),

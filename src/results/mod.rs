@@ -143,6 +143,7 @@ pub fn plan_root(
                     unknown: a.after_unknown,
                 })
                 .collect(),
+            omitted_attributes: r.omitted_attributes,
         })
         .collect();
     let mut warnings = Vec::new();

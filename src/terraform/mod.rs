@@ -26,7 +26,7 @@ pub use outcome::{
     apply_outcome, attribute_changes, plan_run_outcome, plan_summary, plan_summary_shallow, Action,
     ApplyOutcome, ApplyTracker, AttributeChange, DriftedResource, OutputChange, OutputSummary,
     PlanCounts, PlanRunOutcome, PlanSummary, PlannedChangeRef, PlannedResource, ResourceOutcome,
-    ResourceStatus,
+    ResourceStatus, ATTRIBUTE_BUDGET,
 };
 pub use plan_json::{
     parse_plan_json, Change, PlanJson, PlanJsonError, PlanVariable, ResourceChange,

@@ -16,5 +16,5 @@ pub use attribute_diff::{attribute_changes, AttributeChange};
 pub use plan_run::{plan_run_outcome, PlanRunOutcome};
 pub use plan_summary::{
     plan_summary, plan_summary_shallow, DriftedResource, OutputChange, PlanCounts, PlanSummary,
-    PlannedResource,
+    PlannedResource, ATTRIBUTE_BUDGET,
 };

@@ -54,8 +54,21 @@ pub struct PlannedResource {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deposed: Option<String>,
     pub changed_attributes: Vec<AttributeChange>,
+    /// Changed attributes beyond the plan's [`ATTRIBUTE_BUDGET`]: counted, not kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub omitted_attributes: usize,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub replace_paths: Vec<Vec<PathStep>>,
+}
+
+/// Changed attributes kept (with their values) across one plan, in plan order. A comment or a
+/// check-run text (65,536 characters each) shows at most a few thousand (each takes at least a
+/// line), so a 10,000-resource plan keeps the diffs it could show and only counts the rest:
+/// memory stays near the size of the plan file.
+pub const ATTRIBUTE_BUDGET: usize = 8_000;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A change made outside Terraform, detected while refreshing (`resource_drift`).
@@ -125,6 +138,7 @@ fn summarize(plan: &PlanJson<'_>, with_attributes: bool) -> PlanSummary {
         errored: plan.errored,
         ..PlanSummary::default()
     };
+    let mut budget = ATTRIBUTE_BUDGET;
     for rc in &plan.resource_changes {
         let Some(planned) = rc.change.action() else {
             summary.unrecognized.push(rc.address.clone());
@@ -160,9 +174,13 @@ fn summarize(plan: &PlanJson<'_>, with_attributes: bool) -> PlanSummary {
             }
             Action::Move | Action::Import => {}
         }
-        summary
-            .resources
-            .push(planned_resource(rc, action, with_attributes));
+        let mut resource = planned_resource(rc, action, with_attributes);
+        let kept = resource.changed_attributes.len().min(budget);
+        resource.omitted_attributes = resource.changed_attributes.len() - kept;
+        resource.changed_attributes.truncate(kept);
+        resource.changed_attributes.shrink_to_fit();
+        budget -= kept;
+        summary.resources.push(resource);
     }
     summary.drift = plan
         .resource_drift
@@ -207,6 +225,7 @@ fn planned_resource(
         } else {
             Vec::new()
         },
+        omitted_attributes: 0,
         replace_paths: rc.change.replace_paths.clone(),
     }
 }

@@ -223,3 +223,35 @@ fn snapshot_replace_plan() {
         "hashicorp-terraform-json__action_reason__plan.json"
     ));
 }
+
+#[test]
+fn attribute_diffs_beyond_the_budget_are_counted_not_kept() {
+    let per_resource = 10;
+    let resources = ATTRIBUTE_BUDGET / per_resource + 200;
+    let changes: Vec<serde_json::Value> = (0..resources)
+        .map(|i| {
+            let after: serde_json::Map<String, serde_json::Value> = (0..per_resource)
+                .map(|a| (format!("a{a}"), json!(format!("v{i}-{a}"))))
+                .collect();
+            json!({
+                "address": format!("null_resource.r{i}"), "mode": "managed",
+                "type": "null_resource", "name": format!("r{i}"),
+                "change": {"actions": ["create"], "before": null, "after": after, "after_unknown": {}}
+            })
+        })
+        .collect();
+    let text = json!({"format_version": "1.0", "resource_changes": changes}).to_string();
+    let s = plan_summary(&parse_plan_json(&text).unwrap());
+    let kept: usize = s.resources.iter().map(|r| r.changed_attributes.len()).sum();
+    let omitted: usize = s.resources.iter().map(|r| r.omitted_attributes).sum();
+    assert_eq!(kept, ATTRIBUTE_BUDGET);
+    assert_eq!(kept + omitted, resources * per_resource);
+    // Kept in plan order: the first resources whole, the last ones only counted.
+    assert_eq!(s.resources[0].changed_attributes.len(), per_resource);
+    let last = s.resources.last().unwrap();
+    assert_eq!(
+        (last.changed_attributes.len(), last.omitted_attributes),
+        (0, per_resource)
+    );
+    assert_eq!(s.counts.add, resources);
+}
