@@ -182,7 +182,7 @@ async fn run(cli: Cli) -> Result<i32> {
             return Ok(0);
         }
         Cmd::Redact { patterns } => {
-            print!("{}", cli::results::redact_stdin(patterns.clone())?);
+            cli::results::redact_stdin(patterns.clone())?;
             return Ok(0);
         }
         Cmd::Run { what } => {

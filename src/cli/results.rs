@@ -101,15 +101,115 @@ pub fn classify_stdin() -> Result<String> {
     crate::classify::classify_jsonl(&input).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// Redact standard input (the same rules as comments; `patterns` are extra admin regexes).
-pub fn redact_stdin(patterns: Vec<String>) -> Result<String> {
-    let mut input = String::new();
-    std::io::stdin()
-        .read_to_string(&mut input)
-        .context("reading standard input")?;
+/// Redact standard input to standard output (the same rules as comments; `patterns` are extra
+/// admin regexes), a chunk of whole lines at a time so that memory stays small whatever the
+/// input's size.
+pub fn redact_stdin(patterns: Vec<String>) -> Result<()> {
     let redactor = Redactor::new(&RedactionConfig {
         extra_patterns: patterns,
         secret_values: Vec::new(),
     })?;
-    Ok(redactor.redact(&input, &mut Placeholders::new()))
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+    redact_stream(&redactor, std::io::stdin().lock(), &mut out)?;
+    std::io::Write::flush(&mut out).context("writing standard output")?;
+    Ok(())
+}
+
+/// About this many bytes are redacted at a time (always whole lines).
+const REDACT_CHUNK: usize = 1 << 20;
+
+/// Redacts `input` into `out` chunk by chunk. A chunk ends after a newline, and never inside a
+/// PEM private-key block (which spans lines), so every rule sees whole matches; placeholders
+/// stay the same across chunks.
+pub fn redact_stream(
+    redactor: &Redactor,
+    mut input: impl std::io::BufRead,
+    out: &mut impl std::io::Write,
+) -> Result<()> {
+    let mut ph = Placeholders::new();
+    let mut pending: Vec<u8> = Vec::with_capacity(2 * REDACT_CHUNK);
+    loop {
+        let read = input
+            .by_ref()
+            .take(REDACT_CHUNK as u64)
+            .read_to_end(&mut pending)
+            .context("reading standard input")?;
+        let eof = read == 0;
+        let lines_end = if eof {
+            pending.len()
+        } else {
+            match pending.iter().rposition(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => continue,
+            }
+        };
+        let lines =
+            std::str::from_utf8(&pending[..lines_end]).context("standard input is not UTF-8")?;
+        let cut = if eof {
+            lines_end
+        } else {
+            match before_open_key_block(lines) {
+                Some(0) => continue,
+                Some(start) => start,
+                None => lines_end,
+            }
+        };
+        out.write_all(redactor.redact(&lines[..cut], &mut ph).as_bytes())
+            .context("writing standard output")?;
+        pending.drain(..cut);
+        if eof {
+            return Ok(());
+        }
+    }
+}
+
+/// The start of the line of a `-----BEGIN …` block that `text` does not close, if any.
+fn before_open_key_block(text: &str) -> Option<usize> {
+    let begin = text.rfind("-----BEGIN ")?;
+    if text[begin..].contains("-----END ") {
+        return None;
+    }
+    Some(text[..begin].rfind('\n').map_or(0, |i| i + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Streaming gives exactly what redacting the whole text at once gives, with a key block
+    /// and repeated values across chunk boundaries.
+    #[test]
+    fn streamed_redaction_equals_whole_text_redaction() {
+        let redactor = Redactor::new(&RedactionConfig::default()).unwrap();
+        let mut text = String::new();
+        let mut i = 0;
+        while text.len() < REDACT_CHUNK - 40 {
+            text.push_str(&format!(
+                "{{\"@message\":\"line {i} from 10.0.{}.{} in 123456789012\"}}\n",
+                i % 7,
+                i % 5
+            ));
+            i += 1;
+        }
+        // Starts before the first chunk's end and closes after it.
+        text.push_str("-----BEGIN OPENSSH PRIVATE KEY-----\n");
+        text.push_str(&"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n".repeat(40));
+        text.push_str("-----END OPENSSH PRIVATE KEY-----\n");
+        text.push_str(&text.clone()[..REDACT_CHUNK / 2]);
+        text.push_str("last line without newline 10.0.0.1");
+
+        let mut streamed = Vec::new();
+        redact_stream(&redactor, text.as_bytes(), &mut streamed).unwrap();
+        let whole = redactor.redact(&text, &mut Placeholders::new());
+        assert!(String::from_utf8(streamed).unwrap() == whole);
+        assert!(!whole.contains("b3BlbnNzaC1rZXkt") && !whole.contains("10.0.0.1"));
+    }
+
+    #[test]
+    fn invalid_utf8_is_an_error() {
+        let redactor = Redactor::new(&RedactionConfig::default()).unwrap();
+        let err = redact_stream(&redactor, &b"ok\n\xff\xfe\n"[..], &mut Vec::new()).unwrap_err();
+        assert!(format!("{err:#}").contains("not UTF-8"));
+    }
 }

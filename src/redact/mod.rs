@@ -48,10 +48,36 @@ pub struct Redactor {
     /// Known secrets, admin patterns, private keys, encoded messages: one named group per rule.
     spanning: Regex,
     spanning_rules: Vec<(usize, Rule)>,
-    /// Token rules (no capture groups: the rule is read from the match's shape).
-    tokens: Regex,
-    /// Token rules without the generic long-token rule, to rescan inside a rejected long token.
-    precise: Regex,
+    /// Token rules (no capture groups: the rule is read from the match's shape), compiled per
+    /// set of rules a window needs ([`patterns::window_rules`]), on first use.
+    token_sets: std::sync::Arc<TokenRegexes>,
+}
+
+/// One regex per set of token rules (bit set over [`patterns::token_rules`]).
+#[derive(Debug, Default)]
+struct TokenRegexes {
+    /// `Arc`: a cloned `Regex` would start with an empty lazy-DFA cache.
+    compiled: std::sync::RwLock<std::collections::HashMap<u16, std::sync::Arc<Regex>>>,
+}
+
+impl TokenRegexes {
+    fn get(&self, rules: u16) -> std::sync::Arc<Regex> {
+        if let Some(re) = self.compiled.read().expect("regex cache").get(&rules) {
+            return re.clone();
+        }
+        let chosen: Vec<(Rule, String)> = patterns::token_rules()
+            .into_iter()
+            .filter(|(rule, _)| rules & patterns::bit(*rule) != 0)
+            .collect();
+        // Built-in patterns: they compile (a test compiles every set).
+        let re =
+            std::sync::Arc::new(combine(&chosen, false).expect("built-in token rules compile"));
+        self.compiled
+            .write()
+            .expect("regex cache")
+            .insert(rules, re.clone());
+        re
+    }
 }
 
 impl Redactor {
@@ -80,17 +106,10 @@ impl Redactor {
         }
         spanning.extend(patterns::spanning());
         let spanning_re = combine(&spanning, true)?;
-        let tokens = patterns::token_rules();
-        let precise: Vec<(Rule, String)> = tokens
-            .iter()
-            .filter(|(r, _)| *r != Rule::Token)
-            .cloned()
-            .collect();
         Ok(Redactor {
             spanning_rules: group_indices(&spanning_re, &spanning),
             spanning: spanning_re,
-            tokens: combine(&tokens, false)?,
-            precise: combine(&precise, false)?,
+            token_sets: Default::default(),
         })
     }
 
@@ -132,63 +151,46 @@ impl Redactor {
             while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
                 i += 1;
             }
-            if start < i && patterns::worth_scanning(&bytes[start..i]) {
-                self.scan_window(text, start, i, &mut out, ph);
+            let rules = patterns::window_rules(&bytes[start..i]);
+            if rules != 0 {
+                self.scan_window(text, start, i, rules, &mut out, ph);
             }
         }
         out.finish()
     }
 
-    /// Runs the token rules over `text[from..until]` (a whitespace-free window).
+    /// Runs the token `rules` over `text[from..until]` (a whitespace-free window). A long token
+    /// that is not a secret is searched again, without the long-token rule: it may still hold an
+    /// id or an address.
     fn scan_window(
         &self,
         text: &str,
         from: usize,
         until: usize,
+        rules: u16,
         out: &mut Output<'_>,
         ph: &mut Placeholders,
     ) {
+        let regex = self.token_sets.get(rules);
         let window = &text[..until];
         let mut pos = from;
         while pos < until {
-            let Some(m) = self.tokens.find_at(window, pos) else {
+            let Some(m) = regex.find_at(window, pos) else {
                 break;
             };
-            let rule = patterns::token_rule_of(m.as_str());
-            match patterns::accept(rule, text, m.start(), m.end()) {
+            let end = patterns::extend(text, m.start(), m.end(), until);
+            let rule = patterns::token_rule_of(&text[m.start()..end]);
+            match patterns::accept(rule, text, m.start(), end) {
                 Some(span) => {
                     out.emit(span, rule, ph);
-                    pos = m.end();
+                    pos = end;
                 }
                 None if rule == Rule::Token => {
-                    // A long token that is not a secret may still hold an id or an address.
-                    self.rescan(text, m.start() + 1, m.end(), out, ph);
-                    pos = m.end();
-                }
-                None => pos = next_char(text, m.start()),
-            }
-        }
-    }
-
-    fn rescan(
-        &self,
-        text: &str,
-        from: usize,
-        until: usize,
-        out: &mut Output<'_>,
-        ph: &mut Placeholders,
-    ) {
-        let window = &text[..until];
-        let mut pos = from;
-        while pos < until {
-            let Some(m) = self.precise.find_at(window, pos) else {
-                break;
-            };
-            let rule = patterns::token_rule_of(m.as_str());
-            match patterns::accept(rule, text, m.start(), m.end()) {
-                Some(span) => {
-                    out.emit(span, rule, ph);
-                    pos = m.end();
+                    let inner = rules & !patterns::bit(Rule::Token);
+                    if inner != 0 {
+                        self.scan_window(text, m.start() + 1, end, inner, out, ph);
+                    }
+                    pos = end;
                 }
                 None => pos = next_char(text, m.start()),
             }

@@ -61,7 +61,7 @@ pub fn spanning() -> Vec<(Rule, String)> {
 }
 
 /// Built-in rules whose matches never contain ASCII whitespace, in priority order. They run only
-/// over whitespace-delimited windows that could hold one (see [`worth_scanning`]).
+/// over whitespace-delimited windows that could hold one (see [`window_rules`]).
 pub fn token_rules() -> Vec<(Rule, String)> {
     vec![
         (
@@ -70,7 +70,9 @@ pub fn token_rules() -> Vec<(Rule, String)> {
         ),
         (
             Rule::GitHubToken,
-            r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})".into(),
+            // Minimum lengths only: [`extend`] takes the rest (bounded repetitions such as
+            // `{36,255}` multiply the lazy DFA's states and kept it rebuilding them).
+            r"(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22})".into(),
         ),
         (
             Rule::Jwt,
@@ -78,8 +80,7 @@ pub fn token_rules() -> Vec<(Rule, String)> {
         ),
         (
             Rule::AccessKey,
-            r"(?:AKIA|ASIA|AROA|AIDA|ANPA|ANVA|AGPA|AIPA|APKA|ABIA|ACCA|ASCA)[A-Z0-9]{12,124}"
-                .into(),
+            r"(?:AKIA|ASIA|AROA|AIDA|ANPA|ANVA|AGPA|AIPA|APKA|ABIA|ACCA|ASCA)[A-Z0-9]{12}".into(),
         ),
         (
             Rule::Email,
@@ -95,53 +96,105 @@ pub fn token_rules() -> Vec<(Rule, String)> {
             format!(r"{OCTET}(?:\.{OCTET}){{3}}(?:/(?:3[0-2]|[12]?[0-9]))?"),
         ),
         (Rule::Account, r"[0-9]{12}".into()),
-        (Rule::Token, r"[A-Za-z0-9/+=_-]{32,}".into()),
+        (Rule::Token, r"[A-Za-z0-9/+=_-]{32}".into()),
     ]
+}
+
+/// The end of a token-rule match whose pattern gives only the minimum length (GitHub tokens,
+/// access key ids, long tokens): extended greedily over the rule's characters, up to its maximum
+/// length, never past `limit`. Other matches keep their end.
+pub fn extend(text: &str, start: usize, end: usize, limit: usize) -> usize {
+    let b = text.as_bytes();
+    let m = &b[start..end];
+    let (class, max_len): (fn(u8) -> bool, usize) = if m.starts_with(b"github_pat_") {
+        (|c| c.is_ascii_alphanumeric() || c == b'_', 266)
+    } else if m.len() == 40 && m.starts_with(b"gh") && m[3] == b'_' {
+        (|c| c.is_ascii_alphanumeric(), 259)
+    } else if m.len() == 16
+        && ACCESS_KEY_PREFIXES
+            .iter()
+            .any(|p| m.starts_with(p.as_bytes()))
+    {
+        (|c| c.is_ascii_uppercase() || c.is_ascii_digit(), 128)
+    } else if m.len() == 32 && m.iter().copied().all(is_token_byte) {
+        (is_token_byte, usize::MAX)
+    } else {
+        return end;
+    };
+    let stop = limit.min(b.len()).min(start.saturating_add(max_len));
+    let mut end = end;
+    while end < stop && class(b[end]) {
+        end += 1;
+    }
+    end
+}
+
+fn is_token_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"/+=_-".contains(&c)
 }
 
 const ACCESS_KEY_PREFIXES: [&str; 12] = [
     "AKIA", "ASIA", "AROA", "AIDA", "ANPA", "ANVA", "AGPA", "AIPA", "APKA", "ABIA", "ACCA", "ASCA",
 ];
 
-/// Whether a whitespace-delimited window could hold a token-rule match: a cheap byte scan for
-/// the shape each rule needs (a 32+ run of token characters, `@`, `arn:`/`::`/7 colons, exactly
-/// 12 digits in a row, three digit-dot-digit joints, a 16+ run of upper case and digits). Most
-/// log tokens (timestamps, ids, addresses, words) fail it and never reach the regex.
-pub fn worth_scanning(w: &[u8]) -> bool {
+/// Which token rules could match in a whitespace-delimited window, as a bit set over
+/// [`token_rules`] (bit `i` = rule `i`): a cheap byte scan for what each rule needs (`arn:`,
+/// `eyJ`, `@`, 32+ token characters, 16+ capitals and digits, 12 digits in a row,
+/// three digit-dot-digit joints, `::` or 7 colons or 6 colons with a dotted quad). Each condition
+/// is necessary for its rule, so a rule left out could not have matched. Most log tokens
+/// (timestamps, ids, words) need no rule; the others are searched with a regex of only the
+/// rules they need, which keeps the lazy DFA small (the union of all rules made it build states
+/// all the time).
+pub fn window_rules(w: &[u8]) -> u16 {
     if w.len() < 4 {
-        return false;
+        return 0;
     }
     let (mut token_run, mut digit_run, mut upper_run) = (0u32, 0u32, 0u32);
     let (mut colons, mut joints) = (0u32, 0u32);
+    let mut rules = 0u16;
     for (i, &b) in w.iter().enumerate() {
         let class = BYTE_CLASS[b as usize];
-        token_run = if class & TOKEN != 0 { token_run + 1 } else { 0 };
-        upper_run = if class & UPPER_OR_DIGIT != 0 {
-            upper_run + 1
+        if class & TOKEN != 0 {
+            token_run += 1;
+            if token_run == 32 {
+                rules |=
+                    bit(Rule::GitHubToken) | bit(Rule::Token) | bit(Rule::Uuid) | bit(Rule::Jwt);
+            }
         } else {
-            0
-        };
+            token_run = 0;
+        }
+        if class & UPPER_OR_DIGIT != 0 {
+            upper_run += 1;
+            if upper_run == 16 {
+                rules |= bit(Rule::AccessKey);
+            }
+        } else {
+            upper_run = 0;
+        }
         if class & DIGIT != 0 {
             digit_run += 1;
-        } else {
+            // 12 or more: a JSON `\\u0026` before an id adds digits to its run.
             if digit_run == 12 {
-                return true;
+                rules |= bit(Rule::Account);
             }
+        } else {
             digit_run = 0;
-        }
-        if token_run >= 32 || upper_run >= 16 {
-            return true;
         }
         if class & SPECIAL != 0 {
             match b {
-                b'@' => return true,
+                b'@' => rules |= bit(Rule::Email),
+                b'J' => {
+                    if i >= 2 && &w[i - 2..i] == b"ey" {
+                        rules |= bit(Rule::Jwt);
+                    }
+                }
                 b':' => {
                     colons += 1;
-                    if colons >= 7
-                        || (i >= 1 && w[i - 1] == b':')
-                        || (i >= 3 && &w[i - 3..i] == b"arn")
-                    {
-                        return true;
+                    if i >= 1 && w[i - 1] == b':' {
+                        rules |= bit(Rule::Ipv6);
+                    }
+                    if i >= 3 && &w[i - 3..i] == b"arn" {
+                        rules |= bit(Rule::Arn);
                     }
                 }
                 _ => {
@@ -149,17 +202,36 @@ pub fn worth_scanning(w: &[u8]) -> bool {
                     let between_digits = i >= 1
                         && w[i - 1].is_ascii_digit()
                         && w.get(i + 1).is_some_and(u8::is_ascii_digit);
-                    if between_digits {
-                        joints += 1;
-                        if joints >= 3 {
-                            return true;
-                        }
-                    }
+                    joints += u32::from(between_digits);
                 }
             }
         }
     }
-    digit_run == 12
+    if joints >= 3 {
+        rules |= bit(Rule::Ipv4);
+    }
+    if colons >= 7 || (colons >= 6 && joints >= 3) {
+        rules |= bit(Rule::Ipv6);
+    }
+    rules
+}
+
+/// The bit of a token rule in [`window_rules`]' set (its index in [`token_rules`]).
+pub fn bit(rule: Rule) -> u16 {
+    let index = match rule {
+        Rule::Arn => 0,
+        Rule::GitHubToken => 1,
+        Rule::Jwt => 2,
+        Rule::AccessKey => 3,
+        Rule::Email => 4,
+        Rule::Uuid => 5,
+        Rule::Ipv6 => 6,
+        Rule::Ipv4 => 7,
+        Rule::Account => 8,
+        Rule::Token => 9,
+        _ => return 0,
+    };
+    1 << index
 }
 
 const TOKEN: u8 = 1;
@@ -190,7 +262,7 @@ const fn byte_classes() -> [u8; 256] {
         if c.is_ascii_uppercase() {
             class |= UPPER_OR_DIGIT;
         }
-        if c == b'@' || c == b':' || c == b'.' {
+        if c == b'@' || c == b':' || c == b'.' || c == b'J' {
             class |= SPECIAL;
         }
         t[b] = class;

@@ -249,3 +249,57 @@ fn a_value_right_after_a_unicode_escape_is_redacted() {
         "{out}"
     );
 }
+
+#[test]
+fn long_tokens_are_redacted_whole_after_their_minimum_match() {
+    let r = Redactor::new(&RedactionConfig::default()).unwrap();
+    let mut ph = Placeholders::new();
+    let gh = format!("ghp_{}", "aB3".repeat(20));
+    let pat = format!("github_pat_{}", "x_Y9".repeat(15));
+    let key = "AKIAABCDEFGHIJKLMNOPQRSTUV12";
+    let token = "Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MHF3ZXJ0eXVpb3Bhc2RmZ2hqa2w=";
+    let text = format!("{gh} {pat} {key} {token} tail");
+    let out = r.redact(&text, &mut ph);
+    assert_eq!(out, "<secret-1> <secret-2> <access-key-1> <secret-3> tail");
+}
+
+#[test]
+fn every_single_pair_and_full_set_of_token_rules_compiles() {
+    let sets = TokenRegexes::default();
+    let all = (1u16 << 10) - 1;
+    sets.get(all);
+    for i in 0..10 {
+        for j in i..10 {
+            sets.get((1 << i) | (1 << j));
+        }
+    }
+    assert_eq!(sets.compiled.read().unwrap().len(), 1 + 55);
+}
+
+#[test]
+fn windows_need_only_the_rules_their_bytes_allow() {
+    use patterns::{bit, window_rules};
+    assert_eq!(window_rules(b"\"2024-08-01T11:30:23Z\","), 0);
+    assert_eq!(window_rules(b"[id=i-0abc123]"), 0);
+    assert_eq!(window_rules(b"ops@example.com"), bit(Rule::Email));
+    assert_eq!(window_rules(b"\"123456789012\""), bit(Rule::Account));
+    assert_ne!(window_rules(b"\\u0026123456789012") & bit(Rule::Account), 0);
+    assert_eq!(window_rules(b"ip=10.0.0.1/32"), bit(Rule::Ipv4));
+    assert_eq!(window_rules(b"fe80::1"), bit(Rule::Ipv6));
+    assert_eq!(
+        window_rules(b"1:2:3:4:5:6:10.0.0.1"),
+        bit(Rule::Ipv6) | bit(Rule::Ipv4)
+    );
+    assert_ne!(window_rules(b"arn:aws:iam::1:role/x") & bit(Rule::Arn), 0);
+    assert_ne!(
+        window_rules(b"AKIAABCDEFGHIJKLMNOP") & bit(Rule::AccessKey),
+        0
+    );
+    assert_ne!(
+        window_rules(b"eyJhbGciOi.eyJzdWIiOi.sig") & bit(Rule::Jwt),
+        0
+    );
+    let token = window_rules(b"Zm9vYmFyQmF6UXV4MTIzNDU2Nzg5MHF3ZXJ0");
+    assert_ne!(token & bit(Rule::Token), 0);
+    assert_ne!(token & bit(Rule::Uuid), 0);
+}
