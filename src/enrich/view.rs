@@ -115,14 +115,65 @@ fn pr_safe(mut call: DeniedCall, redactor: &Redactor) -> Option<DeniedCall> {
     if !resource_ok {
         call.resource_type = None;
         call.resource_name_redacted = None;
-    } else if call.source == EnrichmentSource::SdkText
-        && call.resource_name_redacted.as_deref() != Some("*")
-    {
-        // A name read from the error text is provider text: the comment names only its type.
-        call.resource_name_redacted = Some(NAME_IN_RUN_LOG.to_string());
+    } else if call.source == EnrichmentSource::SdkText {
+        // Read from the error text, which is provider text: the comment names only the type,
+        // and only a type from a fixed list (a word of the text could carry a planted value).
+        let known = call
+            .resource_type
+            .as_deref()
+            .is_some_and(|t| TEXT_RESOURCE_TYPES.contains(&t));
+        if !known {
+            call.resource_type = None;
+            call.resource_name_redacted = None;
+        } else if call.resource_name_redacted.as_deref() != Some("*") {
+            call.resource_name_redacted = Some(NAME_IN_RUN_LOG.to_string());
+        }
     }
     Some(call)
 }
+
+/// Resource types a denial read from the error text may name (IAM and common ARN resource
+/// types of the Service Authorization Reference).
+const TEXT_RESOURCE_TYPES: &[&str] = &[
+    "role",
+    "user",
+    "group",
+    "policy",
+    "instance-profile",
+    "server-certificate",
+    "oidc-provider",
+    "saml-provider",
+    "bucket",
+    "object",
+    "instance",
+    "image",
+    "volume",
+    "snapshot",
+    "security-group",
+    "subnet",
+    "vpc",
+    "network-interface",
+    "key",
+    "alias",
+    "secret",
+    "parameter",
+    "function",
+    "layer",
+    "table",
+    "queue",
+    "topic",
+    "cluster",
+    "nodegroup",
+    "log-group",
+    "stream",
+    "repository",
+    "db",
+    "certificate",
+    "hostedzone",
+    "loadbalancer",
+    "targetgroup",
+    "resource",
+];
 
 /// Stands for a resource name the comment does not repeat from the error text.
 pub const NAME_IN_RUN_LOG: &str = "…";
@@ -286,5 +337,23 @@ mod tests {
             &redactor(),
         );
         assert_eq!((v.iam_action, v.statement), (None, None));
+    }
+
+    #[test]
+    fn a_resource_read_from_the_error_text_shows_only_a_known_type() {
+        let named = |text_type: &str| {
+            let f = FailureToEnrich {
+                text_iam_action: Some("iam:GetRole".into()),
+                permission_missing: true,
+                text_resource: Some(crate::enrich::RedactedResource {
+                    resource_type: text_type.into(),
+                    name: "XPTO".into(),
+                }),
+                ..bare()
+            };
+            enrichment_view(&f, "a.b", None, &EnrichmentState::Pending, &redactor()).resource
+        };
+        assert_eq!(named("role").as_deref(), Some("role (name in the run log)"));
+        assert_eq!(named("roakiaiosfodnn7examplele"), None);
     }
 }
