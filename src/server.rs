@@ -80,6 +80,12 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
     if state.webhook_secrets().is_empty() {
         tracing::warn!("no webhook secret configured: deliveries are refused until one is set");
     }
+    // Replies are small and answer one request each: send them without Nagle's delay.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, crate::http::router(state.clone()))
         .with_graceful_shutdown(shutdown_signal())
         .await?;
