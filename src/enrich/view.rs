@@ -100,7 +100,7 @@ pub fn enrichment_view(
 /// cleared unless its type and name are plain names that no redaction rule touches (a name can
 /// be a shared-input value or carry an e-mail address).
 fn pr_safe(mut call: DeniedCall, redactor: &Redactor) -> Option<DeniedCall> {
-    call.iam_action = safe_action(Some(call.iam_action))?;
+    call.iam_action = safe_action(Some(call.iam_action), redactor)?;
     let plain = |text: &str| {
         !text.is_empty()
             && text.len() <= 128

@@ -51,9 +51,11 @@ fn location(d: &Diagnostic, redactor: &Redactor, ph: &mut Placeholders) -> Optio
     })
 }
 
-/// An IAM action is posted only in its `service:Action` shape, with a known IAM service prefix
-/// and an action name that is a word (not hex digits: `fe80:Abcd` is an IPv6 fragment).
-pub fn safe_action(action: Option<String>) -> Option<String> {
+/// An IAM action is posted only in its `service:Action` shape: a known IAM service prefix, and an
+/// action name that is a word (not hex digits: `fe80:Abcd` is an IPv6 fragment) without a long
+/// digit or capitals run (an account id or key glued to it, `GetRole123456789012`) and that no
+/// redaction rule touches (a known value glued to it).
+pub fn safe_action(action: Option<String>, redactor: &Redactor) -> Option<String> {
     let action = action?;
     let (svc, op) = action.split_once(':')?;
     let ok = crate::classify::is_iam_prefix(svc)
@@ -63,7 +65,9 @@ pub fn safe_action(action: Option<String>) -> Option<String> {
             .next()
             .is_some_and(|b| b.is_ascii_alphabetic() || b == b'*')
         && op.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'*')
-        && op.bytes().any(|b| b == b'*' || !b.is_ascii_hexdigit());
+        && op.bytes().any(|b| b == b'*' || !b.is_ascii_hexdigit())
+        && (op == "*" || is_code_shaped(op.trim_end_matches('*')))
+        && redactor.redact(&action, &mut Placeholders::new()) == action;
     ok.then_some(action)
 }
 
@@ -194,7 +198,7 @@ pub fn plan_failures(
                 aws_code: safe_code(c.aws_code, redactor, ph),
                 category_id: c.category.id().to_string(),
                 category_label: c.category.label().to_string(),
-                iam_action: safe_action(c.iam_action),
+                iam_action: safe_action(c.iam_action, redactor),
                 location: location(d, redactor, ph),
             }
         })
@@ -253,7 +257,7 @@ pub fn apply_root(
                 row.aws_code = safe_code(c.aws_code, redactor, ph);
                 row.category_id = Some(c.category.id().to_string());
                 row.category_label = Some(c.category.label().to_string());
-                row.iam_action = safe_action(c.iam_action);
+                row.iam_action = safe_action(c.iam_action, redactor);
                 row.deny_kind_label = c.deny_kind.map(|k| k.label().to_string());
                 row.location = diagnostics.iter().find_map(|d| location(d, redactor, ph));
             }

@@ -51,7 +51,7 @@ fn non_json_failure(
             aws_code: super::safe_code(c.aws_code, redactor, ph),
             category_id: category.id().to_string(),
             category_label: category.label().to_string(),
-            iam_action: super::safe_action(c.iam_action),
+            iam_action: super::safe_action(c.iam_action, redactor),
             location: None,
         }],
         vec![AdviceView {

@@ -160,6 +160,11 @@ fn only_word_shaped_codes_are_posted() {
 
 #[test]
 fn only_known_service_actions_are_posted() {
+    let redactor = Redactor::new(&RedactionConfig {
+        secret_values: vec!["KnownValue".into()],
+        ..Default::default()
+    })
+    .unwrap();
     for action in [
         "iam:GetRole",
         "ec2:RunInstances",
@@ -167,7 +172,10 @@ fn only_known_service_actions_are_posted() {
         "ec2:Describe*",
         "kms:Decrypt",
     ] {
-        assert_eq!(safe_action(Some(action.into())).as_deref(), Some(action));
+        assert_eq!(
+            safe_action(Some(action.into()), &redactor).as_deref(),
+            Some(action)
+        );
     }
     for action in [
         "arn:aws",
@@ -177,6 +185,10 @@ fn only_known_service_actions_are_posted() {
         "ec2:1abc",
         "notaservice:GetRole",
     ] {
-        assert_eq!(safe_action(Some(action.into())), None, "{action}");
+        assert_eq!(
+            safe_action(Some(action.into()), &redactor),
+            None,
+            "{action}"
+        );
     }
 }
