@@ -118,10 +118,9 @@ fn pr_safe(mut call: DeniedCall, redactor: &Redactor) -> Option<DeniedCall> {
     } else if call.source == EnrichmentSource::SdkText {
         // Read from the error text, which is provider text: the comment names only the type,
         // and only a type from a fixed list (a word of the text could carry a planted value).
-        let known = call
-            .resource_type
-            .as_deref()
-            .is_some_and(|t| TEXT_RESOURCE_TYPES.contains(&t));
+        let known = call.resource().is_some_and(|r| {
+            r.has_iam_path() || TEXT_RESOURCE_TYPES.contains(&r.resource_type.as_str())
+        });
         if !known {
             call.resource_type = None;
             call.resource_name_redacted = None;
@@ -132,15 +131,10 @@ fn pr_safe(mut call: DeniedCall, redactor: &Redactor) -> Option<DeniedCall> {
     Some(call)
 }
 
-/// Resource types a denial read from the error text may name (IAM and common ARN resource
-/// types of the Service Authorization Reference).
+/// Resource types a denial read from the error text may name besides the IAM types with paths
+/// ([`crate::enrich::RedactedResource::has_iam_path`]): common ARN resource types of the Service
+/// Authorization Reference.
 const TEXT_RESOURCE_TYPES: &[&str] = &[
-    "role",
-    "user",
-    "group",
-    "policy",
-    "instance-profile",
-    "server-certificate",
     "oidc-provider",
     "saml-provider",
     "bucket",
@@ -184,6 +178,15 @@ mod tests {
     use crate::enrich::state::GaveUpReason;
     use crate::redact::RedactionConfig;
 
+    /// The view of `f` shown as `aws_instance.web`, with the test redactor.
+    fn view(
+        f: &FailureToEnrich,
+        decoded: Option<&DeniedCall>,
+        state: &EnrichmentState,
+    ) -> EnrichmentView {
+        enrichment_view(f, "aws_instance.web", decoded, state, &redactor())
+    }
+
     fn redactor() -> Redactor {
         Redactor::new(&RedactionConfig {
             secret_values: vec!["shared-secret-name".into()],
@@ -214,24 +217,12 @@ mod tests {
 
     #[test]
     fn bare_failure_first_says_confirming_then_names_the_action() {
-        let first = enrichment_view(
-            &bare(),
-            "aws_instance.web",
-            None,
-            &EnrichmentState::Pending,
-            &redactor(),
-        );
+        let first = view(&bare(), None, &EnrichmentState::Pending);
         assert_eq!(first.status, CONFIRMING);
         assert_eq!(first.iam_action, None);
         assert_eq!(first.statement, None);
 
-        let after = enrichment_view(
-            &bare(),
-            "aws_instance.web",
-            None,
-            &EnrichmentState::Found(run_instances()),
-            &redactor(),
-        );
+        let after = view(&bare(), None, &EnrichmentState::Found(run_instances()));
         assert_eq!(after.status, CONFIRMED);
         assert_eq!(after.iam_action.as_deref(), Some("ec2:RunInstances"));
         assert_eq!(after.resource.as_deref(), Some("instance *"));
@@ -246,7 +237,7 @@ mod tests {
             ..bare()
         };
         let gave_up = EnrichmentState::gave_up(GaveUpReason::NoMatchingEvent);
-        let v = enrichment_view(&f, "aws_instance.web", None, &gave_up, &redactor());
+        let v = view(&f, None, &gave_up);
         assert_eq!(v.iam_action.as_deref(), Some("iam:GetRole"));
         assert_eq!(v.status, GaveUpReason::NoMatchingEvent.note());
 
@@ -258,13 +249,7 @@ mod tests {
         let mut ct = run_instances();
         ct.iam_action = "iam:GetRole".into();
         ct.deny_kind = None;
-        let v = enrichment_view(
-            &f,
-            "aws_instance.web",
-            None,
-            &EnrichmentState::Found(ct),
-            &redactor(),
-        );
+        let v = view(&f, None, &EnrichmentState::Found(ct));
         assert_eq!(v.deny_kind, Some(DenyKind::ExplicitScp));
     }
 
@@ -276,33 +261,15 @@ mod tests {
             aws_code: Some("AccessDenied".into()),
             ..bare()
         };
-        let v = enrichment_view(
-            &f,
-            "aws_instance.web",
-            None,
-            &EnrichmentState::Pending,
-            &redactor(),
-        );
+        let v = view(&f, None, &EnrichmentState::Pending);
         assert_eq!(v.status, FROM_TEXT);
         let mut decoded = run_instances();
         decoded.source = EnrichmentSource::DecodedMessage;
-        let v = enrichment_view(
-            &bare(),
-            "aws_instance.web",
-            Some(&decoded),
-            &EnrichmentState::Pending,
-            &redactor(),
-        );
+        let v = view(&bare(), Some(&decoded), &EnrichmentState::Pending);
         assert_eq!(v.status, FROM_DECODED);
         assert_eq!(v.iam_action.as_deref(), Some("ec2:RunInstances"));
         decoded.deny_kind = None;
-        let v = enrichment_view(
-            &bare(),
-            "aws_instance.web",
-            Some(&decoded),
-            &EnrichmentState::Pending,
-            &redactor(),
-        );
+        let v = view(&bare(), Some(&decoded), &EnrichmentState::Pending);
         assert_eq!(v.status, CONFIRMING);
     }
 
