@@ -166,8 +166,8 @@ pub fn redact_stream(
 
 /// The start of the line of a `-----BEGIN …` block that `text` does not close, if any.
 fn before_open_key_block(text: &str) -> Option<usize> {
-    let begin = text.rfind("-----BEGIN ")?;
-    if text[begin..].contains("-----END ") {
+    let begin = memchr::memmem::rfind(text.as_bytes(), b"-----BEGIN ")?;
+    if memchr::memmem::find(&text.as_bytes()[begin..], b"-----END ").is_some() {
         return None;
     }
     Some(text[..begin].rfind('\n').map_or(0, |i| i + 1))

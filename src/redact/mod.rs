@@ -1,13 +1,15 @@
 //! Redaction of ARNs, account ids, IPs/CIDRs, keys, tokens, emails, request ids and known secret
 //! values into stable placeholders (`<arn-1>`, `<cidr-2>` …). Pure. Two passes whatever the
 //! number of rules: one regex for rules that may span whitespace (literal-prefixed, so it runs at
-//! memchr speed), then one combined regex for the token rules, run only over the
-//! whitespace-delimited windows that could hold a match.
+//! memchr speed), then the token rules, run only over the windows between delimiters that could
+//! hold a match, each with a regex of only the rules it needs ([`windows`]).
 
+mod byte_masks;
 mod kind;
 mod patterns;
 mod placeholders;
 mod structured;
+mod windows;
 
 #[cfg(test)]
 mod proptests;
@@ -49,7 +51,7 @@ pub struct Redactor {
     spanning: Regex,
     spanning_rules: Vec<(usize, Rule)>,
     /// Token rules (no capture groups: the rule is read from the match's shape), compiled per
-    /// set of rules a window needs ([`patterns::window_rules`]), on first use.
+    /// set of rules a window needs ([`windows::window_rules`]), on first use.
     token_sets: std::sync::Arc<TokenRegexes>,
 }
 
@@ -140,6 +142,24 @@ impl Redactor {
     }
 
     fn redact_tokens<'t>(&self, text: &'t str, ph: &mut Placeholders) -> Cow<'t, str> {
+        let mut out = Output::new(text);
+        for window in windows::windows_needing_rules(text.as_bytes()) {
+            self.scan_window(text, window.start, window.end, window.rules, &mut out, ph);
+        }
+        out.finish()
+    }
+
+    /// The reference for [`Self::redact_tokens`]: every token rule over every
+    /// whitespace-delimited token.
+    #[cfg(test)]
+    fn redact_tokens_on_every_token<'t>(
+        &self,
+        text: &'t str,
+        ph: &mut Placeholders,
+    ) -> Cow<'t, str> {
+        let all_rules = patterns::token_rules()
+            .iter()
+            .fold(0, |set, (rule, _)| set | patterns::bit(*rule));
         let bytes = text.as_bytes();
         let mut out = Output::new(text);
         let mut i = 0;
@@ -151,15 +171,14 @@ impl Redactor {
             while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
                 i += 1;
             }
-            let rules = patterns::window_rules(&bytes[start..i]);
-            if rules != 0 {
-                self.scan_window(text, start, i, rules, &mut out, ph);
+            if i > start {
+                self.scan_window(text, start, i, all_rules, &mut out, ph);
             }
         }
         out.finish()
     }
 
-    /// Runs the token `rules` over `text[from..until]` (a whitespace-free window). A long token
+    /// Runs the token `rules` over `text[from..until]` (a window without delimiters). A long token
     /// that is not a secret is searched again, without the long-token rule: it may still hold an
     /// id or an address.
     fn scan_window(

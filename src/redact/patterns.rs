@@ -1,8 +1,8 @@
 //! Built-in patterns and the boundary checks applied to their matches.
 //!
 //! Two passes: rules that may span whitespace (known secrets, admin patterns, private keys,
-//! encoded authorization messages) in one regex with literal prefixes; then the token rules in one
-//! combined regex, run only over whitespace-delimited windows that could hold a match. Word
+//! encoded authorization messages) in one regex with literal prefixes; then the token rules, run
+//! only over the windows that could hold a match (`super::windows`). Word
 //! boundaries are checked on the match's neighbours in Rust (cheap, ASCII) instead of with
 //! Unicode `\b`, which would slow the DFA.
 
@@ -60,8 +60,9 @@ pub fn spanning() -> Vec<(Rule, String)> {
     ]
 }
 
-/// Built-in rules whose matches never contain ASCII whitespace, in priority order. They run only
-/// over whitespace-delimited windows that could hold one (see [`window_rules`]).
+/// Built-in rules whose matches never contain ASCII whitespace, quotes or backslashes, in
+/// priority order. They run only over the windows between those bytes that could hold one (see
+/// [`super::windows`]).
 pub fn token_rules() -> Vec<(Rule, String)> {
     vec![
         (
@@ -137,86 +138,7 @@ const ACCESS_KEY_PREFIXES: [&str; 12] = [
     "AKIA", "ASIA", "AROA", "AIDA", "ANPA", "ANVA", "AGPA", "AIPA", "APKA", "ABIA", "ACCA", "ASCA",
 ];
 
-/// Which token rules could match in a whitespace-delimited window, as a bit set over
-/// [`token_rules`] (bit `i` = rule `i`): a cheap byte scan for what each rule needs (`arn:`,
-/// `eyJ`, `@`, 32+ token characters, 16+ capitals and digits, 12 digits in a row,
-/// three digit-dot-digit joints, `::` or 7 colons or 6 colons with a dotted quad). Each condition
-/// is necessary for its rule, so a rule left out could not have matched. Most log tokens
-/// (timestamps, ids, words) need no rule; the others are searched with a regex of only the
-/// rules they need, which keeps the lazy DFA small (the union of all rules made it build states
-/// all the time).
-pub fn window_rules(w: &[u8]) -> u16 {
-    if w.len() < 4 {
-        return 0;
-    }
-    let (mut token_run, mut digit_run, mut upper_run) = (0u32, 0u32, 0u32);
-    let (mut colons, mut joints) = (0u32, 0u32);
-    let mut rules = 0u16;
-    for (i, &b) in w.iter().enumerate() {
-        let class = BYTE_CLASS[b as usize];
-        if class & TOKEN != 0 {
-            token_run += 1;
-            if token_run == 32 {
-                rules |=
-                    bit(Rule::GitHubToken) | bit(Rule::Token) | bit(Rule::Uuid) | bit(Rule::Jwt);
-            }
-        } else {
-            token_run = 0;
-        }
-        if class & UPPER_OR_DIGIT != 0 {
-            upper_run += 1;
-            if upper_run == 16 {
-                rules |= bit(Rule::AccessKey);
-            }
-        } else {
-            upper_run = 0;
-        }
-        if class & DIGIT != 0 {
-            digit_run += 1;
-            // 12 or more: a JSON `\\u0026` before an id adds digits to its run.
-            if digit_run == 12 {
-                rules |= bit(Rule::Account);
-            }
-        } else {
-            digit_run = 0;
-        }
-        if class & SPECIAL != 0 {
-            match b {
-                b'@' => rules |= bit(Rule::Email),
-                b'J' => {
-                    if i >= 2 && &w[i - 2..i] == b"ey" {
-                        rules |= bit(Rule::Jwt);
-                    }
-                }
-                b':' => {
-                    colons += 1;
-                    if i >= 1 && w[i - 1] == b':' {
-                        rules |= bit(Rule::Ipv6);
-                    }
-                    if i >= 3 && &w[i - 3..i] == b"arn" {
-                        rules |= bit(Rule::Arn);
-                    }
-                }
-                _ => {
-                    // '.' between digits
-                    let between_digits = i >= 1
-                        && w[i - 1].is_ascii_digit()
-                        && w.get(i + 1).is_some_and(u8::is_ascii_digit);
-                    joints += u32::from(between_digits);
-                }
-            }
-        }
-    }
-    if joints >= 3 {
-        rules |= bit(Rule::Ipv4);
-    }
-    if colons >= 7 || (colons >= 6 && joints >= 3) {
-        rules |= bit(Rule::Ipv6);
-    }
-    rules
-}
-
-/// The bit of a token rule in [`window_rules`]' set (its index in [`token_rules`]).
+/// The bit of a token rule in a window's rule set (`super::windows::window_rules`) (its index in [`token_rules`]).
 pub fn bit(rule: Rule) -> u16 {
     let index = match rule {
         Rule::Arn => 0,
@@ -232,43 +154,6 @@ pub fn bit(rule: Rule) -> u16 {
         _ => return 0,
     };
     1 << index
-}
-
-const TOKEN: u8 = 1;
-const DIGIT: u8 = 2;
-const UPPER_OR_DIGIT: u8 = 4;
-const SPECIAL: u8 = 8;
-
-static BYTE_CLASS: [u8; 256] = byte_classes();
-
-const fn byte_classes() -> [u8; 256] {
-    let mut t = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        let mut class = 0;
-        if c.is_ascii_alphanumeric()
-            || c == b'/'
-            || c == b'+'
-            || c == b'='
-            || c == b'_'
-            || c == b'-'
-        {
-            class |= TOKEN;
-        }
-        if c.is_ascii_digit() {
-            class |= DIGIT | UPPER_OR_DIGIT;
-        }
-        if c.is_ascii_uppercase() {
-            class |= UPPER_OR_DIGIT;
-        }
-        if c == b'@' || c == b':' || c == b'.' || c == b'J' {
-            class |= SPECIAL;
-        }
-        t[b] = class;
-        b += 1;
-    }
-    t
 }
 
 /// Which token rule produced a match, from its shape (exactly mirrors the alternation order, so

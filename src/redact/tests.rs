@@ -278,7 +278,8 @@ fn every_single_pair_and_full_set_of_token_rules_compiles() {
 
 #[test]
 fn windows_need_only_the_rules_their_bytes_allow() {
-    use patterns::{bit, window_rules};
+    use patterns::bit;
+    use windows::window_rules;
     assert_eq!(window_rules(b"\"2024-08-01T11:30:23Z\","), 0);
     assert_eq!(window_rules(b"[id=i-0abc123]"), 0);
     assert_eq!(window_rules(b"ops@example.com"), bit(Rule::Email));
