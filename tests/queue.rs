@@ -240,3 +240,64 @@ async fn group_commit_postgres() {
 async fn group_commit_sqlite() {
     group_commit_dedupes_within_and_across_batches(Backend::Sqlite).await;
 }
+
+/// On a SQLite file, intake writes through a connection of its own (`db::sqlite_intake`): the
+/// same batches give the same outcomes and the same rows as the pool writer.
+#[tokio::test]
+async fn sqlite_intake_connection_writes_what_the_pool_writer_writes() {
+    use tfgate::db::deliveries::{record_deliveries, NewDelivery};
+    use tfgate::db::sqlite_intake::SqliteIntake;
+    let d = |id: &str, jobs: Vec<NewJob>| NewDelivery {
+        id: id.into(),
+        event: "issue_comment".into(),
+        action: Some("created".into()),
+        repo: Some("o/r".into()),
+        installation_id: Some(7),
+        jobs,
+    };
+    let batches = vec![
+        vec![d("b", vec![job(1)])],
+        vec![
+            d("a", vec![job(2), job(3)]),
+            d("a", vec![job(4)]),
+            d("b", vec![job(5)]),
+            d("c", vec![]),
+        ],
+    ];
+    let (pool_dir, own_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let pool_db = Db::connect(&open(Backend::Sqlite, pool_dir.path()).await.unwrap())
+        .await
+        .unwrap();
+    let own_db = Db::connect(&open(Backend::Sqlite, own_dir.path()).await.unwrap())
+        .await
+        .unwrap();
+    let mut intake = SqliteIntake::open(own_db.sqlite_file().unwrap()).unwrap();
+    for batch in &batches {
+        let by_pool = record_deliveries(&pool_db, batch).await.unwrap();
+        let refs: Vec<&NewDelivery> = batch.iter().collect();
+        let by_own = intake.record(&refs, tfgate::db::now_ms()).unwrap();
+        assert_eq!(by_own, by_pool);
+    }
+    type JobRow = (String, String, String, i64, String, String, i64, i64);
+    async fn rows(db: &Db) -> Vec<String> {
+        let jobs: Vec<JobRow> = sqlx::query_as(
+            "SELECT kind, delivery_id, repo, pr, payload, status, attempts, max_attempts \
+             FROM jobs ORDER BY id",
+        )
+        .fetch_all(&db.pool)
+        .await
+        .unwrap();
+        let deliveries: Vec<(String, String, String, String, i64)> = sqlx::query_as(
+            "SELECT id, event, action, repo, installation_id FROM deliveries ORDER BY id",
+        )
+        .fetch_all(&db.pool)
+        .await
+        .unwrap();
+        let mut all: Vec<String> = jobs.iter().map(|r| format!("{r:?}")).collect();
+        all.extend(deliveries.iter().map(|r| format!("{r:?}")));
+        all
+    }
+    let written = rows(&own_db).await;
+    assert_eq!(written.len(), 3 + 3, "three jobs and three deliveries");
+    assert_eq!(written, rows(&pool_db).await);
+}
