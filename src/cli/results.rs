@@ -129,6 +129,7 @@ pub fn redact_stream(
 ) -> Result<()> {
     let mut ph = Placeholders::new();
     let mut pending: Vec<u8> = Vec::with_capacity(2 * REDACT_CHUNK);
+    let mut redacted = String::new();
     loop {
         let read = input
             .by_ref()
@@ -155,7 +156,8 @@ pub fn redact_stream(
                 None => lines_end,
             }
         };
-        out.write_all(redactor.redact(&lines[..cut], &mut ph).as_bytes())
+        redactor.redact_into(&lines[..cut], &mut ph, &mut redacted);
+        out.write_all(redacted.as_bytes())
             .context("writing standard output")?;
         pending.drain(..cut);
         if eof {

@@ -117,8 +117,18 @@ impl Redactor {
 
     /// Replaces every sensitive value in `text` with its placeholder.
     pub fn redact(&self, text: &str, ph: &mut Placeholders) -> String {
+        let mut out = String::new();
+        self.redact_into(text, ph, &mut out);
+        out
+    }
+
+    /// [`Self::redact`] into `out` (cleared first), reusing its allocation: for redacting a
+    /// stream chunk by chunk.
+    pub fn redact_into(&self, text: &str, ph: &mut Placeholders, out: &mut String) {
         let first = self.redact_spanning(text, ph);
-        self.redact_tokens(&first, ph).into_owned()
+        let mut output = Output::with_buffer(&first, std::mem::take(out));
+        self.redact_tokens_into(&first, &mut output, ph);
+        *out = output.into_string();
     }
 
     fn redact_spanning<'t>(&self, text: &'t str, ph: &mut Placeholders) -> Cow<'t, str> {
@@ -141,12 +151,17 @@ impl Redactor {
         out.finish()
     }
 
+    #[cfg(test)]
     fn redact_tokens<'t>(&self, text: &'t str, ph: &mut Placeholders) -> Cow<'t, str> {
         let mut out = Output::new(text);
-        for window in windows::windows_needing_rules(text.as_bytes()) {
-            self.scan_window(text, window.start, window.end, window.rules, &mut out, ph);
-        }
+        self.redact_tokens_into(text, &mut out, ph);
         out.finish()
+    }
+
+    fn redact_tokens_into(&self, text: &str, out: &mut Output<'_>, ph: &mut Placeholders) {
+        for window in windows::windows_needing_rules(text.as_bytes()) {
+            self.scan_window(text, window.start, window.end, window.rules, out, ph);
+        }
     }
 
     /// The reference for [`Self::redact_tokens`]: every token rule over every
@@ -279,12 +294,28 @@ impl<'t> Output<'t> {
         if is_placeholder(value) {
             return;
         }
-        if self.out.capacity() == 0 {
+        if self.out.is_empty() {
             self.out.reserve(self.text.len() + 64);
         }
         self.out.push_str(&self.text[self.copied..start]);
         ph.push_placeholder(patterns::kind_of(rule, value), value, &mut self.out);
         self.copied = end;
+    }
+
+    /// An output that writes into `buffer` (its content is dropped, its capacity kept).
+    fn with_buffer(text: &'t str, mut buffer: String) -> Self {
+        buffer.clear();
+        Output {
+            text,
+            out: buffer,
+            copied: 0,
+        }
+    }
+
+    /// The redacted text as an owned string (in the buffer given, if any).
+    fn into_string(mut self) -> String {
+        self.out.push_str(&self.text[self.copied..]);
+        self.out
     }
 
     fn finish(mut self) -> Cow<'t, str> {

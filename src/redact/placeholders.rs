@@ -3,12 +3,16 @@
 use super::Kind;
 use std::collections::HashMap;
 
+/// foldhash with a per-process random seed: much faster than SipHash on short values, still
+/// seeded so that planted values cannot aim at collisions.
+type Map = HashMap<String, usize, foldhash::fast::RandomState>;
+
 /// Hands out `<kind-n>` placeholders: the same (kind, value) always gets the same placeholder,
 /// numbers count up per kind in order of first appearance (never in hash order).
 #[derive(Debug, Clone, Default)]
 pub struct Placeholders {
     /// Per kind: value → number.
-    assigned: [HashMap<String, usize>; Kind::ALL.len()],
+    assigned: [Map; Kind::ALL.len()],
     /// (placeholder, value) in order of first appearance.
     order: Vec<(String, String)>,
 }
