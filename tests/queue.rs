@@ -210,9 +210,9 @@ async fn group_commit_dedupes_within_and_across_batches(backend: Backend) {
         installation_id: Some(1),
         jobs: vec![job(1)],
     };
-    let first = record_deliveries(&db, &[d("b")]).await.unwrap();
+    let first = record_deliveries(&db, &[&d("b")]).await.unwrap();
     assert_eq!(first, vec![DeliveryOutcome::Enqueued(1)]);
-    let second = record_deliveries(&db, &[d("a"), d("a"), d("b"), d("c")])
+    let second = record_deliveries(&db, &[&d("a"), &d("a"), &d("b"), &d("c")])
         .await
         .unwrap();
     assert_eq!(
@@ -273,8 +273,8 @@ async fn sqlite_intake_connection_writes_what_the_pool_writer_writes() {
         .unwrap();
     let mut intake = SqliteIntake::open(own_db.sqlite_file().unwrap()).unwrap();
     for batch in &batches {
-        let by_pool = record_deliveries(&pool_db, batch).await.unwrap();
         let refs: Vec<&NewDelivery> = batch.iter().collect();
+        let by_pool = record_deliveries(&pool_db, &refs).await.unwrap();
         let by_own = intake.record(&refs, tfgate::db::now_ms()).unwrap();
         assert_eq!(by_own, by_pool);
     }

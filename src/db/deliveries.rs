@@ -28,7 +28,7 @@ pub enum DeliveryOutcome {
 /// Store a batch of deliveries and their jobs in a single transaction (group commit): one
 /// multi-row insert for the deliveries (`ON CONFLICT DO NOTHING RETURNING id` tells which are
 /// new) and one for the jobs of the new ones.
-pub async fn record_deliveries(db: &Db, batch: &[NewDelivery]) -> Result<Vec<DeliveryOutcome>> {
+pub async fn record_deliveries(db: &Db, batch: &[&NewDelivery]) -> Result<Vec<DeliveryOutcome>> {
     use std::collections::HashSet;
     let now = now_ms();
     // A delivery id twice in one batch: the later copy is a duplicate.
@@ -46,7 +46,7 @@ pub async fn record_deliveries(db: &Db, batch: &[NewDelivery]) -> Result<Vec<Del
         .iter()
         .zip(&firsts)
         .filter(|(_, f)| **f)
-        .map(|(d, _)| d)
+        .map(|(d, _)| *d)
         .collect();
     for i in 0..unique.len() {
         let b = i * 6;
@@ -84,7 +84,7 @@ pub async fn record_deliveries(db: &Db, batch: &[NewDelivery]) -> Result<Vec<Del
         .iter()
         .zip(&firsts)
         .filter(|(d, first)| **first && inserted.contains(&d.id))
-        .flat_map(|(d, _)| d.jobs.iter().map(move |j| (d, j)))
+        .flat_map(|(&d, _)| d.jobs.iter().map(move |j| (d, j)))
         .collect();
     if !new_jobs.is_empty() {
         let mut sql = String::from(

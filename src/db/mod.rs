@@ -32,8 +32,8 @@ pub struct Db {
     _checkpointer: Option<std::sync::Arc<tokio::sync::watch::Sender<()>>>,
 }
 
-/// How often the background task checkpoints SQLite's WAL into the database file while frames
-/// are waiting to be copied, and otherwise.
+/// How often the background task checkpoints SQLite's WAL into the database file while the WAL
+/// grows, and otherwise.
 const CHECKPOINT_BUSY: Duration = Duration::from_millis(50);
 const CHECKPOINT_IDLE: Duration = Duration::from_millis(500);
 

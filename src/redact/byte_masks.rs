@@ -69,7 +69,7 @@ fn class_masks_bytewise(block: &[u8; 64]) -> ClassMasks {
                 *mask |= bit;
             }
         };
-        set(&mut m.token, alnum || b"/+=_-".contains(&b));
+        set(&mut m.token, super::patterns::is_token_byte(b));
         set(&mut m.digit, b.is_ascii_digit());
         set(
             &mut m.upper_or_digit,

@@ -130,15 +130,17 @@ pub fn extend(text: &str, start: usize, end: usize, limit: usize) -> usize {
     end
 }
 
-fn is_token_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"/+=_-".contains(&c)
+/// `[A-Za-z0-9/+=_-]`: what long tokens (and the long-token rule) are made of.
+pub const fn is_token_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'/' | b'+' | b'=' | b'_' | b'-')
 }
 
 const ACCESS_KEY_PREFIXES: [&str; 12] = [
     "AKIA", "ASIA", "AROA", "AIDA", "ANPA", "ANVA", "AGPA", "AIPA", "APKA", "ABIA", "ACCA", "ASCA",
 ];
 
-/// The bit of a token rule in a window's rule set (`super::windows::window_rules`) (its index in [`token_rules`]).
+/// The bit of a token rule in a window's rule set (`super::windows::window_rules`): its index
+/// in [`token_rules`].
 pub fn bit(rule: Rule) -> u16 {
     let index = match rule {
         Rule::Arn => 0,

@@ -11,7 +11,7 @@
 //! windows holding a spot are classified exactly by [`window_rules`].
 
 use super::byte_masks::{class_masks, ClassMasks};
-use super::patterns::{bit, Rule};
+use super::patterns::{bit, is_token_byte, Rule};
 
 /// A delimiter-free span of the text and the token rules that could match in it (a bit set, see
 /// [`bit`]).
@@ -91,7 +91,8 @@ fn block_spots(before: &ClassMasks, block: &ClassMasks, after: &ClassMasks) -> u
     (dots | ats | colons | runs) as u64
 }
 
-/// Bit i set where bits i .. i + len of `mask` are all set and bit i - 1 is not (`len` ≤ 64).
+/// Bit i set where bits i .. i + len of `mask` are all set, only for the first such i of each
+/// run (`len` ≤ 64).
 fn run_starts(mask: u128, len: u32) -> u128 {
     let mut run = mask;
     let mut have = 1;
@@ -137,33 +138,32 @@ impl Spots {
     }
 }
 
-/// Which token rules could match in a window (no delimiters inside), as a bit set over
-/// [`token_rules`](super::patterns::token_rules) (bit `i` = rule `i`): a cheap byte scan for what each rule needs (`arn:`,
-/// `eyJ`, `@`, 32+ token characters, 16+ capitals and digits, 12 digits in a row,
-/// three digit-dot-digit joints, `::` or 7 colons or 6 colons with a dotted quad). Each condition
-/// is necessary for its rule, so a rule left out could not have matched. Most log tokens
-/// (timestamps, ids, words) need no rule; the others are searched with a regex of only the
-/// rules they need, which keeps the lazy DFA small (the union of all rules made it build states
-/// all the time).
+/// Which token rules could match in a window (no delimiters inside), as a bit set (see [`bit`]):
+/// a byte scan for what each rule needs (`arn:`, `eyJ`, `@` between a local part and a domain,
+/// 32+ token characters, 16+ capitals and digits, 12 digits in a row, three digit-dot-digit
+/// joints, `::` or 7 colons or 6 colons with a dotted quad). Each condition is necessary for its
+/// rule, so a rule left out could not have matched. A window is searched with a regex of only
+/// the rules it needs, which keeps the lazy DFA small (the union of all rules made it build
+/// states all the time).
 pub fn window_rules(w: &[u8]) -> u16 {
     if w.len() < 4 {
         return 0;
     }
-    // Run lengths are kept without branching on the byte's class (those branches would be
-    // mispredicted at every word boundary); only the rare special bytes take a branch.
+    // Run lengths are kept by multiplying with the class bit, not by branching on it (such a
+    // branch is mispredicted at every word boundary); only the rare special bytes branch.
     let (mut token_run, mut digit_run, mut upper_run) = (0u32, 0u32, 0u32);
     let (mut token_max, mut digit_max, mut upper_max) = (0u32, 0u32, 0u32);
     let (mut colons, mut joints) = (0u32, 0u32);
     let mut rules = 0u16;
     for (i, &b) in w.iter().enumerate() {
-        let class = u32::from(BYTE_CLASS[b as usize]);
-        token_run = (token_run + 1) * (class & TOKEN_BIT);
-        digit_run = (digit_run + 1) * ((class >> DIGIT_SHIFT) & 1);
-        upper_run = (upper_run + 1) * ((class >> UPPER_OR_DIGIT_SHIFT) & 1);
+        let class = BYTE_CLASS[b as usize];
+        token_run = (token_run + 1) * u32::from(class & TOKEN != 0);
+        digit_run = (digit_run + 1) * u32::from(class & DIGIT != 0);
+        upper_run = (upper_run + 1) * u32::from(class & UPPER_OR_DIGIT != 0);
         token_max = token_max.max(token_run);
         digit_max = digit_max.max(digit_run);
         upper_max = upper_max.max(upper_run);
-        if class & u32::from(SPECIAL) != 0 {
+        if class & SPECIAL != 0 {
             match b {
                 b'@' => {
                     // The address needs a local part and a domain around the `@`.
@@ -219,11 +219,8 @@ pub fn window_rules(w: &[u8]) -> u16 {
 }
 
 const TOKEN: u8 = 1;
-const TOKEN_BIT: u32 = 1;
 const DIGIT: u8 = 2;
-const DIGIT_SHIFT: u32 = 1;
 const UPPER_OR_DIGIT: u8 = 4;
-const UPPER_OR_DIGIT_SHIFT: u32 = 2;
 const SPECIAL: u8 = 8;
 const DELIMITER: u8 = 16;
 const EMAIL_LOCAL: u8 = 32;
@@ -242,13 +239,7 @@ const fn byte_classes() -> [u8; 256] {
     while b < 256 {
         let c = b as u8;
         let mut class = 0;
-        if c.is_ascii_alphanumeric()
-            || c == b'/'
-            || c == b'+'
-            || c == b'='
-            || c == b'_'
-            || c == b'-'
-        {
+        if is_token_byte(c) {
             class |= TOKEN;
         }
         if c.is_ascii_digit() {

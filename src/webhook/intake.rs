@@ -106,7 +106,7 @@ async fn pool_write_loop(
     while let Some(first) = rx.recv().await {
         batch.push(first);
         fill(&mut batch, &mut rx);
-        let deliveries: Vec<NewDelivery> = batch.iter().map(|(d, _)| d.clone()).collect();
+        let deliveries: Vec<&NewDelivery> = batch.iter().map(|(d, _)| d).collect();
         let result = record_deliveries(&db, &deliveries).await;
         answer(&mut batch, result, &metrics, &wake);
     }
