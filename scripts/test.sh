@@ -8,15 +8,22 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 step() { printf '\n== %s\n' "$*"; }
+disk() { df -h --output=avail,used,size "$ROOT" | sed 's/^/   /'; }
+
+# One build from scratch: incremental compilation data would only take disk (GBs).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+step "disk before the run"
+disk
 
 step "installing test dependencies"
 bash scripts/install-deps.sh
 bash scripts/install-terraform.sh >/dev/null          # .tools/bin/terraform (sha256-checked)
 bash scripts/build-test-provider.sh >/dev/null        # .tools/provider-mirror + fake-provider.tfrc
+disk
 
 step "starting services (PostgreSQL, moto, Prism)"
 eval "$(bash scripts/services.sh start)"
-trap 'bash scripts/services.sh stop >/dev/null 2>&1 || true' EXIT
+trap 'disk; bash scripts/services.sh stop >/dev/null 2>&1 || true' EXIT
 export TFGATE_REQUIRE_POSTGRES=1 TFGATE_REQUIRE_PRISM=1 TFGATE_REQUIRE_TOOLS=1 TFGATE_REQUIRE_MOTO=1
 unset RUST_BACKTRACE
 
@@ -28,3 +35,5 @@ cargo clippy --all-targets --locked -- -D warnings
 
 step "cargo test (SQLite and PostgreSQL)"
 cargo test --locked --all-targets
+step "disk after the run"
+disk
