@@ -25,7 +25,7 @@ VERSION="0.1.0"
 PLATFORM="linux_amd64"
 BIN_NAME="terraform-provider-fake"
 
-"$HERE/ensure-debian-packages.sh" protobuf-compiler
+"$HERE/ensure-debian-packages.sh" protobuf-compiler libprotobuf-dev   # protoc + google/protobuf/*.proto
 command -v cargo >/dev/null || { echo "build-test-provider: ERROR: cargo not found" >&2; exit 1; }
 
 CARGO_FLAGS=(--manifest-path "$ROOT/test-provider/Cargo.toml" --bin "$BIN_NAME")

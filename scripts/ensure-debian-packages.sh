@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Ensure Debian packages are installed: scripts/ensure-debian-packages.sh PKG...
 # Installs only the missing ones with apt-get (needs root); fails loudly otherwise.
-# tfgate needs: bubblewrap (sandbox), protobuf-compiler (to build test-provider/).
+# tfgate needs: bubblewrap (sandbox); protobuf-compiler and libprotobuf-dev (the well-known
+# .proto files such as google/protobuf/empty.proto) to build test-provider/.
 set -euo pipefail
 missing=()
 for pkg in "$@"; do
