@@ -12,6 +12,13 @@ disk() { df -h --output=avail,used,size "$ROOT" | sed 's/^/   /'; }
 
 # One build from scratch: incremental compilation data would only take disk (GBs).
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
+SERVICES_STARTED=0
+at_exit() {
+  step "disk at exit"
+  disk
+  if [[ "$SERVICES_STARTED" == 1 ]]; then bash scripts/services.sh stop >/dev/null 2>&1 || true; fi
+}
+trap at_exit EXIT   # on success and on any failure, installs included
 step "disk before the run"
 disk
 
@@ -23,7 +30,7 @@ disk
 
 step "starting services (PostgreSQL, moto, Prism)"
 eval "$(bash scripts/services.sh start)"
-trap 'disk; bash scripts/services.sh stop >/dev/null 2>&1 || true' EXIT
+SERVICES_STARTED=1
 export TFGATE_REQUIRE_POSTGRES=1 TFGATE_REQUIRE_PRISM=1 TFGATE_REQUIRE_TOOLS=1 TFGATE_REQUIRE_MOTO=1
 unset RUST_BACKTRACE
 
@@ -35,5 +42,3 @@ cargo clippy --all-targets --locked -- -D warnings
 
 step "cargo test (SQLite and PostgreSQL)"
 cargo test --locked --all-targets
-step "disk after the run"
-disk

@@ -278,11 +278,7 @@ struct Output<'t> {
 
 impl<'t> Output<'t> {
     fn new(text: &'t str) -> Self {
-        Output {
-            text,
-            out: String::new(),
-            copied: 0,
-        }
+        Self::with_buffer(text, String::new())
     }
 
     fn emit(&mut self, span: (usize, usize), rule: Rule, ph: &mut Placeholders) {
@@ -318,12 +314,11 @@ impl<'t> Output<'t> {
         self.out
     }
 
-    fn finish(mut self) -> Cow<'t, str> {
+    fn finish(self) -> Cow<'t, str> {
         if self.copied == 0 {
             return Cow::Borrowed(self.text);
         }
-        self.out.push_str(&self.text[self.copied..]);
-        Cow::Owned(self.out)
+        Cow::Owned(self.into_string())
     }
 }
 
