@@ -1,5 +1,7 @@
 //! Prometheus metrics, served as text on `/metrics`.
 
+use std::borrow::Cow;
+
 use prometheus_client::encoding::text::encode;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -10,19 +12,19 @@ use prometheus_client::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct DeliveryLabels {
-    pub event: String,
-    pub outcome: String,
+    pub event: Cow<'static, str>,
+    pub outcome: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct JobLabels {
-    pub kind: String,
-    pub status: String,
+    pub kind: Cow<'static, str>,
+    pub status: Cow<'static, str>,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabels {
-    pub route: String,
+    pub route: &'static str,
 }
 
 pub struct Metrics {
@@ -79,33 +81,37 @@ impl Metrics {
         }
     }
 
-    pub fn delivery(&self, event: &str, outcome: &str) {
+    // Label values are borrowed where they are fixed: these run on every request, and a label
+    // set is only copied when it is new to its family.
+
+    /// `event` must come from a bounded set (see `webhook::event::metric_label`).
+    pub fn delivery(&self, event: Cow<'static, str>, outcome: &'static str) {
         self.deliveries
-            .get_or_create(&DeliveryLabels {
-                event: event.to_string(),
-                outcome: outcome.to_string(),
-            })
+            .get_or_create(&DeliveryLabels { event, outcome })
             .inc();
     }
 
-    pub fn job_enqueued(&self, kind: &str) {
-        self.job_finished(kind, "queued");
+    pub fn job_enqueued(&self, kind: &'static str) {
+        self.jobs
+            .get_or_create(&JobLabels {
+                kind: Cow::Borrowed(kind),
+                status: Cow::Borrowed("queued"),
+            })
+            .inc();
     }
 
     pub fn job_finished(&self, kind: &str, status: &str) {
         self.jobs
             .get_or_create(&JobLabels {
-                kind: kind.to_string(),
-                status: status.to_string(),
+                kind: Cow::Owned(kind.to_string()),
+                status: Cow::Owned(status.to_string()),
             })
             .inc();
     }
 
-    pub fn observe_request(&self, route: &str, seconds: f64) {
+    pub fn observe_request(&self, route: &'static str, seconds: f64) {
         self.request_seconds
-            .get_or_create(&RouteLabels {
-                route: route.to_string(),
-            })
+            .get_or_create(&RouteLabels { route })
             .observe(seconds);
     }
 
@@ -123,7 +129,7 @@ mod tests {
     #[test]
     fn renders_required_families() {
         let m = Metrics::new();
-        m.delivery("issue_comment", "enqueued");
+        m.delivery(Cow::Borrowed("issue_comment"), "enqueued");
         m.job_enqueued("comment");
         m.queue_depth.set(3);
         m.observe_request("/webhooks", 0.001);

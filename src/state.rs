@@ -26,7 +26,7 @@ pub struct AppState {
     pub seal_key: Arc<crate::crypto::SealKey>,
     aws_base: tokio::sync::OnceCell<aws_config::SdkConfig>,
     github: RwLock<Option<Arc<GitHubApp>>>,
-    secrets: RwLock<Vec<SecretString>>,
+    secrets: RwLock<Arc<[SecretString]>>,
     setup_states: Mutex<Vec<String>>,
 }
 
@@ -63,7 +63,7 @@ impl AppState {
             seal_key,
             aws_base: tokio::sync::OnceCell::new(),
             github: RwLock::new(github.map(Arc::new)),
-            secrets: RwLock::new(secrets),
+            secrets: RwLock::new(secrets.into()),
             setup_states: Mutex::new(Vec::new()),
         }))
     }
@@ -82,8 +82,9 @@ impl AppState {
             .await
     }
 
-    pub fn webhook_secrets(&self) -> Vec<SecretString> {
-        self.secrets.read().expect("secrets lock").clone()
+    /// The secrets a delivery may be signed with (shared, not copied: read on every delivery).
+    pub fn webhook_secrets(&self) -> Arc<[SecretString]> {
+        Arc::clone(&self.secrets.read().expect("secrets lock"))
     }
 
     pub fn github(&self) -> Option<Arc<GitHubApp>> {
@@ -107,10 +108,10 @@ impl AppState {
         )?;
         *self.github.write().expect("github lock") = Some(Arc::new(app));
         if let Some(s) = &creds.webhook_secret {
-            self.secrets
-                .write()
-                .expect("secrets lock")
-                .push(SecretString::from(s.clone()));
+            let mut secrets = self.secrets.write().expect("secrets lock");
+            let mut list = secrets.to_vec();
+            list.push(SecretString::from(s.clone()));
+            *secrets = list.into();
         }
         Ok(())
     }

@@ -106,6 +106,11 @@ sanity() { # sanity NAME URL
   [[ "$code" =~ ^4 ]] || die "$1 answered $code to a wrongly signed request (expected 4xx)"
 }
 
+# CPU time the hypervisor gave to other guests (/proc/stat "steal"), as % of this machine's CPU
+# time: on a shared host it takes from both targets, but not evenly over a run.
+steal_ticks() { awk '/^cpu /{print $9; exit}' /proc/stat; }
+total_ticks() { awk '/^cpu /{t=0; for (i=2; i<=NF; i++) t+=$i; print t; exit}' /proc/stat; }
+
 RUN_ID=0
 bench() { # bench NAME URL -> prints BENCH_RESULT line, stores it in $WORK/NAME.result
   if [ "$WARMUP" != 0 ]; then
@@ -115,9 +120,14 @@ bench() { # bench NAME URL -> prints BENCH_RESULT line, stores it in $WORK/NAME.
   fi
   log "$1: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency $2"
   RUN_ID=$((RUN_ID + 1))
+  local steal0 total0 steal_pct
+  steal0="$(steal_ticks)" total0="$(total_ticks)"
   WEBHOOK_RUN_ID=$RUN_ID wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/wrk-signed.lua" "$2" \
     | tee "$WORK/$1.wrk" >&2
-  grep '^BENCH_RESULT' "$WORK/$1.wrk" | sed "s/^BENCH_RESULT/BENCH_RESULT target=$1/" | tee "$WORK/$1.result"
+  steal_pct="$(awk -v s=$(($(steal_ticks) - steal0)) -v t=$(($(total_ticks) - total0)) \
+    'BEGIN { printf "%.1f", t > 0 ? 100 * s / t : 0 }')"
+  grep '^BENCH_RESULT' "$WORK/$1.wrk" | sed "s/^BENCH_RESULT/BENCH_RESULT target=$1/; s/\$/ steal_pct=$steal_pct/" \
+    | tee "$WORK/$1.result"
   # Non-2xx answers make the figures meaningless: show what the target answers now and why.
   local non2xx
   non2xx="$(sed -n 's/.* non2xx=\([0-9]*\).*/\1/p' "$WORK/$1.result")"
@@ -157,6 +167,13 @@ run_tfgate() {
   wait_up tfgate "$TFGATE_BENCH_PORT" "$TFGATE_READY_PATH" "$pid"
   sanity tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
   bench tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
+  # Every request carried a new delivery id: all must have been enqueued, none a duplicate
+  # (a duplicate is answered 200 too, and would make the figures meaningless).
+  curl -s "http://127.0.0.1:$TFGATE_BENCH_PORT/metrics" | awk '
+    /^tfgate_webhook_deliveries_total\{event="issue_comment",outcome="enqueued"\}/ { e = $2 }
+    /^tfgate_webhook_deliveries_total\{event="issue_comment",outcome="duplicate"\}/ { d = $2 }
+    END { printf "tfgate: %d deliveries enqueued, %d duplicates\n", e, d; exit (d > 0 || e == 0) }' >&2 ||
+    die "tfgate answered duplicates (or enqueued nothing): delivery ids repeated?"
   kill -TERM "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
@@ -166,10 +183,10 @@ field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$WORK/$1.result"; }
 summary() {
   local t
   echo
-  printf '%-8s %10s %9s %9s %8s %8s\n' target 'req/s' 'p50 ms' 'p99 ms' non2xx errors
+  printf '%-8s %10s %9s %9s %8s %8s %8s\n' target 'req/s' 'p50 ms' 'p99 ms' non2xx errors 'steal %'
   for t in "$@"; do
-    printf '%-8s %10s %9s %9s %8s %8s\n' "$t" "$(field "$t" rps)" "$(field "$t" p50_ms)" \
-      "$(field "$t" p99_ms)" "$(field "$t" non2xx)" "$(field "$t" socket_errors)"
+    printf '%-8s %10s %9s %9s %8s %8s %8s\n' "$t" "$(field "$t" rps)" "$(field "$t" p50_ms)" \
+      "$(field "$t" p99_ms)" "$(field "$t" non2xx)" "$(field "$t" socket_errors)" "$(field "$t" steal_pct)"
   done
   if [ "$#" -eq 2 ]; then
     awk -v tr="$(field tfgate rps)" -v pr="$(field peer rps)" \

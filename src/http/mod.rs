@@ -15,17 +15,25 @@ use axum::Router;
 
 use crate::state::AppState;
 
+const WEBHOOKS: &str = "/webhooks";
+const HEALTHZ: &str = "/healthz";
+const METRICS: &str = "/metrics";
+const SETUP: &str = "/";
+const SETUP_CALLBACK: &str = "/setup/callback";
+/// Every route, so that the latency metric's `route` label is one of these (or `unmatched`).
+const ROUTES: [&str; 5] = [WEBHOOKS, HEALTHZ, METRICS, SETUP, SETUP_CALLBACK];
+
 pub fn router(state: Arc<AppState>) -> Router {
     let limit = state.config.max_body_bytes;
     Router::new()
         .route(
-            "/webhooks",
+            WEBHOOKS,
             post(webhooks::receive).layer(DefaultBodyLimit::max(limit)),
         )
-        .route("/healthz", get(ops::healthz))
-        .route("/metrics", get(ops::metrics))
-        .route("/", get(setup::index))
-        .route("/setup/callback", get(setup::callback))
+        .route(HEALTHZ, get(ops::healthz))
+        .route(METRICS, get(ops::metrics))
+        .route(SETUP, get(setup::index))
+        .route(SETUP_CALLBACK, get(setup::callback))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             record_latency,
@@ -34,15 +42,46 @@ pub fn router(state: Arc<AppState>) -> Router {
 }
 
 async fn record_latency(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_else(|| "unmatched".into());
+    let route = route_label(req.extensions().get::<MatchedPath>());
     let start = Instant::now();
     let resp = next.run(req).await;
     state
         .metrics
-        .observe_request(&route, start.elapsed().as_secs_f64());
+        .observe_request(route, start.elapsed().as_secs_f64());
     resp
+}
+
+fn route_label(matched: Option<&MatchedPath>) -> &'static str {
+    matched
+        .and_then(|m| ROUTES.iter().find(|r| **r == m.as_str()))
+        .copied()
+        .unwrap_or("unmatched")
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn every_route_is_its_own_latency_label() {
+        let app = ROUTES.iter().fold(Router::new(), |app, route| {
+            app.route(
+                route,
+                get(|req: Request| async move { route_label(req.extensions().get()) }),
+            )
+        });
+        for route in ROUTES {
+            let resp = app
+                .clone()
+                .oneshot(Request::get(route).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            let body = axum::body::to_bytes(resp.into_body(), 1024).await.unwrap();
+            assert_eq!(body, route.as_bytes());
+        }
+        assert_eq!(route_label(None), "unmatched");
+    }
 }

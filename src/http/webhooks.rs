@@ -8,19 +8,21 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::db::deliveries::{DeliveryOutcome, NewDelivery};
 use crate::jobs::NewJob;
 use crate::state::AppState;
 use crate::webhook::{event, signature};
 
+#[derive(Serialize)]
+struct Reply<'a> {
+    outcome: &'a str,
+    detail: &'a str,
+}
+
 fn reply(status: StatusCode, outcome: &str, detail: &str) -> Response {
-    (
-        status,
-        Json(json!({ "outcome": outcome, "detail": detail })),
-    )
-        .into_response()
+    (status, Json(Reply { outcome, detail })).into_response()
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -40,31 +42,33 @@ pub async fn receive(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let event_name = header(&headers, "x-github-event").unwrap_or("").to_string();
-    let metric_event = if event::valid_event_name(&event_name) {
-        event_name.as_str()
-    } else {
-        "invalid"
+    let event_name = header(&headers, "x-github-event").unwrap_or("");
+    let (signed, (status, outcome, detail)) = match check(&state, &headers, event_name, &body) {
+        Err(rejected) => (false, rejected),
+        Ok(delivery_id) => {
+            let answer = store(&state, event_name, delivery_id, &body).await;
+            (true, answer.unwrap_or_else(|rejected| rejected))
+        }
     };
-    let (status, outcome, detail) = match intake(&state, &headers, &event_name, &body).await {
-        Ok(r) => r,
-        Err(r) => r,
-    };
-    state.metrics.delivery(metric_event, outcome);
+    state
+        .metrics
+        .delivery(event::metric_label(event_name, signed), outcome);
     reply(status, outcome, &detail)
 }
 
 type Answer = (StatusCode, &'static str, String);
 
-async fn intake(
+fn bad(status: StatusCode, outcome: &'static str, detail: &str) -> Answer {
+    (status, outcome, detail.to_string())
+}
+
+/// Headers and signature; returns the delivery id of a request signed with a configured secret.
+fn check<'h>(
     state: &AppState,
-    headers: &HeaderMap,
+    headers: &'h HeaderMap,
     event_name: &str,
     body: &[u8],
-) -> Result<Answer, Answer> {
-    let bad = |status: StatusCode, outcome: &'static str, detail: &str| {
-        (status, outcome, detail.to_string())
-    };
+) -> Result<&'h str, Answer> {
     if event_name.is_empty() {
         return Err(bad(
             StatusCode::BAD_REQUEST,
@@ -108,6 +112,16 @@ async fn intake(
         };
         return Err(bad(status, "bad_signature", &e.to_string()));
     }
+    Ok(delivery_id)
+}
+
+/// Route a signed delivery and store it with its jobs (one transaction).
+async fn store(
+    state: &AppState,
+    event_name: &str,
+    delivery_id: &str,
+    body: &[u8],
+) -> Result<Answer, Answer> {
     let routed = event::route(event_name, body).map_err(|e| match e {
         event::IntakeError::BadEventName => {
             bad(StatusCode::BAD_REQUEST, "bad_header", &e.to_string())
@@ -125,23 +139,24 @@ async fn intake(
         return Ok((status, "ignored", why.to_string()));
     }
     let max_attempts = state.config.job_max_attempts;
+    let jobs = routed
+        .jobs
+        .into_iter()
+        .map(|job| NewJob {
+            kind: job.kind,
+            payload: job.payload,
+            repo: routed.repo.clone(),
+            pr: job.pr,
+            max_attempts,
+        })
+        .collect();
     let delivery = NewDelivery {
         id: delivery_id.to_string(),
         event: event_name.to_string(),
-        action: routed.action.clone(),
-        repo: routed.repo.clone(),
+        action: routed.action,
+        repo: routed.repo,
         installation_id: routed.installation_id,
-        jobs: routed
-            .jobs
-            .iter()
-            .map(|job| NewJob {
-                kind: job.kind,
-                payload: job.payload.clone(),
-                repo: routed.repo.clone(),
-                pr: job.pr,
-                max_attempts,
-            })
-            .collect(),
+        jobs,
     };
     match state.intake.submit(delivery).await {
         Ok(DeliveryOutcome::Enqueued(ids)) => {

@@ -1,6 +1,8 @@
 //! Webhook payloads → the jobs they enqueue. Pure: bytes in, typed job payloads out.
 //! Only the fields tfgate uses are read; job payloads keep only those fields.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::jobs::JobKind;
@@ -213,6 +215,21 @@ const HANDLED_EVENTS: [&str; 5] = [
     "installation",
     "ping",
 ];
+
+/// The `event` label of the deliveries metric. An unsigned request may name any event, and each
+/// new label value is a new time series kept for the life of the process: only a handled event,
+/// or any well-formed name on a delivery signed with a configured secret, is kept as given.
+pub fn metric_label(event: &str, signed: bool) -> Cow<'static, str> {
+    if let Some(handled) = HANDLED_EVENTS.iter().find(|e| **e == event) {
+        Cow::Borrowed(handled)
+    } else if !valid_event_name(event) {
+        Cow::Borrowed("invalid")
+    } else if signed {
+        Cow::Owned(event.to_string())
+    } else {
+        Cow::Borrowed("unsigned")
+    }
+}
 
 /// Route a verified delivery.
 pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {

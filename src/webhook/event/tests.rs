@@ -154,3 +154,20 @@ fn a_missing_part_is_named_and_wrong_types_are_shape_errors() {
         (Some("event not handled"), Some(9))
     );
 }
+
+#[test]
+fn metric_labels_stay_few_for_unsigned_requests() {
+    let cases = [
+        ("issue_comment", false, "issue_comment"),
+        ("pull_request", true, "pull_request"),
+        ("check_run", true, "check_run"),
+        ("check_run", false, "unsigned"),
+        ("made_up_by_anyone_7", false, "invalid"),
+        ("made_up_by_anyone", false, "unsigned"),
+        ("", false, "invalid"),
+        ("Issue-Comment", true, "invalid"),
+    ];
+    for (event, signed, label) in cases {
+        assert_eq!(metric_label(event, signed), label, "{event} signed={signed}");
+    }
+}
