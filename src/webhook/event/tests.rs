@@ -168,6 +168,10 @@ fn metric_labels_stay_few_for_unsigned_requests() {
         ("Issue-Comment", true, "invalid"),
     ];
     for (event, signed, label) in cases {
-        assert_eq!(metric_label(event, signed), label, "{event} signed={signed}");
+        assert_eq!(
+            metric_label(event, signed),
+            label,
+            "{event} signed={signed}"
+        );
     }
 }
