@@ -6,7 +6,7 @@ COPY src ./src
 COPY migrations ./migrations
 COPY templates ./templates
 COPY tests/fixtures ./tests/fixtures
-RUN cargo build --release --locked --bin tfgate
+RUN cargo build --profile dist --locked --bin tfgate
 
 FROM debian:bookworm-slim
 RUN apt-get update \
@@ -14,7 +14,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home /data --shell /usr/sbin/nologin tfgate \
  && mkdir -p /data && chown tfgate /data
-COPY --from=build /src/target/release/tfgate /usr/local/bin/tfgate
+COPY --from=build /src/target/dist/tfgate /usr/local/bin/tfgate
 COPY policies /etc/tfgate/policies-examples
 USER tfgate
 ENV TFGATE_DATA_DIR=/data TFGATE_ADDR=0.0.0.0:8080
