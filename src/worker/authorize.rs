@@ -73,7 +73,8 @@ pub async fn authorize(
                 tracing::error!(repo = %repo, problem = %ambiguous, "two policies tie for this repository");
             }
             let already: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM audit_events WHERE repo = $1 AND rule = $2",
+                "SELECT COUNT(*) FROM (SELECT 1 FROM audit_events \
+                 WHERE repo = $1 AND rule = $2 LIMIT 1) AS seen",
             )
             .bind(&repo)
             .bind(NOT_ENABLED_RULE)
