@@ -152,6 +152,18 @@ async fn enrichment_names_the_denied_action(backend: Backend) {
     for leak in ["arn:", "111111111111", REQUEST_ID] {
         assert!(!apply.body.contains(leak), "{leak} leaked:\n{}", apply.body);
     }
+    // The enrich jobs' payloads (role ARN, account, request id) are sealed at rest.
+    let stored: Vec<String> = sqlx::query_scalar("SELECT payload FROM jobs WHERE kind = 'enrich'")
+        .fetch_all(&h.state.db.pool)
+        .await
+        .unwrap();
+    assert!(stored.len() >= 2, "one enrich job per poll: {stored:?}");
+    for payload in &stored {
+        assert!(payload.starts_with(r#"{"sealed":""#), "{payload}");
+        for leak in ["arn:", "111111111111", REQUEST_ID, "fake_thing"] {
+            assert!(!payload.contains(leak), "{leak} stored in clear: {payload}");
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

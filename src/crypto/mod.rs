@@ -1,4 +1,5 @@
-//! Encryption at rest for plan files and raw Terraform output: AES-256-GCM with a key from
+//! Encryption at rest for plan files, raw Terraform output and job payloads with raw failure
+//! details: AES-256-GCM with a key from
 //! configuration or a private key file, and associated data binding each blob to its run.
 //!
 //! ```ignore
@@ -8,9 +9,11 @@
 //! ```
 
 mod error;
+mod job_payload;
 mod key;
 mod seal;
 
 pub use error::CryptoError;
+pub use job_payload::{open_job_payload, seal_job_payload};
 pub use key::{load_or_create_key, SealKey, KEY_FILE_NAME};
 pub use seal::{open, run_aad, seal, BlobPurpose, MAGIC, NONCE_LEN, OVERHEAD, TAG_LEN};

@@ -9,11 +9,12 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 
-use super::{github_error, payload};
+use super::github_error;
 use crate::aws::{
     assume_role, cloudtrail_client, config_with_credentials, decode_authorization_message,
     lookup_events, lookup_events_limiter, AssumeRoleRequest, LookupError,
 };
+use crate::crypto::{open_job_payload, seal_job_payload};
 use crate::enrich::{
     enrichment_view, lookup_plan, match_events, parse_decoded_authorization_message, DeniedCall,
     EnrichmentState, EnrichmentView,
@@ -119,7 +120,10 @@ fn confirm_denial(root: &mut RootApply, view: &EnrichmentView) {
 }
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
-    let mut e: EnrichJob = payload(job)?;
+    let plain = open_job_payload(&state.seal_key, JobKind::Enrich.as_str(), &job.payload)
+        .map_err(|err| JobError::Permanent(anyhow!("enrich job payload: {err}")))?;
+    let mut e: EnrichJob = serde_json::from_str(&plain)
+        .map_err(|err| JobError::Permanent(anyhow!("bad enrich job payload: {err}")))?;
     // Built-in rules only: the shared-input values are not kept in the job.
     let redactor = Redactor::new(&RedactionConfig::default())
         .map_err(|err| JobError::Permanent(anyhow!("redaction rules: {err}")))?;
@@ -184,7 +188,11 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         e.pending = still;
         let next = NewJob {
             kind: JobKind::Enrich,
-            payload: serde_json::to_string(&e).expect("enrich payload serialises"),
+            payload: seal_job_payload(
+                &state.seal_key,
+                JobKind::Enrich.as_str(),
+                &serde_json::to_string(&e).expect("enrich payload serialises"),
+            ),
             repo: Some(e.repo.full_name()),
             pr: Some(e.number),
             max_attempts: 3,

@@ -245,7 +245,11 @@ impl RunCtx<'_> {
                 &self.state.db,
                 &NewJob {
                     kind: JobKind::Enrich,
-                    payload: serde_json::to_string(&job).expect("enrich payload serialises"),
+                    payload: crate::crypto::seal_job_payload(
+                        &self.state.seal_key,
+                        JobKind::Enrich.as_str(),
+                        &serde_json::to_string(&job).expect("enrich payload serialises"),
+                    ),
                     repo: Some(repo.clone()),
                     pr: Some(self.run.number),
                     max_attempts: 3,
