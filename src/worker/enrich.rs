@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 
-use super::github_error;
+use super::{github_error, sealed_payload};
 use crate::aws::{
     assume_role, cloudtrail_client, config_with_credentials, decode_authorization_message,
     lookup_events, lookup_events_limiter, AssumeRoleRequest, LookupError,
 };
-use crate::crypto::{open_job_payload, seal_job_payload};
+use crate::crypto::seal_job_payload;
 use crate::enrich::{
     enrichment_view, lookup_plan, match_events, parse_decoded_authorization_message, DeniedCall,
     EnrichmentState, EnrichmentView,
@@ -120,10 +120,7 @@ fn confirm_denial(root: &mut RootApply, view: &EnrichmentView) {
 }
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
-    let plain = open_job_payload(&state.seal_key, JobKind::Enrich.as_str(), &job.payload)
-        .map_err(|err| JobError::Permanent(anyhow!("enrich job payload: {err}")))?;
-    let mut e: EnrichJob = serde_json::from_str(&plain)
-        .map_err(|err| JobError::Permanent(anyhow!("bad enrich job payload: {err}")))?;
+    let mut e: EnrichJob = sealed_payload(&state.seal_key, job)?;
     // Built-in rules only: the shared-input values are not kept in the job.
     let redactor = Redactor::new(&RedactionConfig::default())
         .map_err(|err| JobError::Permanent(anyhow!("redaction rules: {err}")))?;
@@ -186,21 +183,24 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     if !done {
         let delay = schedule[e.attempt.min(schedule.len() - 1)];
         e.pending = still;
-        let next = NewJob {
-            kind: JobKind::Enrich,
-            payload: seal_job_payload(
-                &state.seal_key,
-                JobKind::Enrich.as_str(),
-                &serde_json::to_string(&e).expect("enrich payload serialises"),
-            ),
-            repo: Some(e.repo.full_name()),
-            pr: Some(e.number),
-            max_attempts: 3,
-        };
-        queue::enqueue_after(&state.db, &next, delay.as_millis() as i64)
-            .await
-            .map_err(JobError::Transient)?;
+        enqueue(state, &e, delay).await?;
     }
+    Ok(())
+}
+
+/// Queue a poll of `job` in `delay` (its payload sealed: it holds raw failure details).
+pub async fn enqueue(state: &AppState, job: &EnrichJob, delay: Duration) -> Result<(), JobError> {
+    let payload = serde_json::to_string(job).expect("enrich payload serialises");
+    let next = NewJob {
+        kind: JobKind::Enrich,
+        payload: seal_job_payload(&state.seal_key, JobKind::Enrich.as_str(), &payload),
+        repo: Some(job.repo.full_name()),
+        pr: Some(job.number),
+        max_attempts: 3,
+    };
+    queue::enqueue_after(&state.db, &next, delay.as_millis() as i64)
+        .await
+        .map_err(JobError::Transient)?;
     Ok(())
 }
 

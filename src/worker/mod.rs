@@ -46,7 +46,24 @@ impl JobHandler for Dispatcher {
 
 /// Decode a job payload; a payload that does not decode will never succeed.
 fn payload<T: serde::de::DeserializeOwned>(job: &ClaimedJob) -> Result<T, JobError> {
-    serde_json::from_str(&job.payload)
+    decode_payload(job, &job.payload)
+}
+
+/// Decode a payload stored with [`crate::crypto::seal_job_payload`].
+fn sealed_payload<T: serde::de::DeserializeOwned>(
+    key: &crate::crypto::SealKey,
+    job: &ClaimedJob,
+) -> Result<T, JobError> {
+    let plain = crate::crypto::open_job_payload(key, &job.kind, &job.payload)
+        .map_err(|e| JobError::Permanent(anyhow::anyhow!("{} job payload: {e}", job.kind)))?;
+    decode_payload(job, &plain)
+}
+
+fn decode_payload<T: serde::de::DeserializeOwned>(
+    job: &ClaimedJob,
+    text: &str,
+) -> Result<T, JobError> {
+    serde_json::from_str(text)
         .map_err(|e| JobError::Permanent(anyhow::anyhow!("bad {} job payload: {e}", job.kind)))
 }
 

@@ -241,23 +241,7 @@ impl RunCtx<'_> {
                 .first()
                 .copied()
                 .unwrap_or_default();
-            queue::enqueue_after(
-                &self.state.db,
-                &NewJob {
-                    kind: JobKind::Enrich,
-                    payload: crate::crypto::seal_job_payload(
-                        &self.state.seal_key,
-                        JobKind::Enrich.as_str(),
-                        &serde_json::to_string(&job).expect("enrich payload serialises"),
-                    ),
-                    repo: Some(repo.clone()),
-                    pr: Some(self.run.number),
-                    max_attempts: 3,
-                },
-                delay.as_millis() as i64,
-            )
-            .await
-            .map_err(JobError::Transient)?;
+            crate::worker::enrich::enqueue(self.state, &job, delay).await?;
         }
         Ok(())
     }

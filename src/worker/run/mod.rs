@@ -22,7 +22,6 @@ use crate::enrich::failures_from_apply;
 use crate::github::api;
 use crate::github::facts;
 use crate::inputs;
-use crate::jobs::{queue, JobKind, NewJob};
 use crate::jobs::{ClaimedJob, JobError};
 use crate::policy::{
     Network as PolicyNetwork, RepoPolicy, ResolvedProject, SessionPolicy, TerraformSpec,
