@@ -169,9 +169,9 @@ run_tfgate() {
   bench tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
   # Every request carried a new delivery id: all must have been enqueued, none a duplicate
   # (a duplicate is answered 200 too, and would make the figures meaningless).
-  curl -s "http://127.0.0.1:$TFGATE_BENCH_PORT/metrics" | awk '
-    /^tfgate_webhook_deliveries_total\{event="issue_comment",outcome="enqueued"\}/ { e = $2 }
-    /^tfgate_webhook_deliveries_total\{event="issue_comment",outcome="duplicate"\}/ { d = $2 }
+  curl -s "http://127.0.0.1:$TFGATE_BENCH_PORT/metrics" | awk -v ev="$WEBHOOK_EVENT" '
+    $1 == "tfgate_webhook_deliveries_total{event=\"" ev "\",outcome=\"enqueued\"}" { e = $2 }
+    $1 == "tfgate_webhook_deliveries_total{event=\"" ev "\",outcome=\"duplicate\"}" { d = $2 }
     END { printf "tfgate: %d deliveries enqueued, %d duplicates\n", e, d; exit (d > 0 || e == 0) }' >&2 ||
     die "tfgate answered duplicates (or enqueued nothing): delivery ids repeated?"
   kill -TERM "$pid" 2>/dev/null || true
