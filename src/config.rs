@@ -106,6 +106,10 @@ pub struct ConfigArgs {
     /// Seconds between CloudTrail polls, comma-separated (default 30,60,90,120,180,180,180,60).
     #[arg(long, env = "TFGATE_ENRICH_SCHEDULE", global = true)]
     pub enrich_schedule: Option<String>,
+    /// Days finished jobs, their deliveries and old runs' plan files and logs are kept; 0 keeps
+    /// everything (default 30, at least 8).
+    #[arg(long, env = "TFGATE_RETENTION_DAYS", global = true)]
+    pub retention_days: Option<u32>,
 }
 
 /// The optional `tfgate.toml`; keys are the flag names with `_` (e.g. `data_dir`).
@@ -139,6 +143,7 @@ struct ConfigFile {
     work_dir: Option<PathBuf>,
     cloudtrail_endpoint_url: Option<String>,
     enrich_schedule: Option<String>,
+    retention_days: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +183,8 @@ pub struct Config {
     pub cloudtrail_endpoint_url: Option<String>,
     /// Delays between CloudTrail polls (about 15 minutes in all by default).
     pub enrich_schedule: Vec<std::time::Duration>,
+    /// Days rows are kept before pruning (`None`: forever); see [`crate::db::retention`].
+    pub retention_days: Option<u32>,
 }
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -244,7 +251,14 @@ impl Config {
                 .context("TFGATE_ENRICH_SCHEDULE must be comma-separated seconds")?,
             None => crate::enrich::backoff_schedule(),
         };
+        let retention_days = crate::db::retention::retention_days(
+            args.retention_days
+                .or(file.retention_days)
+                .unwrap_or(crate::db::retention::DEFAULT_RETENTION_DAYS),
+        )
+        .map_err(|e| anyhow::anyhow!("TFGATE_RETENTION_DAYS: {e}"))?;
         Ok(Config {
+            retention_days,
             cloudtrail_endpoint_url: args
                 .cloudtrail_endpoint_url
                 .clone()

@@ -62,6 +62,9 @@ enum Cmd {
     },
     /// Print a run's raw Terraform output (admins only: it is never posted).
     Logs { run_id: i64 },
+    /// Delete what retention no longer keeps (as `serve` and `worker` do every hour) and print
+    /// what was removed; `--retention-days N` overrides the configured days.
+    Prune,
     /// List recent jobs (id, kind, delivery id, status, attempts).
     Jobs {
         /// Print JSON lines instead of a table.
@@ -288,6 +291,20 @@ async fn run(cli: Cli) -> Result<i32> {
         | Cmd::Redact { .. }
         | Cmd::Run { .. } => {
             unreachable!("handled above")
+        }
+        Cmd::Prune => {
+            let Some(days) = config.retention_days else {
+                println!("retention is off (TFGATE_RETENTION_DAYS=0): nothing pruned");
+                return Ok(0);
+            };
+            let db = Db::open(&config.database_url).await?;
+            let before = tfgate::db::retention::cutoff_ms(tfgate::db::now_ms(), days);
+            let p = tfgate::db::retention::prune(&db, before).await?;
+            println!(
+                "pruned what is older than {days} days: {} jobs, {} deliveries, \
+                 plan files and logs of {} runs",
+                p.jobs, p.deliveries, p.run_blobs
+            );
         }
         Cmd::Jobs { json, limit } => {
             let db = Db::open(&config.database_url).await?;

@@ -27,8 +27,14 @@ pub struct RouteLabels {
     pub route: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct PrunedLabels {
+    pub table: &'static str,
+}
+
 pub struct Metrics {
     registry: Registry,
+    pub pruned: Family<PrunedLabels, Counter>,
     pub deliveries: Family<DeliveryLabels, Counter>,
     pub jobs: Family<JobLabels, Counter>,
     pub queue_depth: Gauge,
@@ -47,6 +53,7 @@ impl Metrics {
         let deliveries = Family::<DeliveryLabels, Counter>::default();
         let jobs = Family::<JobLabels, Counter>::default();
         let queue_depth = Gauge::default();
+        let pruned = Family::<PrunedLabels, Counter>::default();
         let request_seconds = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
             Histogram::new([
                 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
@@ -72,8 +79,14 @@ impl Metrics {
             "HTTP request latency by route",
             request_seconds.clone(),
         );
+        registry.register(
+            "tfgate_pruned_rows",
+            "Rows deleted by retention (runs: plan files and logs dropped)",
+            pruned.clone(),
+        );
         Metrics {
             registry,
+            pruned,
             deliveries,
             jobs,
             queue_depth,
@@ -115,6 +128,16 @@ impl Metrics {
             .observe(seconds);
     }
 
+    pub fn pruned(&self, pruned: &crate::db::retention::Pruned) {
+        for (table, n) in [
+            ("jobs", pruned.jobs),
+            ("deliveries", pruned.deliveries),
+            ("runs", pruned.run_blobs),
+        ] {
+            self.pruned.get_or_create(&PrunedLabels { table }).inc_by(n);
+        }
+    }
+
     pub fn render(&self) -> String {
         let mut out = String::new();
         encode(&mut out, &self.registry).expect("writing to a String cannot fail");
@@ -140,5 +163,24 @@ mod tests {
         assert!(text.contains("tfgate_jobs_total{kind=\"comment\",status=\"queued\"} 1"));
         assert!(text.contains("tfgate_job_queue_depth 3"));
         assert!(text.contains("tfgate_http_request_duration_seconds_bucket"));
+    }
+
+    #[test]
+    fn pruned_rows_add_up_per_table() {
+        let m = Metrics::new();
+        let pass = crate::db::retention::Pruned {
+            jobs: 3,
+            deliveries: 2,
+            run_blobs: 0,
+        };
+        m.pruned(&pass);
+        m.pruned(&pass);
+        let text = m.render();
+        assert!(
+            text.contains("tfgate_pruned_rows_total{table=\"jobs\"} 6"),
+            "{text}"
+        );
+        assert!(text.contains("tfgate_pruned_rows_total{table=\"deliveries\"} 4"));
+        assert!(text.contains("tfgate_pruned_rows_total{table=\"runs\"} 0"));
     }
 }

@@ -37,6 +37,48 @@ pub fn spawn_workers(
         .collect()
 }
 
+/// First pruning pass this long after start, then every [`PRUNE_EVERY`].
+const PRUNE_FIRST: Duration = Duration::from_secs(60);
+const PRUNE_EVERY: Duration = Duration::from_secs(60 * 60);
+
+/// Prune old rows ([`crate::db::retention`]) while the process runs; nothing when retention is
+/// off. Every `serve` and `worker` process does it: a second pass finds nothing left to delete.
+pub fn spawn_retention(
+    state: &Arc<AppState>,
+    mut shutdown: watch::Receiver<bool>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let days = state.config.retention_days?;
+    let state = state.clone();
+    Some(tokio::spawn(async move {
+        let mut next = PRUNE_FIRST;
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(next) => {}
+                _ = shutdown.changed() => return,
+            }
+            next = PRUNE_EVERY;
+            let before = crate::db::retention::cutoff_ms(crate::db::now_ms(), days);
+            match crate::db::retention::prune(&state.db, before).await {
+                Ok(pruned) => {
+                    state.metrics.pruned(&pruned);
+                    if !pruned.is_empty() {
+                        tracing::info!(
+                            jobs = pruned.jobs,
+                            deliveries = pruned.deliveries,
+                            run_blobs = pruned.run_blobs,
+                            days,
+                            "pruned old rows"
+                        );
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %format!("{e:#}"), "pruning failed; retrying in an hour")
+                }
+            }
+        }
+    }))
+}
+
 fn hostname() -> String {
     std::fs::read_to_string("/etc/hostname")
         .map(|s| s.trim().to_string())
@@ -63,7 +105,8 @@ async fn shutdown_signal() {
 pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
     state.policies.reload_on_sighup();
     let (tx, rx) = watch::channel(false);
-    let handles = spawn_workers(&state, workers, &rx);
+    let mut handles = spawn_workers(&state, workers, &rx);
+    handles.extend(spawn_retention(&state, rx.clone()));
     let listener = tokio::net::TcpListener::bind(state.config.addr)
         .await
         .with_context(|| format!("binding {}", state.config.addr))?;
@@ -99,7 +142,8 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
 pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {
     state.policies.reload_on_sighup();
     let (tx, rx) = watch::channel(false);
-    let handles = spawn_workers(&state, workers.max(1), &rx);
+    let mut handles = spawn_workers(&state, workers.max(1), &rx);
+    handles.extend(spawn_retention(&state, rx.clone()));
     tracing::info!(workers = workers.max(1), "tfgate worker running");
     shutdown_signal().await;
     let _ = tx.send(true);

@@ -58,3 +58,24 @@ fn render_plan_of_real_fixture() {
     assert_eq!(code, 0, "{err}");
     assert!(md.contains("fake_thing"));
 }
+
+#[test]
+fn prune_reports_what_it_removed_and_refuses_a_retention_shorter_than_redelivery() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = format!("--data-dir={}", dir.path().display());
+    let (code, out, err) = tfgate(&["prune", &data]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "pruned what is older than 30 days: 0 jobs, 0 deliveries, plan files and logs of 0 runs\n"
+    );
+    let (code, out, _) = tfgate(&["prune", &data, "--retention-days", "0"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("retention is off"), "{out}");
+    let (code, _, err) = tfgate(&["prune", &data, "--retention-days", "3"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("TFGATE_RETENTION_DAYS") && err.contains("at least 8 days"),
+        "{err}"
+    );
+}

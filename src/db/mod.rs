@@ -6,6 +6,7 @@ pub mod audit;
 pub mod deliveries;
 pub mod inputs;
 pub mod locks;
+pub mod retention;
 pub mod runs;
 pub mod sqlite_intake;
 

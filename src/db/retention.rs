@@ -1,0 +1,185 @@
+//! Retention: what tfgate forgets, and when. Finished jobs, the deliveries they came from and the
+//! sealed plan files and raw logs of finished runs are kept for `TFGATE_RETENTION_DAYS` (default
+//! 30), then deleted in small batches (a batch is one short transaction, so webhook intake on
+//! SQLite waits for at most one batch). Run rows themselves, locks, audit events and shared-input
+//! fingerprints are kept: they are small, and audit is what an admin reads back months later.
+//!
+//! Why at least [`MIN_RETENTION_DAYS`]: a delivery id is how a redelivery is recognised. GitHub
+//! lets a user redeliver a delivery for 3 days (7 on GitHub Enterprise Server); an id forgotten
+//! sooner would make a redelivered `/apply` run again.
+
+use anyhow::{Context, Result};
+
+use super::Db;
+
+/// Shortest retention accepted (days), other than 0 (keep everything).
+pub const MIN_RETENTION_DAYS: u32 = 8;
+pub const DEFAULT_RETENTION_DAYS: u32 = 30;
+/// Rows per transaction.
+const BATCH: i64 = 500;
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// `TFGATE_RETENTION_DAYS` → how many days rows are kept (`None`: forever).
+pub fn retention_days(days: u32) -> Result<Option<u32>, String> {
+    match days {
+        0 => Ok(None),
+        d if d < MIN_RETENTION_DAYS => Err(format!(
+            "retention of {d} days is too short: use 0 (keep everything) or at least \
+             {MIN_RETENTION_DAYS} days; GitHub can redeliver a webhook for up to 7 days, and a \
+             delivery id forgotten sooner would run its command again"
+        )),
+        d => Ok(Some(d)),
+    }
+}
+
+/// Rows last changed before this time (epoch ms) are pruned.
+pub fn cutoff_ms(now_ms: i64, days: u32) -> i64 {
+    now_ms - i64::from(days) * DAY_MS
+}
+
+/// What one pruning pass removed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Pruned {
+    pub jobs: u64,
+    pub deliveries: u64,
+    /// Finished runs whose sealed plan file and raw log were dropped (the run row stays).
+    pub run_blobs: u64,
+}
+
+impl Pruned {
+    pub fn is_empty(&self) -> bool {
+        *self == Pruned::default()
+    }
+}
+
+/// Delete what is older than `before_ms`: finished jobs (not queued or running) last updated
+/// before it, then deliveries received before it that no job refers to any more, then the plan
+/// files and raw logs of runs finished before it.
+pub async fn prune(db: &Db, before_ms: i64) -> Result<Pruned> {
+    let mut pruned = Pruned::default();
+    loop {
+        let n = prune_jobs(db, before_ms).await?;
+        pruned.jobs += n;
+        if n < BATCH as u64 {
+            break;
+        }
+    }
+    loop {
+        let n = sqlx::query(
+            "DELETE FROM deliveries WHERE id IN (SELECT d.id FROM deliveries d \
+               WHERE d.received_at < $1 \
+                 AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.delivery_id = d.id) \
+               ORDER BY d.received_at LIMIT $2)",
+        )
+        .bind(before_ms)
+        .bind(BATCH)
+        .execute(&db.pool)
+        .await
+        .context("deleting old deliveries")?
+        .rows_affected();
+        pruned.deliveries += n;
+        if n < BATCH as u64 {
+            break;
+        }
+    }
+    loop {
+        let n = sqlx::query(
+            "UPDATE runs SET plan_blob = NULL, raw_log = NULL WHERE id IN (SELECT id FROM runs \
+               WHERE finished_at < $1 AND (plan_blob IS NOT NULL OR raw_log IS NOT NULL) \
+               ORDER BY id LIMIT $2)",
+        )
+        .bind(before_ms)
+        .bind(BATCH)
+        .execute(&db.pool)
+        .await
+        .context("dropping old plan files and logs")?
+        .rows_affected();
+        pruned.run_blobs += n;
+        if n < BATCH as u64 {
+            break;
+        }
+    }
+    Ok(pruned)
+}
+
+/// One batch of finished jobs. Runs keep their rows; their link to a deleted job is cleared in
+/// the same transaction.
+async fn prune_jobs(db: &Db, before_ms: i64) -> Result<u64> {
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "SELECT id FROM jobs WHERE status NOT IN ('queued', 'running') AND updated_at < $1 \
+         ORDER BY id LIMIT $2",
+    )
+    .bind(before_ms)
+    .bind(BATCH)
+    .fetch_all(&db.pool)
+    .await
+    .context("finding old finished jobs")?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    // Integers read from the database, so writing them into the statement is safe; a one-off
+    // statement, so it is not kept prepared.
+    let list = id_list(&ids);
+    let mut tx = db.pool.begin().await.context("starting a pruning batch")?;
+    sqlx::query(&format!(
+        "UPDATE runs SET job_id = NULL WHERE job_id IN ({list})"
+    ))
+    .persistent(false)
+    .execute(&mut *tx)
+    .await
+    .context("unlinking runs from old jobs")?;
+    let n = sqlx::query(&format!(
+        "DELETE FROM jobs WHERE id IN ({list}) AND status NOT IN ('queued', 'running')"
+    ))
+    .persistent(false)
+    .execute(&mut *tx)
+    .await
+    .context("deleting old jobs")?
+    .rows_affected();
+    tx.commit().await.context("committing a pruning batch")?;
+    Ok(n)
+}
+
+fn id_list(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retention_days_table() {
+        assert_eq!(retention_days(0), Ok(None));
+        assert_eq!(retention_days(8), Ok(Some(8)));
+        assert_eq!(retention_days(30), Ok(Some(30)));
+        assert_eq!(retention_days(3650), Ok(Some(3650)));
+        for short in 1..MIN_RETENTION_DAYS {
+            let e = retention_days(short).unwrap_err();
+            assert!(e.contains("at least 8 days"), "{e}");
+            assert!(e.contains("redeliver"), "{e}");
+        }
+    }
+
+    #[test]
+    fn cutoff_is_whole_days_before_now() {
+        assert_eq!(cutoff_ms(10 * DAY_MS + 5, 8), 2 * DAY_MS + 5);
+        assert_eq!(cutoff_ms(0, 30), -30 * DAY_MS);
+    }
+
+    #[test]
+    fn id_lists_are_plain_integers() {
+        assert_eq!(id_list(&[3, 14, 159]), "3,14,159");
+        assert_eq!(id_list(&[-1]), "-1");
+    }
+
+    #[test]
+    fn empty_pass() {
+        assert!(Pruned::default().is_empty());
+        assert!(!Pruned {
+            jobs: 1,
+            ..Pruned::default()
+        }
+        .is_empty());
+    }
+}

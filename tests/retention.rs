@@ -1,0 +1,164 @@
+//! Retention on SQLite and PostgreSQL: old finished jobs and their deliveries go, plan files and
+//! logs of old runs are dropped, and nothing still needed (queued or running work, recent
+//! deliveries a redelivery must still match, run rows) is touched.
+
+mod support;
+
+use support::{fresh_database, Backend};
+use tfgate::db::retention::{cutoff_ms, prune, Pruned};
+use tfgate::db::{deliveries::delivery_exists, now_ms, Db};
+
+const DAY: i64 = 24 * 60 * 60 * 1000;
+
+struct Rows<'a>(&'a Db);
+
+impl Rows<'_> {
+    /// A delivery received `received` and its one job, last updated `updated`.
+    async fn delivery_with_job(&self, id: &str, received: i64, status: &str, updated: i64) -> i64 {
+        sqlx::query(
+            "INSERT INTO deliveries (id, event, action, repo, installation_id, received_at) \
+             VALUES ($1, 'issue_comment', 'created', 'o/r', 1, $2)",
+        )
+        .bind(id)
+        .bind(received)
+        .execute(&self.0.pool)
+        .await
+        .unwrap();
+        sqlx::query_scalar(
+            "INSERT INTO jobs (kind, delivery_id, repo, pr, payload, status, attempts, \
+               max_attempts, run_at, created_at, updated_at) \
+             VALUES ('comment', $1, 'o/r', 1, '{}', $2, 1, 5, $3, $3, $4) RETURNING id",
+        )
+        .bind(id)
+        .bind(status)
+        .bind(received)
+        .bind(updated)
+        .fetch_one(&self.0.pool)
+        .await
+        .unwrap()
+    }
+
+    /// A run of `job`, finished at `finished` (`None`: still running), with a plan and a log.
+    async fn run(&self, job: i64, finished: Option<i64>) -> i64 {
+        sqlx::query_scalar(
+            "INSERT INTO runs (job_id, repo, pr, project, dir, workspace, command, actor, \
+               head_sha, status, plan_blob, raw_log, created_at, finished_at) \
+             VALUES ($1, 'o/r', 1, 'p', '.', 'default', 'plan', 'a', 'abc', $2, $3, $3, 0, $4) \
+             RETURNING id",
+        )
+        .bind(job)
+        .bind(if finished.is_some() {
+            "succeeded"
+        } else {
+            "running"
+        })
+        .bind(b"sealed".to_vec())
+        .bind(finished)
+        .fetch_one(&self.0.pool)
+        .await
+        .unwrap()
+    }
+
+    async fn job_exists(&self, id: i64) -> bool {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE id = $1")
+            .bind(id)
+            .fetch_one(&self.0.pool)
+            .await
+            .unwrap();
+        n == 1
+    }
+
+    /// (job_id, has plan, has log) of a run.
+    async fn run_row(&self, id: i64) -> (Option<i64>, bool, bool) {
+        let (job, plan, log): (Option<i64>, i64, i64) = sqlx::query_as(
+            "SELECT job_id, CASE WHEN plan_blob IS NULL THEN 0 ELSE 1 END, \
+               CASE WHEN raw_log IS NULL THEN 0 ELSE 1 END FROM runs WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_one(&self.0.pool)
+        .await
+        .unwrap();
+        (job, plan == 1, log == 1)
+    }
+}
+
+async fn prunes_only_what_is_old_and_finished(backend: Backend) {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(url) = fresh_database(backend, dir.path()).await else {
+        return;
+    };
+    let db = Db::open(&url).await.unwrap();
+    let rows = Rows(&db);
+    let now = now_ms();
+    let (old, recent) = (now - 40 * DAY, now - DAY);
+
+    let old_done = rows
+        .delivery_with_job("old-done", old, "succeeded", old)
+        .await;
+    let old_run = rows.run(old_done, Some(old)).await;
+    let old_queued = rows
+        .delivery_with_job("old-queued", old, "queued", old)
+        .await;
+    let old_running = rows
+        .delivery_with_job("old-running", old, "running", old)
+        .await;
+    let stuck_run = rows.run(old_running, None).await;
+    let late_dead = rows
+        .delivery_with_job("old-dead-late", old, "dead", recent)
+        .await;
+    let recent_done = rows
+        .delivery_with_job("recent-done", recent, "succeeded", recent)
+        .await;
+    let recent_run = rows.run(recent_done, Some(recent)).await;
+    // More than one batch of old finished work.
+    for i in 0..1_100 {
+        rows.delivery_with_job(&format!("bulk-{i}"), old, "failed", old)
+            .await;
+    }
+
+    let pruned = prune(&db, cutoff_ms(now, 30)).await.unwrap();
+    assert_eq!(
+        pruned,
+        Pruned {
+            jobs: 1_101,
+            deliveries: 1_101,
+            run_blobs: 1
+        }
+    );
+    assert!(!rows.job_exists(old_done).await);
+    assert!(!delivery_exists(&db, "old-done").await.unwrap());
+    assert!(!delivery_exists(&db, "bulk-1099").await.unwrap());
+    // The run row stays, without its link to the deleted job, its plan file or its log.
+    assert_eq!(rows.run_row(old_run).await, (None, false, false));
+    // Waiting or running work and what finished recently are kept, with their deliveries.
+    for (job, delivery) in [
+        (old_queued, "old-queued"),
+        (old_running, "old-running"),
+        (late_dead, "old-dead-late"),
+        (recent_done, "recent-done"),
+    ] {
+        assert!(rows.job_exists(job).await, "{delivery}");
+        assert!(delivery_exists(&db, delivery).await.unwrap(), "{delivery}");
+    }
+    assert_eq!(
+        rows.run_row(stuck_run).await,
+        (Some(old_running), true, true)
+    );
+    assert_eq!(
+        rows.run_row(recent_run).await,
+        (Some(recent_done), true, true)
+    );
+
+    // A second pass finds nothing.
+    assert!(prune(&db, cutoff_ms(now, 30)).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn retention_on_sqlite() {
+    prunes_only_what_is_old_and_finished(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn retention_on_postgres() {
+    prunes_only_what_is_old_and_finished(Backend::Postgres).await;
+}
