@@ -59,6 +59,10 @@ async fn every_github_call_conforms_to_the_official_spec() {
         .await
         .expect("permission");
     assert!(!perm.permission.is_empty());
+    let layout = api::file_at(&gh, &r, "tfgate.yaml", "release/2026")
+        .await
+        .expect("repository contents");
+    assert_eq!(layout.expect("a file").encoding, "base64");
     manifest::exchange_code(&url, "abc123")
         .await
         .expect("manifest conversion");

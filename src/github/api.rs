@@ -237,3 +237,73 @@ pub async fn team_member(gh: &Octocrab, org: &str, team: &str, user: &str) -> Re
         Err(e) => Err(e).context("reading a team membership"),
     }
 }
+
+/// A file as the contents API returns it (`encoding` is `base64`, or `none` above 1 MB).
+#[derive(Debug, Clone, Deserialize)]
+pub struct FileContent {
+    #[serde(default)]
+    pub encoding: String,
+    #[serde(default)]
+    pub content: String,
+}
+
+impl FileContent {
+    /// The file's text (GitHub wraps its base64 every 60 characters).
+    pub fn text(&self) -> Result<String> {
+        use base64::Engine;
+        anyhow::ensure!(
+            self.encoding == "base64",
+            "the contents API sent the file as `{}`, not base64 (over 1 MB?)",
+            self.encoding
+        );
+        let packed: String = self.content.split_whitespace().collect();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(packed)
+            .context("the file's base64 does not decode")?;
+        String::from_utf8(bytes).context("the file is not UTF-8")
+    }
+}
+
+/// The file at `path` on `git_ref` (a branch name or commit); `None` when there is none (404).
+pub async fn file_at(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    path: &str,
+    git_ref: &str,
+) -> Result<Option<FileContent>> {
+    let route = format!("/repos/{}/{}/contents/{path}", repo.owner, repo.name);
+    match gh
+        .get::<FileContent, _, _>(route, Some(&[("ref", git_ref)]))
+        .await
+    {
+        Ok(file) => Ok(Some(file)),
+        Err(octocrab::Error::GitHub { source, .. }) if source.status_code.as_u16() == 404 => {
+            Ok(None)
+        }
+        Err(e) => Err(e).with_context(|| format!("reading {path} at {git_ref}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_content_decodes_githubs_wrapped_base64() {
+        let file = FileContent {
+            encoding: "base64".into(),
+            content: "cHJvamVjdHM6CiAgLSBkaXI6IGlu\nZnJhL2Vrcwo=\n".into(),
+        };
+        assert_eq!(file.text().unwrap(), "projects:\n  - dir: infra/eks\n");
+        let large = FileContent {
+            encoding: "none".into(),
+            content: String::new(),
+        };
+        assert!(format!("{:#}", large.text().unwrap_err()).contains("not base64"));
+        let broken = FileContent {
+            encoding: "base64".into(),
+            content: "!!!".into(),
+        };
+        assert!(broken.text().is_err());
+    }
+}

@@ -6,12 +6,14 @@ use std::sync::Arc;
 use octocrab::Octocrab;
 
 use super::github_error;
+use super::layout::policy_for_pr;
 use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
 use crate::dispatch::authorize::{policy_command, targets};
 use crate::github::{api, facts};
 use crate::jobs::JobError;
-use crate::policy::{decide, not_enabled_reply, Actor, Target};
+use crate::policy::{decide, not_enabled_reply, Actor, RepoPolicy, Target};
+use crate::project::layout_problems_reply;
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 
@@ -57,13 +59,19 @@ async fn reply(gh: &Octocrab, comment: &CommentJob, body: &str) -> Result<(), Jo
         .map_err(github_error)
 }
 
-/// Decide every accepted command; returns the allowed targets.
+/// What policy allowed, and the policy (with the base branch's layout) it was decided under.
+pub struct Authorized {
+    pub policy: RepoPolicy,
+    pub allowed: Vec<AllowedTarget>,
+}
+
+/// Decide every accepted command; `None` when the repository has no policy.
 pub async fn authorize(
     state: &Arc<AppState>,
     gh: &Octocrab,
     comment: &CommentJob,
     commands: Vec<Command>,
-) -> Result<Vec<AllowedTarget>, JobError> {
+) -> Result<Option<Authorized>, JobError> {
     let repo = comment.repo.full_name();
     let set = state.policies.current();
     let policy = match set.select(&repo) {
@@ -85,12 +93,23 @@ pub async fn authorize(
                 reply(gh, comment, &not_enabled_reply(&repo)).await?;
             }
             audit(state, comment, "command", NOT_ENABLED_RULE, "ignored", None).await?;
-            return Ok(Vec::new());
+            return Ok(None);
         }
     };
     let pr_facts = facts::pr_facts(gh, &comment.repo, comment.number)
         .await
         .map_err(github_error)?;
+    let (merged, layout_problems) =
+        policy_for_pr(gh, &comment.repo, policy, &pr_facts.base_ref).await?;
+    if !layout_problems.is_empty() {
+        reply(
+            gh,
+            comment,
+            &layout_problems_reply(&pr_facts.base_ref, &layout_problems),
+        )
+        .await?;
+    }
+    let policy = &merged;
     let permission = facts::user_permission(gh, &comment.repo, &comment.author)
         .await
         .map_err(github_error)?;
@@ -175,5 +194,8 @@ pub async fn authorize(
             }
         }
     }
-    Ok(allowed)
+    Ok(Some(Authorized {
+        policy: merged,
+        allowed,
+    }))
 }

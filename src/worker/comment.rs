@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 
-use super::authorize::{authorize, AllowedTarget};
+use super::authorize::{authorize, Authorized};
 use super::{github_error, payload};
 use crate::command::{parse_comment, CommandKind};
 use crate::db::locks;
@@ -48,8 +48,10 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     if accepted.is_empty() {
         return Ok(());
     }
-    let allowed = authorize(state, &gh, &comment, accepted).await?;
-    execute_allowed(state, &gh, &comment, allowed).await
+    match authorize(state, &gh, &comment, accepted).await? {
+        Some(authorized) => execute_allowed(state, &gh, &comment, authorized).await,
+        None => Ok(()),
+    }
 }
 
 /// Carry out allowed commands: plan/apply become one `run` job each (roots in dependency
@@ -58,13 +60,10 @@ async fn execute_allowed(
     state: &Arc<AppState>,
     gh: &octocrab::Octocrab,
     comment: &CommentJob,
-    allowed: Vec<AllowedTarget>,
+    Authorized { policy, allowed }: Authorized,
 ) -> Result<(), JobError> {
     let repo = comment.repo.full_name();
-    let set = state.policies.current();
-    let Some(policy) = set.for_repo(&repo) else {
-        return Ok(());
-    };
+    let policy = &policy;
     // (command, projects, terraform args, accepted inputs): one run job each.
     type PendingRun = (CommandKind, Vec<ProjectId>, Vec<String>, Vec<String>);
     let mut runs: Vec<PendingRun> = Vec::new();

@@ -7,6 +7,7 @@ mod comment;
 mod drift_check;
 mod enrich;
 mod events;
+mod layout;
 mod publish;
 
 mod run;

@@ -62,6 +62,10 @@ pub struct GitHubState {
     pub check_runs: Vec<(String, String)>,
     /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir).
     pub tarball: Vec<u8>,
+    /// (git ref, path) → file text, served by the contents API (404 otherwise).
+    pub contents: std::collections::HashMap<(String, String), String>,
+    /// (git ref, path) of every contents request.
+    pub contents_requests: Vec<(String, String)>,
     /// (name, conclusion, head_sha) of check runs created.
     pub check_runs_created: Vec<(String, String, String)>,
     pub comments: Vec<Posted>,
@@ -170,6 +174,44 @@ impl Respond for Handler {
                 ResponseTemplate::new(200)
                     .set_body_json(json!({"total_count": runs.len(), "check_runs": runs}))
             }
+            "contents" => {
+                let path = req
+                    .url
+                    .path()
+                    .splitn(6, '/')
+                    .nth(5)
+                    .unwrap_or("")
+                    .to_string();
+                let git_ref = req
+                    .url
+                    .query_pairs()
+                    .find(|(k, _)| k == "ref")
+                    .map(|(_, v)| v.to_string())
+                    .unwrap_or_default();
+                st.contents_requests.push((git_ref.clone(), path.clone()));
+                match st.contents.get(&(git_ref, path.clone())) {
+                    Some(text) => {
+                        use base64::Engine;
+                        let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+                        // GitHub wraps the base64 every 60 characters.
+                        let wrapped: Vec<String> = b64
+                            .as_bytes()
+                            .chunks(60)
+                            .map(|c| String::from_utf8_lossy(c).into_owned() + "\n")
+                            .collect();
+                        ResponseTemplate::new(200).set_body_json(json!({
+                            "type": "file", "encoding": "base64", "size": text.len(),
+                            "name": path.rsplit('/').next().unwrap_or(""), "path": path,
+                            "content": wrapped.concat(), "sha": "c".repeat(40)
+                        }))
+                    }
+                    None => ResponseTemplate::new(404).set_body_json(json!({
+                        "message": "Not Found",
+                        "documentation_url": "https://docs.github.com/rest/repos/contents#get-repository-content",
+                        "status": "404"
+                    })),
+                }
+            }
             "tarball" => ResponseTemplate::new(200)
                 .insert_header("content-type", "application/x-gzip")
                 .set_body_bytes(st.tarball.clone()),
@@ -266,7 +308,8 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(GitHubState::default()));
-        let routes: [(&str, &str, &'static str); 13] = [
+        let routes: [(&str, &str, &'static str); 14] = [
+            ("GET", r"^/repos/[^/]+/[^/]+/contents/.+$", "contents"),
             (
                 "GET",
                 r"^/orgs/[^/]+/teams/[^/]+/memberships/[^/]+$",

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use octocrab::Octocrab;
 
+use super::layout::policy_for_pr;
 use super::{drift_check, enrich, github_error, payload, publish};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
 use crate::checkout::{fetch_tarball, ExtractLimits, Workdir};
@@ -104,12 +105,40 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     let pr = api::get_pull_request(&gh, &run.repo, run.number)
         .await
         .map_err(github_error)?;
+    // Layout projects as the base branch has them now (the PR was told of problems when the
+    // command was authorized; a project gone since is reported below).
+    let (policy, _) = policy_for_pr(&gh, &run.repo, policy, &pr.base.name).await?;
+    let policy = &policy;
     let head = pr.head.sha.clone();
+    let missing: Vec<&str> = run
+        .projects
+        .iter()
+        .filter(|name| policy.project(name).is_none())
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        let body = format!(
+            "Not run, no longer declared (the admin policy or `tfgate.yaml` on `{}` changed \
+             since the command): {}.",
+            pr.base.name,
+            missing
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        api::create_comment(&gh, &run.repo, run.number, &body)
+            .await
+            .map_err(github_error)?;
+    }
     let projects: Vec<&ResolvedProject> = run
         .projects
         .iter()
         .filter_map(|name| policy.project(name))
         .collect();
+    if projects.is_empty() {
+        return Ok(());
+    }
     let ctx = RunCtx {
         state,
         gh: &gh,
