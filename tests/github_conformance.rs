@@ -5,7 +5,9 @@
 mod support;
 
 use secrecy::SecretString;
-use tfgate::github::{api, manifest, GitHubApp};
+use tfgate::checkout::{tarball_request, tarball_url};
+use tfgate::github::{api, facts, manifest, GitHubApp};
+use tfgate::render::{AnnotationLevel, AnnotationView};
 use tfgate::webhook::event::RepoRef;
 
 fn prism_url() -> Option<String> {
@@ -63,6 +65,47 @@ async fn every_github_call_conforms_to_the_official_spec() {
         .await
         .expect("repository contents");
     assert_eq!(layout.expect("a file").encoding, "base64");
+    api::create_check_run(
+        &gh,
+        &r,
+        &api::CheckRunRequest {
+            name: "tfgate plan: eks",
+            head_sha: &"a".repeat(40),
+            conclusion: "failure",
+            title: "1 to add",
+            summary: "summary",
+            text: "details",
+            annotations: &[AnnotationView {
+                path: "infra/eks/main.tf".into(),
+                start_line: 3,
+                end_line: 9,
+                level: AnnotationLevel::Failure,
+                title: "aws_iam_role.node".into(),
+                message: "AccessDenied (permission missing)".into(),
+            }],
+        },
+    )
+    .await
+    .expect("check run");
+    api::list_comments(&gh, &r, 7).await.expect("list comments");
+    api::team_member(&gh, "octo-org", "platform", "alice")
+        .await
+        .expect("team membership");
+    // Reviews (and each reviewer's permission), changed files, check runs of the head.
+    facts::pr_facts(&gh, &r, 7).await.expect("PR facts");
+    // The tarball request, as the checkout sends it; GitHub (and Prism) answer 302.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let tarball = tarball_url(&url, "octo-org", "infra", &"a".repeat(40)).unwrap();
+    let token = app.installation_token(1).await.unwrap();
+    let resp = tarball_request(&client, tarball, &token)
+        .unwrap()
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 302, "tarball request refused by the spec");
     manifest::exchange_code(&url, "abc123")
         .await
         .expect("manifest conversion");

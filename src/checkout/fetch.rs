@@ -35,16 +35,7 @@ pub async fn fetch_tarball(
     limits: ExtractLimits,
 ) -> Result<CheckoutInfo, CheckoutError> {
     let url = tarball_url(api_url, owner, repo, sha)?;
-    let mut authorization = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
-        .map_err(|_| CheckoutError::InvalidToken)?;
-    authorization.set_sensitive(true);
-
-    let first = client
-        .get(url.clone())
-        .header(AUTHORIZATION, authorization)
-        .header(ACCEPT, "application/vnd.github+json")
-        .header("X-GitHub-Api-Version", "2022-11-28")
-        .header(USER_AGENT, "tfgate")
+    let first = tarball_request(client, url.clone(), token)?
         .send()
         .await
         .map_err(network_error)?;
@@ -55,6 +46,23 @@ pub async fn fetch_tarball(
         });
     }
     stream_into_extractor(response, dest.to_path_buf(), limits).await
+}
+
+/// The API request for a tarball (GitHub answers with a redirect to the archive).
+pub fn tarball_request(
+    client: &Client,
+    url: Url,
+    token: &SecretString,
+) -> Result<reqwest::RequestBuilder, CheckoutError> {
+    let mut authorization = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
+        .map_err(|_| CheckoutError::InvalidToken)?;
+    authorization.set_sensitive(true);
+    Ok(client
+        .get(url)
+        .header(AUTHORIZATION, authorization)
+        .header(ACCEPT, "application/vnd.github+json")
+        .header("X-GitHub-Api-Version", "2022-11-28")
+        .header(USER_AGENT, "tfgate"))
 }
 
 /// `{api}/repos/{owner}/{repo}/tarball/{sha}` after checking every part.

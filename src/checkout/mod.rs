@@ -23,6 +23,6 @@ mod tests;
 
 pub use error::{CheckoutError, ExtractError};
 pub use extract::{extract_tarball, CheckoutInfo};
-pub use fetch::{fetch_tarball, is_commit_sha, tarball_url};
+pub use fetch::{fetch_tarball, is_commit_sha, tarball_request, tarball_url};
 pub use limits::ExtractLimits;
 pub use workdir::{workdir_for_run, Workdir};
