@@ -1,6 +1,9 @@
--- Retention (`TFGATE_RETENTION_DAYS`) deletes old finished jobs and then their deliveries.
--- Deleting a delivery (or a job) makes the database check that no job (or run) still refers to
--- it: without an index on the referring column, that check reads the whole table for every row
--- deleted.
-CREATE INDEX jobs_by_delivery ON jobs (delivery_id);
+-- Retention (`TFGATE_RETENTION_DAYS`) deletes old finished jobs and, separately, old deliveries.
+-- A job no longer needs its delivery row (the id is only what recognises a redelivery, which
+-- GitHub allows for 7 days at most), so the foreign key from jobs to deliveries goes: with it,
+-- deleting a delivery would read the jobs table for references, unless jobs were indexed by
+-- delivery id, an index of random GUIDs that every webhook would pay for. Old deliveries are
+-- found by the time they were received, and a job's runs by job id.
+ALTER TABLE jobs DROP CONSTRAINT IF EXISTS jobs_delivery_id_fkey;
 CREATE INDEX runs_by_job ON runs (job_id);
+CREATE INDEX deliveries_by_received_at ON deliveries (received_at);

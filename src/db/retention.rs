@@ -1,6 +1,6 @@
-//! Retention: what tfgate forgets, and when. Finished jobs, the deliveries they came from and the
-//! sealed plan files and raw logs of finished runs are kept for `TFGATE_RETENTION_DAYS` (default
-//! 30), then deleted in small batches (a batch is one short transaction, so webhook intake on
+//! Retention: what tfgate forgets, and when. Finished jobs, received deliveries and the sealed
+//! plan files and raw logs of finished runs are kept for `TFGATE_RETENTION_DAYS` (default 30),
+//! then deleted in small batches (a batch is one short transaction, so webhook intake on
 //! SQLite waits for at most one batch). Run rows themselves, locks, audit events and shared-input
 //! fingerprints are kept: they are small, and audit is what an admin reads back months later.
 //!
@@ -53,61 +53,74 @@ impl Pruned {
 }
 
 /// Delete what is older than `before_ms`: finished jobs (not queued or running) last updated
-/// before it, with the deliveries they came from once no job refers to them any more (every
-/// stored delivery has a job, and a job is updated after its delivery is received), then the
-/// plan files and raw logs of runs finished before it.
+/// before it, deliveries received before it, and the plan files and raw logs of runs finished
+/// before it. A job does not need its delivery row (no foreign key): the row only recognises a
+/// redelivery.
 pub async fn prune(db: &Db, before_ms: i64) -> Result<Pruned> {
     let mut pruned = Pruned::default();
     loop {
-        let (jobs, deliveries) = prune_jobs(db, before_ms).await?;
-        pruned.jobs += jobs;
-        pruned.deliveries += deliveries;
-        if jobs < BATCH as u64 {
-            break;
-        }
-    }
-    loop {
-        let n = sqlx::query(
-            "UPDATE runs SET plan_blob = NULL, raw_log = NULL WHERE id IN (SELECT id FROM runs \
-               WHERE finished_at < $1 AND (plan_blob IS NOT NULL OR raw_log IS NOT NULL) \
-               ORDER BY id LIMIT $2)",
-        )
-        .bind(before_ms)
-        .bind(BATCH)
-        .execute(&db.pool)
-        .await
-        .context("dropping old plan files and logs")?
-        .rows_affected();
-        pruned.run_blobs += n;
+        let n = prune_jobs(db, before_ms).await?;
+        pruned.jobs += n;
         if n < BATCH as u64 {
             break;
         }
     }
+    pruned.deliveries = in_batches(
+        db,
+        "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries \
+           WHERE received_at < $1 ORDER BY received_at LIMIT $2)",
+        before_ms,
+        "deleting old deliveries",
+    )
+    .await?;
+    pruned.run_blobs = in_batches(
+        db,
+        "UPDATE runs SET plan_blob = NULL, raw_log = NULL WHERE id IN (SELECT id FROM runs \
+           WHERE finished_at < $1 AND (plan_blob IS NOT NULL OR raw_log IS NOT NULL) \
+           ORDER BY id LIMIT $2)",
+        before_ms,
+        "dropping old plan files and logs",
+    )
+    .await?;
     Ok(pruned)
 }
 
-/// One batch of finished jobs and then their deliveries, in one transaction. Runs keep their
-/// rows; their link to a deleted job is cleared.
-async fn prune_jobs(db: &Db, before_ms: i64) -> Result<(u64, u64)> {
-    let rows: Vec<(i64, Option<String>)> = sqlx::query_as(
-        "SELECT id, delivery_id FROM jobs WHERE status NOT IN ('queued', 'running') \
-         AND updated_at < $1 ORDER BY id LIMIT $2",
+/// Runs `sql` (binding `before_ms` and the batch size) until a batch changes fewer rows.
+async fn in_batches(db: &Db, sql: &str, before_ms: i64, what: &'static str) -> Result<u64> {
+    let mut total = 0;
+    loop {
+        let n = sqlx::query(sql)
+            .bind(before_ms)
+            .bind(BATCH)
+            .execute(&db.pool)
+            .await
+            .context(what)?
+            .rows_affected();
+        total += n;
+        if n < BATCH as u64 {
+            return Ok(total);
+        }
+    }
+}
+
+/// One batch of finished jobs. Runs keep their rows; their link to a deleted job is cleared in
+/// the same transaction.
+async fn prune_jobs(db: &Db, before_ms: i64) -> Result<u64> {
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "SELECT id FROM jobs WHERE status NOT IN ('queued', 'running') AND updated_at < $1 \
+         ORDER BY id LIMIT $2",
     )
     .bind(before_ms)
     .bind(BATCH)
     .fetch_all(&db.pool)
     .await
     .context("finding old finished jobs")?;
-    if rows.is_empty() {
-        return Ok((0, 0));
+    if ids.is_empty() {
+        return Ok(0);
     }
     // Integers read from the database, so writing them into the statement is safe; a one-off
     // statement, so it is not kept prepared.
-    let ids: Vec<i64> = rows.iter().map(|(id, _)| *id).collect();
     let list = id_list(&ids);
-    let mut delivery_ids: Vec<&str> = rows.iter().filter_map(|(_, d)| d.as_deref()).collect();
-    delivery_ids.sort_unstable();
-    delivery_ids.dedup();
     let mut tx = db.pool.begin().await.context("starting a pruning batch")?;
     sqlx::query(&format!(
         "UPDATE runs SET job_id = NULL WHERE job_id IN ({list})"
@@ -116,7 +129,7 @@ async fn prune_jobs(db: &Db, before_ms: i64) -> Result<(u64, u64)> {
     .execute(&mut *tx)
     .await
     .context("unlinking runs from old jobs")?;
-    let jobs = sqlx::query(&format!(
+    let n = sqlx::query(&format!(
         "DELETE FROM jobs WHERE id IN ({list}) AND status NOT IN ('queued', 'running')"
     ))
     .persistent(false)
@@ -124,33 +137,8 @@ async fn prune_jobs(db: &Db, before_ms: i64) -> Result<(u64, u64)> {
     .await
     .context("deleting old jobs")?
     .rows_affected();
-    let mut deliveries = 0;
-    if !delivery_ids.is_empty() {
-        let sql = format!(
-            "DELETE FROM deliveries WHERE id IN ({}) \
-             AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.delivery_id = deliveries.id)",
-            placeholders(delivery_ids.len())
-        );
-        let mut delete = sqlx::query(&sql).persistent(false);
-        for id in &delivery_ids {
-            delete = delete.bind(*id);
-        }
-        deliveries = delete
-            .execute(&mut *tx)
-            .await
-            .context("deleting the deliveries of old jobs")?
-            .rows_affected();
-    }
     tx.commit().await.context("committing a pruning batch")?;
-    Ok((jobs, deliveries))
-}
-
-/// `$1,$2,…,$n`
-fn placeholders(n: usize) -> String {
-    (1..=n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(",")
+    Ok(n)
 }
 
 fn id_list(ids: &[i64]) -> String {
@@ -184,12 +172,6 @@ mod tests {
     fn id_lists_are_plain_integers() {
         assert_eq!(id_list(&[3, 14, 159]), "3,14,159");
         assert_eq!(id_list(&[-1]), "-1");
-    }
-
-    #[test]
-    fn placeholders_count_from_one() {
-        assert_eq!(placeholders(1), "$1");
-        assert_eq!(placeholders(3), "$1,$2,$3");
     }
 
     #[test]
