@@ -118,6 +118,8 @@ enum RenderCmd {
 }
 
 #[derive(Subcommand)]
+// Parsed once per process: the size of its largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 enum PolicyCmd {
     /// Validate every policy file; prints `file:line:col: message` per problem, exits 1 on any.
     Check {
@@ -147,6 +149,10 @@ enum PolicyCmd {
         /// JSON file with the PR's facts (author, head_sha, reviews, check_runs, changed_files…).
         #[arg(long)]
         pr_facts: Option<std::path::PathBuf>,
+        /// The repository's `tfgate.yaml` (as on its base branch), merged when the policy has
+        /// `allow_repo_layout`.
+        #[arg(long)]
+        layout: Option<std::path::PathBuf>,
     },
     /// Turn an Atlantis repo config into a tfgate layout and policy skeleton.
     ImportAtlantis { file: std::path::PathBuf },
@@ -228,6 +234,7 @@ async fn run(cli: Cli) -> Result<i32> {
                 dir,
                 workspace,
                 pr_facts,
+                layout,
             } => cli::policy::explain_cmd(cli::policy::ExplainArgs {
                 dir: &config.policy_dir,
                 repo: &repo,
@@ -239,6 +246,7 @@ async fn run(cli: Cli) -> Result<i32> {
                 target_dir: dir,
                 workspace,
                 pr_facts: pr_facts.as_deref(),
+                layout: layout.as_deref(),
             }),
             PolicyCmd::ImportAtlantis { file } => cli::policy::import_atlantis(&file),
         };

@@ -79,3 +79,48 @@ fn prune_reports_what_it_removed_and_refuses_a_retention_shorter_than_redelivery
         "{err}"
     );
 }
+
+#[test]
+fn policy_explain_sees_the_projects_of_a_repo_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let policies = dir.path().join("policies");
+    std::fs::create_dir(&policies).unwrap();
+    std::fs::write(
+        policies.join("r.yaml"),
+        "repos: [\"o/r\"]\nallow_repo_layout: true\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n",
+    )
+    .unwrap();
+    let good = dir.path().join("good.yaml");
+    std::fs::write(&good, "projects:\n  - name: eks\n    dir: infra/eks\n").unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "projects:\n  - name: eks\n    dir: infra/eks\n    plan_role: x\n",
+    )
+    .unwrap();
+    let explain = |layout: Option<&std::path::Path>| {
+        let mut args = vec![
+            format!("--policy-dir={}", policies.display()),
+            "policy".into(),
+            "explain".into(),
+            "--repo=o/r".into(),
+            "--user=alice".into(),
+            "--command=plan".into(),
+            "--project=eks".into(),
+        ];
+        args.extend(layout.map(|l| format!("--layout={}", l.display())));
+        tfgate(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    let (code, out, _) = explain(None);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("target.unknown"), "{out}");
+    let (code, out, err) = explain(Some(&good));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("declared in the repo layout"), "{out}");
+    let (code, out, err) = explain(Some(&bad));
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("tfgate.yaml:4:5:") && err.contains("layout has problems"),
+        "{out}{err}"
+    );
+}

@@ -42,6 +42,8 @@ pub struct ExplainArgs<'a> {
     pub target_dir: Option<String>,
     pub workspace: Option<String>,
     pub pr_facts: Option<&'a Path>,
+    /// The repository's `tfgate.yaml`.
+    pub layout: Option<&'a Path>,
 }
 
 /// Print the decision for one command and the rule behind it. Exit 0 allow, 3 deny.
@@ -59,6 +61,23 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
         println!("no policy covers {}: tfgate ignores its commands", a.repo);
         return Ok(3);
     };
+    let layout = a
+        .layout
+        .map(|path| {
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+        })
+        .transpose()?;
+    if layout.is_some() && !policy.allow_repo_layout {
+        println!("note: the policy does not set allow_repo_layout; the layout is ignored");
+    }
+    let (merged, problems) = crate::project::policy_with_base_layout(policy, layout.as_deref());
+    if !problems.is_empty() {
+        for p in &problems {
+            println!("{p}");
+        }
+        bail!("the layout has problems: tfgate would use none of its projects");
+    }
+    let policy = &merged;
     let command = PolicyCommand::parse(a.command).with_context(|| {
         format!(
             "unknown command `{}` (plan, apply, unlock, cancel, inputs)",
