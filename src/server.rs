@@ -57,26 +57,28 @@ pub fn spawn_retention(
                 _ = shutdown.changed() => return,
             }
             next = PRUNE_EVERY;
-            let before = crate::db::retention::cutoff_ms(crate::db::now_ms(), days);
-            match crate::db::retention::prune(&state.db, before).await {
-                Ok(pruned) => {
-                    state.metrics.pruned(&pruned);
-                    if !pruned.is_empty() {
-                        tracing::info!(
-                            jobs = pruned.jobs,
-                            deliveries = pruned.deliveries,
-                            run_blobs = pruned.run_blobs,
-                            days,
-                            "pruned old rows"
-                        );
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %format!("{e:#}"), "pruning failed; retrying in an hour")
-                }
+            if let Err(e) = retention_pass(&state, days).await {
+                tracing::warn!(error = %format!("{e:#}"), "pruning failed; retrying in an hour");
             }
         }
     }))
+}
+
+/// One pruning pass of what is older than `days`, counted in `tfgate_pruned_rows_total`.
+pub async fn retention_pass(state: &AppState, days: u32) -> Result<crate::db::retention::Pruned> {
+    let before = crate::db::retention::cutoff_ms(crate::db::now_ms(), days);
+    let pruned = crate::db::retention::prune(&state.db, before).await?;
+    state.metrics.pruned(&pruned);
+    if !pruned.is_empty() {
+        tracing::info!(
+            jobs = pruned.jobs,
+            deliveries = pruned.deliveries,
+            run_blobs = pruned.run_blobs,
+            days,
+            "pruned old rows"
+        );
+    }
+    Ok(pruned)
 }
 
 fn hostname() -> String {

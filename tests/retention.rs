@@ -4,7 +4,7 @@
 
 mod support;
 
-use support::{fresh_database, Backend};
+use support::*;
 use tfgate::db::retention::{cutoff_ms, prune, Pruned};
 use tfgate::db::{deliveries::delivery_exists, now_ms, Db};
 
@@ -169,3 +169,37 @@ async fn retention_on_sqlite() {
 async fn retention_on_postgres() {
     prunes_only_what_is_old_and_finished(Backend::Postgres).await;
 }
+
+// The server's hourly pass, through the real intake: a delivery's job runs, a month and a half
+// passes, and the pass forgets both and counts them on `/metrics`; a recent delivery stays.
+scenario!(hourly_pass_forgets_old_deliveries_and_counts_them, |h| {
+    let (status, _) = h
+        .deliver("issue_comment", &pr_comment("/help", "alice"))
+        .await;
+    assert_eq!(status, 202);
+    h.run_jobs().await;
+    let old = now_ms() - 45 * DAY;
+    for sql in [
+        "UPDATE deliveries SET received_at = $1",
+        "UPDATE jobs SET created_at = $1, updated_at = $1",
+    ] {
+        sqlx::query(sql)
+            .bind(old)
+            .execute(&h.state.db.pool)
+            .await
+            .unwrap();
+    }
+    let (status, _) = h
+        .deliver("issue_comment", &pr_comment("/help", "bob"))
+        .await;
+    assert_eq!(status, 202);
+    let pruned = tfgate::server::retention_pass(&h.state, 30).await.unwrap();
+    assert_eq!((pruned.jobs, pruned.deliveries), (1, 1));
+    assert_eq!(h.job_count().await, 1, "the recent delivery's job stays");
+    let metrics = h.metrics().await;
+    assert!(
+        metrics.contains("tfgate_pruned_rows_total{table=\"jobs\"} 1"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("tfgate_pruned_rows_total{table=\"deliveries\"} 1"));
+});
