@@ -232,6 +232,28 @@ scenario!(
 );
 
 scenario!(
+    apply_of_a_plan_past_retention_asks_for_a_new_plan,
+    policy = &policy(),
+    |h| {
+        if !terraform_tools_available() {
+            return;
+        }
+        let _repo = setup(&h, &unique("r"), false).await;
+        comment(&h, "/plan -p network").await;
+        // What the retention pass does to runs finished more than TFGATE_RETENTION_DAYS ago.
+        sqlx::query("UPDATE runs SET plan_blob = NULL, raw_log = NULL")
+            .execute(&h.state.db.pool)
+            .await
+            .unwrap();
+        let reply = comment(&h, "/apply -p network").await;
+        assert!(
+            reply.contains("`network`: its plan is no longer stored (plans are kept 30 days); run `/plan` again."),
+            "{reply}"
+        );
+    }
+);
+
+scenario!(
     second_pr_on_the_same_root_gets_the_lock_message,
     policy = &policy(),
     |h| {

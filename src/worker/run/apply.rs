@@ -106,10 +106,14 @@ impl RunCtx<'_> {
                 )
             }) {
                 Some(Ok(f)) => f,
-                _ => {
-                    notes.push(format!(
-                        "`{name}`: the stored plan could not be read; run `/plan` again."
-                    ));
+                unreadable => {
+                    let why = match (unreadable, self.state.config.retention_days) {
+                        (None, Some(days)) => {
+                            format!("its plan is no longer stored (plans are kept {days} days)")
+                        }
+                        _ => "the stored plan could not be read".to_string(),
+                    };
+                    notes.push(format!("`{name}`: {why}; run `/plan` again."));
                     stopped = Some(format!("`{name}` has no readable plan"));
                     continue;
                 }
