@@ -306,8 +306,7 @@ async fn run(cli: Cli) -> Result<i32> {
                 return Ok(0);
             };
             let db = Db::open(&config.database_url).await?;
-            let before = tfgate::db::retention::cutoff_ms(tfgate::db::now_ms(), days);
-            let p = tfgate::db::retention::prune(&db, before).await?;
+            let p = tfgate::db::retention::prune_older_than(&db, days).await?;
             println!(
                 "pruned what is older than {days} days: {} jobs, {} deliveries, \
                  plan files and logs of {} runs",

@@ -66,8 +66,7 @@ pub fn spawn_retention(
 
 /// One pruning pass of what is older than `days`, counted in `tfgate_pruned_rows_total`.
 pub async fn retention_pass(state: &AppState, days: u32) -> Result<crate::db::retention::Pruned> {
-    let before = crate::db::retention::cutoff_ms(crate::db::now_ms(), days);
-    let pruned = crate::db::retention::prune(&state.db, before).await?;
+    let pruned = crate::db::retention::prune_older_than(&state.db, days).await?;
     state.metrics.pruned(&pruned);
     if !pruned.is_empty() {
         tracing::info!(

@@ -10,6 +10,10 @@ use sqlx::migrate::Migrator;
 use support::{fresh_database, Backend};
 use tfgate::db::Db;
 
+async fn exec(db: &Db, sql: &str) -> Result<sqlx::any::AnyQueryResult, sqlx::Error> {
+    sqlx::query(sql).execute(&db.pool).await
+}
+
 async fn upgrade_keeps_jobs_and_run_links(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let Some(url) = fresh_database(backend, dir.path()).await else {
@@ -26,13 +30,12 @@ async fn upgrade_keeps_jobs_and_run_links(backend: Backend) {
     };
     let db = Db::connect(&url).await.unwrap();
     before.run(&db.pool).await.unwrap();
-    let exec = |sql: &'static str| {
-        let pool = db.pool.clone();
-        async move { sqlx::query(sql).execute(&pool).await }
-    };
-    exec("INSERT INTO deliveries (id, event, received_at) VALUES ('d1', 'issue_comment', 1)")
-        .await
-        .unwrap();
+    exec(
+        &db,
+        "INSERT INTO deliveries (id, event, received_at) VALUES ('d1', 'issue_comment', 1)",
+    )
+    .await
+    .unwrap();
     let job_id: i64 = sqlx::query_scalar(
         "INSERT INTO jobs (kind, delivery_id, payload, status, max_attempts, run_at, \
            created_at, updated_at) VALUES ('comment', 'd1', '{}', 'succeeded', 5, 1, 1, 1) \
@@ -51,16 +54,12 @@ async fn upgrade_keeps_jobs_and_run_links(backend: Backend) {
     .await
     .unwrap();
     // Before: the delivery cannot go while its job refers to it.
-    assert!(exec("DELETE FROM deliveries WHERE id = 'd1'")
+    assert!(exec(&db, "DELETE FROM deliveries WHERE id = 'd1'")
         .await
         .is_err());
 
     drop(db);
     let db = Db::open(&url).await.unwrap();
-    let exec = |sql: &'static str| {
-        let pool = db.pool.clone();
-        async move { sqlx::query(sql).execute(&pool).await }
-    };
     let job: (i64, Option<String>, String) =
         sqlx::query_as("SELECT id, delivery_id, status FROM jobs")
             .fetch_one(&db.pool)
@@ -73,7 +72,7 @@ async fn upgrade_keeps_jobs_and_run_links(backend: Backend) {
         .unwrap();
     assert_eq!(linked, Some(job_id));
     // After: the delivery can go, new jobs continue the id sequence, runs still need real jobs.
-    exec("DELETE FROM deliveries WHERE id = 'd1'")
+    exec(&db, "DELETE FROM deliveries WHERE id = 'd1'")
         .await
         .unwrap();
     let next: i64 = sqlx::query_scalar(
@@ -85,6 +84,7 @@ async fn upgrade_keeps_jobs_and_run_links(backend: Backend) {
     .unwrap();
     assert!(next > job_id, "{next}");
     assert!(exec(
+        &db,
         "INSERT INTO runs (job_id, repo, pr, project, dir, workspace, command, actor, head_sha, \
            status, created_at) VALUES (9999, 'o/r', 1, 'p', '.', 'default', 'plan', 'a', 'abc', \
            'succeeded', 1)"

@@ -52,55 +52,68 @@ impl Pruned {
     }
 }
 
+/// Delete what is older than `days` days from now ([`prune`]); what the server's hourly pass
+/// and `tfgate prune` run.
+pub async fn prune_older_than(db: &Db, days: u32) -> Result<Pruned> {
+    prune(db, cutoff_ms(super::now_ms(), days)).await
+}
+
 /// Delete what is older than `before_ms`: finished jobs (not queued or running) last updated
 /// before it, deliveries received before it, and the plan files and raw logs of runs finished
 /// before it. A job does not need its delivery row (no foreign key): the row only recognises a
 /// redelivery.
 pub async fn prune(db: &Db, before_ms: i64) -> Result<Pruned> {
-    let mut pruned = Pruned::default();
-    loop {
-        let n = prune_jobs(db, before_ms).await?;
-        pruned.jobs += n;
-        if n < BATCH as u64 {
-            break;
-        }
-    }
-    pruned.deliveries = in_batches(
-        db,
-        "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries \
-           WHERE received_at < $1 ORDER BY received_at LIMIT $2)",
-        before_ms,
-        "deleting old deliveries",
-    )
-    .await?;
-    pruned.run_blobs = in_batches(
-        db,
-        "UPDATE runs SET plan_blob = NULL, raw_log = NULL WHERE id IN (SELECT id FROM runs \
-           WHERE finished_at < $1 AND (plan_blob IS NOT NULL OR raw_log IS NOT NULL) \
-           ORDER BY id LIMIT $2)",
-        before_ms,
-        "dropping old plan files and logs",
-    )
-    .await?;
-    Ok(pruned)
+    Ok(Pruned {
+        jobs: in_batches(|| prune_jobs(db, before_ms)).await?,
+        deliveries: in_batches(|| {
+            batch_statement(
+                db,
+                "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries \
+                   WHERE received_at < $1 ORDER BY received_at LIMIT $2)",
+                before_ms,
+                "deleting old deliveries",
+            )
+        })
+        .await?,
+        run_blobs: in_batches(|| {
+            batch_statement(
+                db,
+                "UPDATE runs SET plan_blob = NULL, raw_log = NULL WHERE id IN (SELECT id FROM \
+                   runs WHERE finished_at < $1 AND (plan_blob IS NOT NULL OR raw_log IS NOT NULL) \
+                   ORDER BY id LIMIT $2)",
+                before_ms,
+                "dropping old plan files and logs",
+            )
+        })
+        .await?,
+    })
 }
 
-/// Runs `sql` (binding `before_ms` and the batch size) until a batch changes fewer rows.
-async fn in_batches(db: &Db, sql: &str, before_ms: i64, what: &'static str) -> Result<u64> {
+/// Runs `batch` until it changes fewer than [`BATCH`] rows; the rows changed in all.
+async fn in_batches<F, Fut>(mut batch: F) -> Result<u64>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<u64>>,
+{
     let mut total = 0;
     loop {
-        let n = sqlx::query(sql)
-            .bind(before_ms)
-            .bind(BATCH)
-            .execute(&db.pool)
-            .await
-            .context(what)?
-            .rows_affected();
+        let n = batch().await?;
         total += n;
         if n < BATCH as u64 {
             return Ok(total);
         }
     }
+}
+
+/// One batch of a statement binding `before_ms` and the batch size; the rows it changed.
+async fn batch_statement(db: &Db, sql: &str, before_ms: i64, what: &'static str) -> Result<u64> {
+    Ok(sqlx::query(sql)
+        .bind(before_ms)
+        .bind(BATCH)
+        .execute(&db.pool)
+        .await
+        .context(what)?
+        .rows_affected())
 }
 
 /// One batch of finished jobs. Runs keep their rows; their link to a deleted job is cleared in
