@@ -9,6 +9,7 @@
 #
 # Needs: scripts/install-deps.sh (wrk, node packages in .tools/node).
 # Settings (environment): BENCH_THREADS (2) BENCH_CONNECTIONS (32) BENCH_DURATION (10s) BENCH_WARMUP (2s)
+#   BENCH_ROUNDS (1; N runs peer, tfgate, peer, tfgate … and reports each round and the median ratio)
 #   PEER_PORT (55600) TFGATE_BENCH_PORT (55601) WEBHOOK_SECRET
 #   BENCH_BODY_FILE (issue_comment created on a PR, compacted)  TFGATE_BUILD (1; 0 skips cargo build)
 #   BENCH_KEEP (0; 1 keeps the work dir with both servers' logs and tfgate's database)
@@ -34,6 +35,7 @@ TFGATE_READY_PATH="${TFGATE_READY_PATH:-/healthz}"
 # ==============================================================================
 
 THREADS="${BENCH_THREADS:-2}"
+ROUNDS="${BENCH_ROUNDS:-1}"
 CONNECTIONS="${BENCH_CONNECTIONS:-32}"
 DURATION="${BENCH_DURATION:-10s}"
 WARMUP="${BENCH_WARMUP:-2s}" # 0: none. Lets Node's JIT warm up before measuring.
@@ -111,8 +113,11 @@ sanity() { # sanity NAME URL
 steal_ticks() { awk '/^cpu /{print $9; exit}' /proc/stat; }
 total_ticks() { awk '/^cpu /{t=0; for (i=2; i<=NF; i++) t+=$i; print t; exit}' /proc/stat; }
 
+# CPU time (user + system, clock ticks) a process has used so far, from /proc/PID/stat.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
 RUN_ID=0
-bench() { # bench NAME URL -> prints BENCH_RESULT line, stores it in $WORK/NAME.result
+bench() { # bench NAME URL PID -> prints BENCH_RESULT line, stores it in $WORK/NAME.result
   if [ "$WARMUP" != 0 ]; then
     log "$1: warm-up ($WARMUP, not counted)"
     RUN_ID=$((RUN_ID + 1))
@@ -120,13 +125,19 @@ bench() { # bench NAME URL -> prints BENCH_RESULT line, stores it in $WORK/NAME.
   fi
   log "$1: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency $2"
   RUN_ID=$((RUN_ID + 1))
-  local steal0 total0 steal_pct
-  steal0="$(steal_ticks)" total0="$(total_ticks)"
+  local steal0 total0 steal_pct cpu0 cpu_us
+  steal0="$(steal_ticks)" total0="$(total_ticks)" cpu0="$(cpu_ticks "$3")"
   WEBHOOK_RUN_ID=$RUN_ID wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/wrk-signed.lua" "$2" \
     | tee "$WORK/$1.wrk" >&2
   steal_pct="$(awk -v s=$(($(steal_ticks) - steal0)) -v t=$(($(total_ticks) - total0)) \
     'BEGIN { printf "%.1f", (t > 0 ? 100 * s / t : 0) }')"
-  grep '^BENCH_RESULT' "$WORK/$1.wrk" | sed "s/^BENCH_RESULT/BENCH_RESULT target=$1/; s/\$/ steal_pct=$steal_pct/" \
+  # The server's own CPU per answered request (wrk's is not in it): how much work each
+  # delivery costs it, whatever share of the two cores it got.
+  cpu_us="$(awk -v c=$(($(cpu_ticks "$3") - cpu0)) -v hz="$(getconf CLK_TCK)" \
+    -v n="$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' "$WORK/$1.wrk")" \
+    'BEGIN { printf "%.0f", (n > 0 ? c / hz * 1e6 / n : 0) }')"
+  grep '^BENCH_RESULT' "$WORK/$1.wrk" |
+    sed "s/^BENCH_RESULT/BENCH_RESULT target=$1/; s/\$/ steal_pct=$steal_pct cpu_us_per_req=$cpu_us/" \
     | tee "$WORK/$1.result"
   # Non-2xx answers make the figures meaningless: show what the target answers now and why.
   local non2xx
@@ -147,17 +158,21 @@ run_peer() {
   PIDS+=("$pid")
   wait_up peer "$PEER_PORT" "" "$pid"
   sanity peer "http://127.0.0.1:$PEER_PORT$PEER_PATH"
-  bench peer "http://127.0.0.1:$PEER_PORT$PEER_PATH"
+  bench peer "http://127.0.0.1:$PEER_PORT$PEER_PATH" "$pid"
   kill -TERM "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   tail -n 1 "$WORK/peer.log" >&2
 }
 
-run_tfgate() {
+build_tfgate() {
   if [ "${TFGATE_BUILD:-1}" = 1 ]; then
     log "cargo build --profile dist (as the Dockerfile builds it; a clean build takes ~15 min on 2 cores)"
     cargo build --profile dist --quiet
   fi
+}
+
+run_tfgate() {
+  rm -rf "$WORK/tfgate-data"
   mkdir -p "$WORK/tfgate-data"
   # shellcheck disable=SC2086 # TFGATE_CMD is a command line on purpose
   env TFGATE_ADDR="127.0.0.1:$TFGATE_BENCH_PORT" TFGATE_DATA_DIR="$WORK/tfgate-data" \
@@ -166,7 +181,7 @@ run_tfgate() {
   PIDS+=("$pid")
   wait_up tfgate "$TFGATE_BENCH_PORT" "$TFGATE_READY_PATH" "$pid"
   sanity tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
-  bench tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
+  bench tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH" "$pid"
   # Every request carried a new delivery id: all must have been enqueued, none a duplicate
   # (a duplicate is answered 200 too, and would make the figures meaningless).
   curl -s "http://127.0.0.1:$TFGATE_BENCH_PORT/metrics" | awk -v ev="$WEBHOOK_EVENT" '
@@ -183,21 +198,44 @@ field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$WORK/$1.result"; }
 summary() {
   local t
   echo
-  printf '%-8s %10s %9s %9s %8s %8s %8s\n' target 'req/s' 'p50 ms' 'p99 ms' non2xx errors 'steal %'
+  printf '%-8s %10s %9s %9s %8s %8s %8s %8s\n' target 'req/s' 'p50 ms' 'p99 ms' non2xx errors 'steal %' 'CPU µs'
   for t in "$@"; do
-    printf '%-8s %10s %9s %9s %8s %8s %8s\n' "$t" "$(field "$t" rps)" "$(field "$t" p50_ms)" \
-      "$(field "$t" p99_ms)" "$(field "$t" non2xx)" "$(field "$t" socket_errors)" "$(field "$t" steal_pct)"
+    printf '%-8s %10s %9s %9s %8s %8s %8s %8s\n' "$t" "$(field "$t" rps)" "$(field "$t" p50_ms)" \
+      "$(field "$t" p99_ms)" "$(field "$t" non2xx)" "$(field "$t" socket_errors)" \
+      "$(field "$t" steal_pct)" "$(field "$t" cpu_us_per_req)"
   done
   if [ "$#" -eq 2 ]; then
     awk -v tr="$(field tfgate rps)" -v pr="$(field peer rps)" \
-      -v tp="$(field tfgate p99_ms)" -v pp="$(field peer p99_ms)" 'BEGIN {
-        printf "BENCH_RATIO rps_tfgate_over_peer=%.2f p99_tfgate_over_peer=%.2f\n", tr / pr, tp / pp }'
+      -v tp="$(field tfgate p99_ms)" -v pp="$(field peer p99_ms)" \
+      -v tc="$(field tfgate cpu_us_per_req)" -v pc="$(field peer cpu_us_per_req)" 'BEGIN {
+        printf "BENCH_RATIO rps_tfgate_over_peer=%.2f p99_tfgate_over_peer=%.2f cpu_peer_over_tfgate=%.2f\n",
+          tr / pr, tp / pp, (tc > 0 ? pc / tc : 0) }' | tee -a "$WORK/ratios"
+  fi
+}
+
+# Rounds: the host's speed drifts by minutes, so one peer run and one tfgate run far apart can
+# say more about the host than about either. Each round runs both back to back; the median of
+# the rounds' ratios is the figure to quote.
+rounds() {
+  local r
+  build_tfgate
+  for ((r = 1; r <= ROUNDS; r++)); do
+    [ "$ROUNDS" = 1 ] || log "round $r of $ROUNDS"
+    run_peer
+    run_tfgate
+    summary peer tfgate
+  done
+  if [ "$ROUNDS" -gt 1 ]; then
+    sed -n 's/.* rps_tfgate_over_peer=\([0-9.]*\) p99_tfgate_over_peer=[0-9.]* cpu_peer_over_tfgate=\([0-9.]*\)/\1 \2/p' \
+      "$WORK/ratios" | sort -n | awk '{ r[NR] = $1; c[NR] = $2 } END {
+        printf "BENCH_MEDIAN rounds=%d rps_tfgate_over_peer=%.2f min=%.2f max=%.2f\n",
+          NR, (NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2), r[1], r[NR] }'
   fi
 }
 
 case "${1:-all}" in
   peer) run_peer; summary peer ;;
-  tfgate) run_tfgate; summary tfgate ;;
-  all) run_peer; run_tfgate; summary peer tfgate ;;
+  tfgate) build_tfgate; run_tfgate; summary tfgate ;;
+  all) rounds ;;
   *) die "usage: $0 [all|peer|tfgate]" ;;
 esac
