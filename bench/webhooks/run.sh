@@ -226,8 +226,7 @@ rounds() {
     summary peer tfgate
   done
   if [ "$ROUNDS" -gt 1 ]; then
-    sed -n 's/.* rps_tfgate_over_peer=\([0-9.]*\) p99_tfgate_over_peer=[0-9.]* cpu_peer_over_tfgate=\([0-9.]*\)/\1 \2/p' \
-      "$WORK/ratios" | sort -n | awk '{ r[NR] = $1; c[NR] = $2 } END {
+    sed -n 's/.* rps_tfgate_over_peer=\([0-9.]*\) .*/\1/p' "$WORK/ratios" | sort -n | awk '{ r[NR] = $1 } END {
         printf "BENCH_MEDIAN rounds=%d rps_tfgate_over_peer=%.2f min=%.2f max=%.2f\n",
           NR, (NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2), r[1], r[NR] }'
   fi
