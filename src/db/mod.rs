@@ -3,6 +3,7 @@
 //! [`Backend`]. Times are stored as unix epoch milliseconds (`BIGINT`).
 
 pub mod audit;
+pub mod checkpoint;
 pub mod deliveries;
 pub mod inputs;
 pub mod locks;
@@ -17,6 +18,8 @@ use anyhow::{Context, Result};
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, ConnectOptions, Executor};
 
+use checkpoint::{CheckpointSchedule, Checkpointer};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,
@@ -29,14 +32,9 @@ pub struct Db {
     pub backend: Backend,
     /// SQLite on a file: its path (webhook intake opens a connection of its own).
     sqlite_file: Option<std::path::PathBuf>,
-    /// SQLite: the background WAL checkpointer runs while any clone of this is alive.
-    _checkpointer: Option<std::sync::Arc<tokio::sync::watch::Sender<()>>>,
+    /// SQLite on a file: the WAL checkpointer runs while any clone of this is alive.
+    _checkpointer: Option<std::sync::Arc<Checkpointer>>,
 }
-
-/// How often the background task checkpoints SQLite's WAL into the database file while the WAL
-/// grows, and otherwise.
-const CHECKPOINT_BUSY: Duration = Duration::from_millis(50);
-const CHECKPOINT_IDLE: Duration = Duration::from_millis(500);
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -44,6 +42,11 @@ static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migratio
 impl Db {
     /// Connect; for SQLite the file (and its directory) is created, WAL is switched on.
     pub async fn connect(url: &str) -> Result<Db> {
+        Db::connect_with_checkpoints(url, CheckpointSchedule::DEFAULT).await
+    }
+
+    /// [`Db::connect`], with SQLite's WAL checkpointed by `schedule` ([`checkpoint`]).
+    pub async fn connect_with_checkpoints(url: &str, schedule: CheckpointSchedule) -> Result<Db> {
         sqlx::any::install_default_drivers();
         let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Backend::Postgres
@@ -77,9 +80,7 @@ impl Db {
                         conn.execute("PRAGMA busy_timeout = 10000").await?;
                         conn.execute("PRAGMA foreign_keys = ON").await?;
                         conn.execute("PRAGMA synchronous = NORMAL").await?;
-                        // Checkpoints run on their own connection ([`checkpoint_loop`]): an
-                        // automatic one would stall the committing request (and every request
-                        // queued behind the single connection) for its fsync.
+                        // Checkpoints run on their own connection ([`checkpoint`]).
                         conn.execute("PRAGMA wal_autocheckpoint = 0").await?;
                     }
                     Ok(())
@@ -88,26 +89,23 @@ impl Db {
             .connect_with(options.clone())
             .await
             .context("connecting to the database")?;
-        let mut checkpointer = None;
+        let sqlite_file = (backend == Backend::Sqlite)
+            .then(|| sqlite_file_path(url))
+            .flatten();
         if backend == Backend::Sqlite {
             sqlx::query("PRAGMA journal_mode = WAL")
                 .execute(&pool)
                 .await
                 .context("switching SQLite to WAL")?;
-            let conn = options
-                .connect()
-                .await
-                .context("opening the WAL checkpoint connection")?;
-            let (stop, stopped) = tokio::sync::watch::channel(());
-            tokio::spawn(checkpoint_loop(conn, stopped));
-            checkpointer = Some(std::sync::Arc::new(stop));
         }
+        let checkpointer = match &sqlite_file {
+            Some(path) => Some(std::sync::Arc::new(Checkpointer::start(path, schedule)?)),
+            None => None,
+        };
         Ok(Db {
             pool,
             backend,
-            sqlite_file: (backend == Backend::Sqlite)
-                .then(|| sqlite_file_path(url))
-                .flatten(),
+            sqlite_file,
             _checkpointer: checkpointer,
         })
     }
@@ -141,47 +139,6 @@ impl Db {
         sqlx::query("SELECT 1").execute(&self.pool).await?;
         Ok(())
     }
-}
-
-/// Copies committed WAL frames into the SQLite file (PASSIVE: it never waits for, or blocks, the
-/// writer), every [`CHECKPOINT_BUSY`] while the WAL grows and every [`CHECKPOINT_IDLE`]
-/// otherwise, until every [`Db`] clone is dropped. Frequent checkpoints keep each one's `fsync`
-/// small: at 500 ms the fsync of a busy WAL stalled commits long enough to put the intake p99 at
-/// 22 ms; at 50 ms it is under 5 ms (bench/README.md).
-///
-/// Known limit: the WAL starts over only when a commit finds every frame already copied, which
-/// a checkpoint running beside a writer that never pauses does not achieve; under sustained
-/// saturation the WAL file grows (~1.3 GB after 12 s of the intake benchmark) until load drops.
-/// Finishing the checkpoint on the intake connection between two commits bounded it, but
-/// stalled intake for 100–300 ms each time (measured), so it is not done.
-async fn checkpoint_loop(
-    mut conn: sqlx::AnyConnection,
-    mut stopped: tokio::sync::watch::Receiver<()>,
-) {
-    let mut pause = CHECKPOINT_IDLE;
-    let mut last_frames = 0;
-    loop {
-        tokio::select! {
-            _ = stopped.changed() => break,
-            _ = tokio::time::sleep(pause) => {}
-        }
-        let result: Result<(i64, i64, i64), _> = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
-            .fetch_one(&mut conn)
-            .await;
-        match result {
-            Ok((_busy, frames, _copied)) => {
-                // New frames since the last checkpoint: the database is being written to.
-                pause = if frames != last_frames {
-                    CHECKPOINT_BUSY
-                } else {
-                    CHECKPOINT_IDLE
-                };
-                last_frames = frames;
-            }
-            Err(e) => tracing::warn!(error = %e, "SQLite WAL checkpoint failed; retrying"),
-        }
-    }
-    let _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").await;
 }
 
 /// The file of a `sqlite:` URL (`None` for an in-memory database).

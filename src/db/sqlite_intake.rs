@@ -91,12 +91,20 @@ impl SqliteIntake {
 }
 
 /// SQLite busy handler: `true` = try again. Naps of 50 µs growing to 1 ms, for about 10 s.
-fn wait_for_writer(attempt: i32) -> bool {
-    const LIMIT: i32 = 10_000 + 20;
-    if attempt >= LIMIT {
+pub(super) fn wait_for_writer(attempt: i32) -> bool {
+    nap_unless_past(attempt, 10_000 + 20)
+}
+
+/// Sleep [`nap`]`(attempt)` and say `true`, unless `attempt` has reached `limit`.
+pub(super) fn nap_unless_past(attempt: i32, limit: i32) -> bool {
+    if attempt >= limit {
         return false;
     }
-    let nap = Duration::from_micros(50 * u64::from(attempt.clamp(1, 20) as u32));
-    std::thread::sleep(nap);
+    std::thread::sleep(nap(attempt));
     true
+}
+
+/// 50 µs for the first attempt, 50 µs more for each further one, at most 1 ms.
+fn nap(attempt: i32) -> Duration {
+    Duration::from_micros(50 * u64::from(attempt.clamp(1, 20) as u32))
 }

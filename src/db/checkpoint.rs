@@ -1,0 +1,207 @@
+//! SQLite WAL checkpoints, on a thread and a connection of their own beside the writers.
+//!
+//! Every connection runs with `wal_autocheckpoint = 0`: an automatic checkpoint would stall the
+//! committing request (and every request queued behind it) for its `fsync`. Instead this thread
+//! copies committed WAL frames into the database file (PASSIVE: it never waits for, or blocks,
+//! a writer), often while the WAL grows and rarely when idle. Frequent checkpoints keep each
+//! one's `fsync` small: at 500 ms the fsync of a busy WAL put the intake p99 at 22 ms; at 50 ms
+//! it is under 5 ms (bench/README.md).
+//!
+//! The WAL starts over only when a commit finds every frame already copied, which a passive
+//! checkpoint beside a writer that never pauses does not achieve: under sustained saturation the
+//! WAL file grew by ~80 MB a second, without bound. So once the WAL holds more than
+//! [`CheckpointSchedule::restart_frames`], the passive pass is followed by a RESTART: it takes
+//! the write lock, copies the frames the passive pass could not, syncs, and lets the next commit
+//! write the WAL from its start again. Writers wait for that tail only, provided the lock is
+//! taken as soon as the writer lets go of it: hence rusqlite with short naps ([`wait_briefly`])
+//! rather than sqlx, whose SQLite busy handler sleeps 1, 2, 5, 10 … ms between attempts, while
+//! the tail it must then copy grows.
+
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use rusqlite::Connection;
+
+/// When the checkpointer runs and when it restarts the WAL.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckpointSchedule {
+    /// Pause between checkpoints while the WAL grows.
+    pub busy: Duration,
+    /// Pause between checkpoints while nothing is written.
+    pub idle: Duration,
+    /// WAL frames past which a checkpoint also makes the WAL start over.
+    pub restart_frames: i64,
+}
+
+impl CheckpointSchedule {
+    /// 50 ms / 500 ms; restart past 32,768 frames (128 MiB of 4 KiB pages): under a sustained
+    /// flood (~80 MB of WAL a second) one restart every ~1.6 s.
+    pub const DEFAULT: CheckpointSchedule = CheckpointSchedule {
+        busy: Duration::from_millis(50),
+        idle: Duration::from_millis(500),
+        restart_frames: 32_768,
+    };
+}
+
+/// The checkpoint thread; it stops (checkpointing once more and truncating the WAL) when this
+/// is dropped.
+pub struct Checkpointer {
+    _stop: mpsc::Sender<()>,
+}
+
+impl Checkpointer {
+    /// Open a connection to the SQLite file at `path` (in WAL mode) and start the thread.
+    pub fn start(path: &Path, schedule: CheckpointSchedule) -> Result<Checkpointer> {
+        let conn = Connection::open(path)
+            .with_context(|| format!("opening {} for WAL checkpoints", path.display()))?;
+        conn.busy_handler(Some(wait_briefly))
+            .context("setting the checkpoint busy handler")?;
+        let (stop, stopped) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("sqlite-checkpoint".into())
+            .spawn(move || checkpoint_loop(&conn, &stopped, schedule))
+            .context("starting the WAL checkpoint thread")?;
+        Ok(Checkpointer { _stop: stop })
+    }
+}
+
+fn checkpoint_loop(conn: &Connection, stopped: &mpsc::Receiver<()>, schedule: CheckpointSchedule) {
+    let mut pause = schedule.idle;
+    let mut last_frames = 0;
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(pause) {
+        match checkpoint(conn, "PASSIVE") {
+            Ok(frames) => {
+                // New frames since the last checkpoint: the database is being written to.
+                pause = if frames != last_frames {
+                    schedule.busy
+                } else {
+                    schedule.idle
+                };
+                last_frames = frames;
+                if frames > schedule.restart_frames {
+                    restart(conn, frames);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "SQLite WAL checkpoint failed; retrying"),
+        }
+    }
+    let _ = checkpoint(conn, "TRUNCATE");
+}
+
+/// Make the WAL (now `frames` long) start over. Writers wait while the RESTART copies the frames
+/// committed since the pass before it and syncs: right after the scheduled pass that held them
+/// 8–15 ms each time; after two more passive passes the tail is 20–200 frames and the wait
+/// 1–2 ms, except when the `fsync` is one of the ~10 ms ones this disk gives about one
+/// checkpoint in three (bench/README.md).
+fn restart(conn: &Connection, frames: i64) {
+    for _ in 0..2 {
+        if let Err(e) = checkpoint(conn, "PASSIVE") {
+            tracing::warn!(error = %e, "SQLite WAL checkpoint failed");
+        }
+    }
+    let started = std::time::Instant::now();
+    match checkpoint_busy(conn, "RESTART") {
+        Ok((busy, _)) => tracing::debug!(
+            frames,
+            restarted = !busy,
+            micros = started.elapsed().as_micros() as u64,
+            "SQLite WAL restart"
+        ),
+        Err(e) => tracing::warn!(error = %e, "SQLite WAL restart failed; retrying"),
+    }
+}
+
+/// The checkpoint connection's busy handler: short naps (as the intake's), for ~25 ms in all. A
+/// RESTART holds the write lock while it waits for readers to leave the WAL, so intake waits as
+/// long as this lets it; given up, it returns busy and is tried again at the next checkpoint.
+fn wait_briefly(attempt: i32) -> bool {
+    super::sqlite_intake::nap_unless_past(attempt, 35)
+}
+
+/// `PRAGMA wal_checkpoint(MODE)`; the number of frames in the WAL when it ran.
+fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<i64> {
+    checkpoint_busy(conn, mode).map(|(_, frames)| frames)
+}
+
+/// `PRAGMA wal_checkpoint(MODE)`: whether it could not finish for a reader or writer, and the
+/// number of frames in the WAL when it ran.
+fn checkpoint_busy(conn: &Connection, mode: &str) -> rusqlite::Result<(bool, i64)> {
+    conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |row| {
+        Ok((row.get::<_, i64>(0)? != 0, row.get(1)?))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::deliveries::NewDelivery;
+    use crate::db::sqlite_intake::SqliteIntake;
+    use crate::db::Db;
+    use crate::jobs::{JobKind, NewJob};
+
+    /// A writer that commits without pause never lets a passive checkpoint copy the last frame,
+    /// so without the restart the WAL holds every frame ever written: more bytes than all the
+    /// job payloads committed. With it, the WAL file levels off, wherever this machine's speed
+    /// puts the level: the writer goes on until it has committed four times the largest WAL
+    /// file seen (and at least 32 MiB), or gives up at 256 MiB.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn wal_levels_off_under_a_writer_that_never_pauses() {
+        const PAYLOAD: usize = 1024;
+        const PER_COMMIT: usize = 16;
+        const AT_LEAST: u64 = 32 << 20;
+        const GIVE_UP: u64 = 256 << 20;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("t.db");
+        let schedule = CheckpointSchedule {
+            busy: Duration::from_millis(2),
+            idle: Duration::from_millis(2),
+            restart_frames: 64, // 256 KiB
+        };
+        let url = format!("sqlite://{}?mode=rwc", file.display());
+        let db = Db::connect_with_checkpoints(&url, schedule).await.unwrap();
+        db.migrate().await.unwrap();
+        let wal = dir.path().join("t.db-wal");
+        let writer = tokio::task::spawn_blocking(move || {
+            let mut intake = SqliteIntake::open(&file).unwrap();
+            let (mut written, mut largest, mut n) = (0u64, 0u64, 0usize);
+            while (written < AT_LEAST || written < 4 * largest) && written < GIVE_UP {
+                let batch: Vec<NewDelivery> = (0..PER_COMMIT)
+                    .map(|_| {
+                        n += 1;
+                        delivery(n, "x".repeat(PAYLOAD))
+                    })
+                    .collect();
+                let refs: Vec<&NewDelivery> = batch.iter().collect();
+                intake.record(&refs, 0).unwrap();
+                written += (PAYLOAD * PER_COMMIT) as u64;
+                largest = largest.max(std::fs::metadata(&wal).unwrap().len());
+            }
+            (written, largest)
+        });
+        let (written, largest) = writer.await.unwrap();
+        assert!(
+            written >= 4 * largest,
+            "WAL reached {largest} bytes while {written} bytes of payload were committed"
+        );
+        drop(db);
+    }
+
+    fn delivery(n: usize, payload: String) -> NewDelivery {
+        NewDelivery {
+            id: format!("delivery-{n}"),
+            event: "issue_comment".into(),
+            action: Some("created".into()),
+            repo: Some("o/r".into()),
+            installation_id: Some(1),
+            jobs: vec![NewJob {
+                kind: JobKind::Comment,
+                payload,
+                repo: Some("o/r".into()),
+                pr: Some(1),
+                max_attempts: 3,
+            }],
+        }
+    }
+}
