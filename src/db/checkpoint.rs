@@ -72,7 +72,7 @@ fn checkpoint_loop(conn: &Connection, stopped: &mpsc::Receiver<()>, schedule: Ch
     let mut last_frames = 0;
     while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(pause) {
         match checkpoint(conn, "PASSIVE") {
-            Ok(frames) => {
+            Ok((_, frames)) => {
                 // New frames since the last checkpoint: the database is being written to.
                 pause = if frames != last_frames {
                     schedule.busy
@@ -102,7 +102,7 @@ fn restart(conn: &Connection, frames: i64) {
         }
     }
     let started = std::time::Instant::now();
-    match checkpoint_busy(conn, "RESTART") {
+    match checkpoint(conn, "RESTART") {
         Ok((busy, _)) => tracing::debug!(
             frames,
             restarted = !busy,
@@ -120,14 +120,9 @@ fn wait_briefly(attempt: i32) -> bool {
     super::sqlite_intake::nap_unless_past(attempt, 35)
 }
 
-/// `PRAGMA wal_checkpoint(MODE)`; the number of frames in the WAL when it ran.
-fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<i64> {
-    checkpoint_busy(conn, mode).map(|(_, frames)| frames)
-}
-
 /// `PRAGMA wal_checkpoint(MODE)`: whether it could not finish for a reader or writer, and the
 /// number of frames in the WAL when it ran.
-fn checkpoint_busy(conn: &Connection, mode: &str) -> rusqlite::Result<(bool, i64)> {
+fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(bool, i64)> {
     conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |row| {
         Ok((row.get::<_, i64>(0)? != 0, row.get(1)?))
     })

@@ -91,7 +91,7 @@ impl SqliteIntake {
 }
 
 /// SQLite busy handler: `true` = try again. Naps of 50 µs growing to 1 ms, for about 10 s.
-pub(super) fn wait_for_writer(attempt: i32) -> bool {
+fn wait_for_writer(attempt: i32) -> bool {
     nap_unless_past(attempt, 10_000 + 20)
 }
 
