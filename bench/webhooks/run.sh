@@ -13,6 +13,9 @@
 #   PEER_PORT (55600) TFGATE_BENCH_PORT (55601) WEBHOOK_SECRET
 #   BENCH_BODY_FILE (issue_comment created on a PR, compacted)  TFGATE_BUILD (1; 0 skips cargo build)
 #   BENCH_KEEP (0; 1 keeps the work dir with both servers' logs and tfgate's database)
+#   BENCH_CEILING (0; 1 also measures examples/bench_intake_ceiling in every round, between the
+#     peer and tfgate: tfgate's signature check and routing on the same stack, storing nothing,
+#     so the rounds show what the durable write costs. CEILING_PORT (55602))
 #   TFGATE_WORKERS is passed through: 0 measures intake alone, unset = tfgate's default (2).
 # Each run sends: X-GitHub-Event: issue_comment, a fixed X-Hub-Signature-256,
 # Content-Type: application/json and a unique X-GitHub-Delivery per request.
@@ -41,6 +44,8 @@ DURATION="${BENCH_DURATION:-10s}"
 WARMUP="${BENCH_WARMUP:-2s}" # 0: none. Lets Node's JIT warm up before measuring.
 PEER_PORT="${PEER_PORT:-55600}"
 TFGATE_BENCH_PORT="${TFGATE_BENCH_PORT:-55601}"
+CEILING="${BENCH_CEILING:-0}"
+CEILING_PORT="${CEILING_PORT:-55602}"
 PEER_PATH="${WEBHOOK_PATH:-/api/github/webhooks}"
 export WEBHOOK_SECRET="${WEBHOOK_SECRET:-tfgate-bench-secret-0123456789}"
 export WEBHOOK_EVENT=issue_comment
@@ -168,7 +173,26 @@ build_tfgate() {
   if [ "${TFGATE_BUILD:-1}" = 1 ]; then
     log "cargo build --profile dist (as the Dockerfile builds it; a clean build takes ~15 min on 2 cores)"
     cargo build --profile dist --quiet
+    if [ "$CEILING" = 1 ]; then
+      log "cargo build --profile dist --example bench_intake_ceiling"
+      cargo build --profile dist --quiet --example bench_intake_ceiling
+    fi
   fi
+}
+
+# The reference without the durable write (examples/bench_intake_ceiling.rs); never deployed.
+run_ceiling() {
+  local bin="$ROOT/target/dist/examples/bench_intake_ceiling" pid
+  [ -x "$bin" ] || die "$bin missing (cargo build --profile dist --example bench_intake_ceiling)"
+  TFGATE_ADDR="127.0.0.1:$CEILING_PORT" TFGATE_WEBHOOK_SECRET="$WEBHOOK_SECRET" "$bin" \
+    >"$WORK/ceiling.log" 2>&1 &
+  pid=$!
+  PIDS+=("$pid")
+  wait_up ceiling "$CEILING_PORT" "" "$pid"
+  sanity ceiling "http://127.0.0.1:$CEILING_PORT/webhooks"
+  bench ceiling "http://127.0.0.1:$CEILING_PORT/webhooks" "$pid"
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
 }
 
 run_tfgate() {
@@ -204,12 +228,16 @@ summary() {
       "$(field "$t" p99_ms)" "$(field "$t" non2xx)" "$(field "$t" socket_errors)" \
       "$(field "$t" steal_pct)" "$(field "$t" cpu_us_per_req)"
   done
-  if [ "$#" -eq 2 ]; then
-    awk -v tr="$(field tfgate rps)" -v pr="$(field peer rps)" \
+  if [ "$#" -ge 2 ]; then
+    local cr=""
+    [ "$CEILING" != 1 ] || cr="$(field ceiling rps)"
+    awk -v tr="$(field tfgate rps)" -v pr="$(field peer rps)" -v cr="$cr" \
       -v tp="$(field tfgate p99_ms)" -v pp="$(field peer p99_ms)" \
       -v tc="$(field tfgate cpu_us_per_req)" -v pc="$(field peer cpu_us_per_req)" 'BEGIN {
-        printf "BENCH_RATIO rps_tfgate_over_peer=%.2f p99_tfgate_over_peer=%.2f cpu_peer_over_tfgate=%.2f\n",
-          tr / pr, tp / pp, (tc > 0 ? pc / tc : 0) }' | tee -a "$WORK/ratios"
+        printf "BENCH_RATIO rps_tfgate_over_peer=%.2f p99_tfgate_over_peer=%.2f cpu_peer_over_tfgate=%.2f",
+          tr / pr, tp / pp, (tc > 0 ? pc / tc : 0)
+        if (cr != "") printf " rps_ceiling_over_peer=%.2f rps_tfgate_over_ceiling=%.2f", cr / pr, tr / cr
+        printf "\n" }' | tee -a "$WORK/ratios"
   fi
 }
 
@@ -222,14 +250,29 @@ rounds() {
   for ((r = 1; r <= ROUNDS; r++)); do
     [ "$ROUNDS" = 1 ] || log "round $r of $ROUNDS"
     run_peer
-    run_tfgate
-    summary peer tfgate
+    if [ "$CEILING" = 1 ]; then
+      run_ceiling
+      run_tfgate
+      summary peer ceiling tfgate
+    else
+      run_tfgate
+      summary peer tfgate
+    fi
   done
   if [ "$ROUNDS" -gt 1 ]; then
-    sed -n 's/.* rps_tfgate_over_peer=\([0-9.]*\) .*/\1/p' "$WORK/ratios" | sort -n | awk '{ r[NR] = $1 } END {
-        printf "BENCH_MEDIAN rounds=%d rps_tfgate_over_peer=%.2f min=%.2f max=%.2f\n",
-          NR, (NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2), r[1], r[NR] }'
+    median rps_tfgate_over_peer
+    if [ "$CEILING" = 1 ]; then
+      median rps_ceiling_over_peer
+      median rps_tfgate_over_ceiling
+    fi
   fi
+}
+
+# median FIELD: the median, min and max of FIELD over the rounds' BENCH_RATIO lines.
+median() {
+  sed -n "s/.* $1=\([0-9.]*\).*/\1/p" "$WORK/ratios" | sort -n | awk -v f="$1" '{ r[NR] = $1 } END {
+      printf "BENCH_MEDIAN rounds=%d %s=%.2f min=%.2f max=%.2f\n",
+        NR, f, (NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2), r[1], r[NR] }'
 }
 
 case "${1:-all}" in
