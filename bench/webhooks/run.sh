@@ -157,15 +157,25 @@ bench() { # bench NAME URL PID -> prints BENCH_RESULT line, stores it in $WORK/N
   fi
 }
 
+# measure NAME PID PORT READY_PATH URL: once the started target is up and answers signatures
+# as it should, run wrk against it.
+measure() {
+  PIDS+=("$2")
+  wait_up "$1" "$3" "$4" "$2"
+  sanity "$1" "$5"
+  bench "$1" "$5" "$2"
+}
+
+stop() {
+  kill -TERM "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
 run_peer() {
   PEER_PORT="$PEER_PORT" WEBHOOK_PATH="$PEER_PATH" node "$HERE/peer.js" >"$WORK/peer.log" 2>&1 &
   local pid=$!
-  PIDS+=("$pid")
-  wait_up peer "$PEER_PORT" "" "$pid"
-  sanity peer "http://127.0.0.1:$PEER_PORT$PEER_PATH"
-  bench peer "http://127.0.0.1:$PEER_PORT$PEER_PATH" "$pid"
-  kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  measure peer "$pid" "$PEER_PORT" "" "http://127.0.0.1:$PEER_PORT$PEER_PATH"
+  stop "$pid"
   tail -n 1 "$WORK/peer.log" >&2
 }
 
@@ -187,12 +197,8 @@ run_ceiling() {
   TFGATE_ADDR="127.0.0.1:$CEILING_PORT" TFGATE_WEBHOOK_SECRET="$WEBHOOK_SECRET" "$bin" \
     >"$WORK/ceiling.log" 2>&1 &
   pid=$!
-  PIDS+=("$pid")
-  wait_up ceiling "$CEILING_PORT" "" "$pid"
-  sanity ceiling "http://127.0.0.1:$CEILING_PORT/webhooks"
-  bench ceiling "http://127.0.0.1:$CEILING_PORT/webhooks" "$pid"
-  kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  measure ceiling "$pid" "$CEILING_PORT" "" "http://127.0.0.1:$CEILING_PORT/webhooks"
+  stop "$pid"
 }
 
 run_tfgate() {
@@ -202,10 +208,8 @@ run_tfgate() {
   env TFGATE_ADDR="127.0.0.1:$TFGATE_BENCH_PORT" TFGATE_DATA_DIR="$WORK/tfgate-data" \
     TFGATE_WEBHOOK_SECRET="$WEBHOOK_SECRET" $TFGATE_CMD >"$WORK/tfgate.log" 2>&1 &
   local pid=$!
-  PIDS+=("$pid")
-  wait_up tfgate "$TFGATE_BENCH_PORT" "$TFGATE_READY_PATH" "$pid"
-  sanity tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
-  bench tfgate "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH" "$pid"
+  measure tfgate "$pid" "$TFGATE_BENCH_PORT" "$TFGATE_READY_PATH" \
+    "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
   # Every request carried a new delivery id: all must have been enqueued, none a duplicate
   # (a duplicate is answered 200 too, and would make the figures meaningless).
   curl -s "http://127.0.0.1:$TFGATE_BENCH_PORT/metrics" | awk -v ev="$WEBHOOK_EVENT" '
@@ -213,8 +217,7 @@ run_tfgate() {
     $1 == "tfgate_webhook_deliveries_total{event=\"" ev "\",outcome=\"duplicate\"}" { d = $2 }
     END { printf "tfgate: %d deliveries enqueued, %d duplicates\n", e, d; exit (d > 0 || e == 0) }' >&2 ||
     die "tfgate answered duplicates (or enqueued nothing): delivery ids repeated?"
-  kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  stop "$pid"
 }
 
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" "$WORK/$1.result"; }
