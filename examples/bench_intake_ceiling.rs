@@ -16,6 +16,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::Router;
 use secrecy::SecretString;
+use tfgate::config;
 use tfgate::webhook::{event, signature};
 
 #[global_allocator]
@@ -48,10 +49,9 @@ async fn receive(
 async fn main() -> anyhow::Result<()> {
     let addr = std::env::var("TFGATE_ADDR").unwrap_or_else(|_| "127.0.0.1:55602".into());
     let secrets: Secrets = std::env::var("TFGATE_WEBHOOK_SECRET")
+        .map(|list| config::split_secrets(&list))
         .map_err(|_| anyhow::anyhow!("TFGATE_WEBHOOK_SECRET is required"))?
-        .split(',')
-        .map(|s| SecretString::from(s.trim().to_string()))
-        .collect();
+        .into();
     let app = Router::new()
         .route("/webhooks", post(receive))
         .with_state(secrets);
