@@ -86,7 +86,7 @@ impl Db {
                     Ok(())
                 })
             })
-            .connect_with(options.clone())
+            .connect_with(options)
             .await
             .context("connecting to the database")?;
         let sqlite_file = (backend == Backend::Sqlite)
