@@ -84,6 +84,15 @@ impl Metrics {
             "Rows deleted by retention (runs: plan files and logs dropped)",
             pruned.clone(),
         );
+        // Every kind's `queued` series exists from the start at 0: a series that first appears
+        // at 1 hides its first increment from Prometheus' `increase()` and `rate()`.
+        for kind in crate::jobs::JobKind::ALL {
+            jobs.get_or_create(&JobLabels {
+                kind: Cow::Borrowed(kind.as_str()),
+                status: Cow::Borrowed("queued"),
+            })
+            .inc_by(0);
+        }
         Metrics {
             registry,
             pruned,
@@ -163,6 +172,18 @@ mod tests {
         assert!(text.contains("tfgate_jobs_total{kind=\"comment\",status=\"queued\"} 1"));
         assert!(text.contains("tfgate_job_queue_depth 3"));
         assert!(text.contains("tfgate_http_request_duration_seconds_bucket"));
+    }
+
+    #[test]
+    fn every_job_kind_starts_at_zero_queued() {
+        let text = Metrics::new().render();
+        for kind in crate::jobs::JobKind::ALL {
+            let series = format!(
+                "tfgate_jobs_total{{kind=\"{}\",status=\"queued\"}} 0",
+                kind.as_str()
+            );
+            assert!(text.contains(&series), "{series} missing from:\n{text}");
+        }
     }
 
     #[test]

@@ -55,6 +55,8 @@ scenario!(edited_comment_never_executes, |h| {
 
 scenario!(redelivery_enqueues_nothing, |h| {
     let body = pr_comment("/plan", "alice");
+    let queued = |n| format!("tfgate_jobs_total{{kind=\"comment\",status=\"queued\"}} {n}");
+    assert!(h.metrics().await.contains(&queued(0)));
     let (s1, r1) = h.deliver_with_id("issue_comment", &body, "dup-1").await;
     let (s2, r2) = h.deliver_with_id("issue_comment", &body, "dup-1").await;
     assert_eq!(
@@ -66,10 +68,7 @@ scenario!(redelivery_enqueues_nothing, |h| {
         (StatusCode::OK, Some("duplicate"))
     );
     assert_eq!(h.job_count().await, 1);
-    assert!(h
-        .metrics()
-        .await
-        .contains("tfgate_jobs_total{kind=\"comment\",status=\"queued\"} 1"));
+    assert!(h.metrics().await.contains(&queued(1)));
 });
 
 scenario!(bad_signature_is_401_and_stores_nothing, |h| {
@@ -79,7 +78,9 @@ scenario!(bad_signature_is_401_and_stores_nothing, |h| {
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(h.job_count().await, 0);
-    assert!(h.metrics().await.contains("outcome=\"bad_signature\""));
+    let metrics = h.metrics().await;
+    assert!(metrics.contains("outcome=\"bad_signature\""));
+    assert!(metrics.contains("tfgate_jobs_total{kind=\"comment\",status=\"queued\"} 0"));
 });
 
 scenario!(rotated_secret_still_accepted, |h| {
