@@ -259,6 +259,17 @@ async fn run(cli: Cli) -> Result<i32> {
             tfgate::server::serve(state, workers).await?;
         }
         Cmd::Worker => {
+            // A worker on its own SQLite file would create an empty database that no server
+            // writes to, and wait on it forever (e.g. a fly `worker` machine without the volume).
+            if let Some(path) = tfgate::db::sqlite_file_path(&config.database_url) {
+                anyhow::ensure!(
+                    path.exists(),
+                    "no database at {}: `tfgate worker` works the queue that `tfgate serve` \
+                     writes, so it needs the same database (the same SQLite file, or \
+                     DATABASE_URL set to PostgreSQL for workers on other machines)",
+                    path.display()
+                );
+            }
             let workers = config.workers;
             let state = AppState::build(config).await?;
             tfgate::server::worker_only(state, workers).await?;

@@ -81,6 +81,22 @@ fn prune_reports_what_it_removed_and_refuses_a_retention_shorter_than_redelivery
 }
 
 #[test]
+fn a_worker_refuses_a_sqlite_database_that_serve_never_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = format!("--data-dir={}", dir.path().display());
+    let (code, _, err) = tfgate(&["worker", &data]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("no database at") && err.contains("DATABASE_URL"),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("tfgate.db").exists(),
+        "the refused worker created a database"
+    );
+}
+
+#[test]
 fn policy_explain_sees_the_projects_of_a_repo_layout() {
     let dir = tempfile::tempdir().unwrap();
     let policies = dir.path().join("policies");

@@ -142,7 +142,11 @@ impl Db {
 }
 
 /// The file of a `sqlite:` URL (`None` for an in-memory database).
-fn sqlite_file_path(url: &str) -> Option<std::path::PathBuf> {
+/// The file of a `sqlite:` URL; `None` for PostgreSQL and in-memory SQLite.
+pub fn sqlite_file_path(url: &str) -> Option<std::path::PathBuf> {
+    if !url.starts_with("sqlite:") {
+        return None;
+    }
     let path = url
         .trim_start_matches("sqlite://")
         .trim_start_matches("sqlite:");
@@ -183,6 +187,7 @@ mod tests {
             Some("/tmp/x/tfgate.db".into())
         );
         assert_eq!(sqlite_file_path("sqlite::memory:"), None);
+        assert_eq!(sqlite_file_path("postgres://tfgate@db/tfgate"), None);
         assert_eq!(
             sqlite_file_path("sqlite://shared?mode=memory&cache=shared"),
             None
