@@ -128,6 +128,15 @@ async fn dead_worker_job_is_reclaimed_after_lease(backend: Backend) {
     // The dead worker's late completion is refused; the new owner's counts.
     assert!(!queue::complete(&db, &first).await.unwrap());
     assert!(!queue::heartbeat(&db, &first, 1000).await.unwrap());
+    // Nor may its late failure put the job back in the queue or fail it.
+    assert_eq!(
+        queue::fail(&db, &first, true, "late").await.unwrap(),
+        "lease_lost"
+    );
+    assert_eq!(
+        queue::fail(&db, &first, false, "late").await.unwrap(),
+        "lease_lost"
+    );
     assert!(queue::complete(&db, &second).await.unwrap());
 }
 

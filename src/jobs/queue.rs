@@ -129,14 +129,16 @@ pub async fn complete(db: &Db, job: &ClaimedJob) -> Result<bool> {
     finish(db, job, "succeeded", None).await
 }
 
-/// Record a failure: retried with backoff when transient and attempts remain.
+/// Record a failure: retried with backoff when transient and attempts remain. `"lease_lost"`
+/// when this worker no longer holds the job (another one took it over): nothing is recorded.
 pub async fn fail(db: &Db, job: &ClaimedJob, transient: bool, error: &str) -> Result<&'static str> {
     let now = now_ms();
     let error = truncate(error, 2000);
     if transient && job.attempts < job.max_attempts {
-        sqlx::query(
+        let n = sqlx::query(
             "UPDATE jobs SET status = 'queued', run_at = $1, lease_until = NULL, lease_owner = NULL, \
-             last_error = $2, updated_at = $3 WHERE id = $4 AND lease_owner = $5",
+             last_error = $2, updated_at = $3 WHERE id = $4 AND lease_owner = $5 \
+             AND status = 'running'",
         )
         .bind(now + retry_backoff_ms(job.attempts))
         .bind(&error)
@@ -144,11 +146,13 @@ pub async fn fail(db: &Db, job: &ClaimedJob, transient: bool, error: &str) -> Re
         .bind(job.id)
         .bind(&job.lease_owner)
         .execute(&db.pool)
-        .await?;
-        Ok("retrying")
-    } else {
-        finish(db, job, "failed", Some(&error)).await?;
+        .await?
+        .rows_affected();
+        Ok(if n == 1 { "retrying" } else { "lease_lost" })
+    } else if finish(db, job, "failed", Some(&error)).await? {
         Ok("failed")
+    } else {
+        Ok("lease_lost")
     }
 }
 

@@ -107,7 +107,8 @@ async fn run_one_in_span<H: JobHandler>(
     heartbeat.abort();
     let status = match result {
         Ok(()) => match queue::complete(db, job).await {
-            Ok(_) => "succeeded",
+            Ok(true) => "succeeded",
+            Ok(false) => "lease_lost",
             Err(e) => {
                 tracing::error!(error = %format!("{e:#}"), "could not mark job done");
                 "unknown"
@@ -125,5 +126,10 @@ async fn run_one_in_span<H: JobHandler>(
             }
         }
     };
+    if status == "lease_lost" {
+        // Another worker re-claimed the job while this one ran it (heartbeats failed for a
+        // whole lease); its outcome stands and this one's is not recorded.
+        tracing::warn!("lease lost while running: another worker took the job over");
+    }
     metrics.job_finished(&job.kind, status);
 }
