@@ -40,6 +40,16 @@ pub struct ConfigArgs {
     /// Path of the GitHub App private key (PEM).
     #[arg(long, env = "TFGATE_PRIVATE_KEY_PATH", global = true)]
     pub private_key_path: Option<PathBuf>,
+    /// The GitHub App private key itself (PEM), for platforms that hand secrets over as
+    /// environment variables. Meant for the environment: a flag would show in `ps`.
+    #[arg(
+        long,
+        env = "TFGATE_PRIVATE_KEY",
+        global = true,
+        hide = true,
+        hide_env_values = true
+    )]
+    pub private_key: Option<String>,
     /// GitHub REST API base URL (GitHub Enterprise: `https://HOST/api/v3`).
     #[arg(long, env = "TFGATE_GITHUB_API_URL", global = true)]
     pub github_api_url: Option<String>,
@@ -162,6 +172,8 @@ pub struct Config {
     pub app_id: Option<u64>,
     pub app_slug: String,
     pub private_key_path: Option<PathBuf>,
+    /// `TFGATE_PRIVATE_KEY`: the PEM itself.
+    pub private_key: Option<SecretString>,
     pub github_api_url: String,
     pub github_url: String,
     pub public_url: Option<String>,
@@ -298,6 +310,11 @@ impl Config {
                 .or(file.app_slug)
                 .unwrap_or_else(|| "tfgate".into()),
             private_key_path: args.private_key_path.clone().or(file.private_key_path),
+            private_key: args
+                .private_key
+                .as_deref()
+                .filter(|pem| !pem.trim().is_empty())
+                .map(|pem| SecretString::from(pem_with_newlines(pem))),
             github_api_url: trim_url(
                 args.github_api_url
                     .clone()
@@ -349,6 +366,42 @@ fn trim_url(s: String) -> String {
 }
 
 /// Split a comma-separated secret list, dropping empty entries and surrounding spaces.
+/// A PEM given in one line with `\n` escapes (as some secret stores keep it) gets its line
+/// breaks back; one with real line breaks is kept as it is.
+fn pem_with_newlines(pem: &str) -> String {
+    if pem.contains('\n') {
+        pem.to_string()
+    } else {
+        pem.replace("\\n", "\n")
+    }
+}
+
+/// Where the App's private key comes from, checked: an App id needs exactly one key source
+/// and a key needs an App id. `None`: no App configured here (the manifest flow's file may
+/// hold one).
+pub fn app_key(config: &Config) -> Result<Option<(u64, SecretString)>> {
+    let key = match (&config.private_key, &config.private_key_path) {
+        (Some(_), Some(_)) => {
+            bail!("set TFGATE_PRIVATE_KEY or TFGATE_PRIVATE_KEY_PATH, not both")
+        }
+        (Some(pem), None) => Some(pem.clone()),
+        (None, Some(path)) => Some(SecretString::from(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("reading the App private key {}", path.display()))?,
+        )),
+        (None, None) => None,
+    };
+    match (config.app_id, key) {
+        (Some(id), Some(key)) => Ok(Some((id, key))),
+        (Some(_), None) => bail!(
+            "TFGATE_APP_ID is set but no private key: set TFGATE_PRIVATE_KEY_PATH (a PEM file) \
+             or TFGATE_PRIVATE_KEY (the PEM itself)"
+        ),
+        (None, Some(_)) => bail!("a GitHub App private key is configured but TFGATE_APP_ID is not"),
+        (None, None) => Ok(None),
+    }
+}
+
 pub fn split_secrets(list: &str) -> Vec<SecretString> {
     list.split(',')
         .map(str::trim)
@@ -367,6 +420,64 @@ mod tests {
         let s = split_secrets(" a, ,b ,");
         let v: Vec<&str> = s.iter().map(|x| x.expose_secret()).collect();
         assert_eq!(v, vec!["a", "b"]);
+    }
+
+    fn key_config(app_id: Option<u64>, pem: Option<&str>, path: Option<&str>) -> Config {
+        Config::resolve(&ConfigArgs {
+            data_dir: Some("/tmp/x".into()),
+            app_id,
+            private_key: pem.map(str::to_string),
+            private_key_path: path.map(PathBuf::from),
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_app_key_comes_from_the_environment_or_a_file_never_half_configured() {
+        use secrecy::ExposeSecret;
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/github/test-app-key.pem"
+        );
+        let pem = std::fs::read_to_string(file).unwrap();
+        let from_file = app_key(&key_config(Some(7), None, Some(file)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (from_file.0, from_file.1.expose_secret()),
+            (7, pem.as_str())
+        );
+        let from_env = app_key(&key_config(Some(7), Some(&pem), None))
+            .unwrap()
+            .unwrap();
+        assert_eq!(from_env.1.expose_secret(), pem);
+        // One line with `\n` escapes, as some secret stores keep a PEM.
+        let escaped = pem.trim_end().replace('\n', "\\n");
+        let from_one_line = app_key(&key_config(Some(7), Some(&escaped), None))
+            .unwrap()
+            .unwrap();
+        assert_eq!(from_one_line.1.expose_secret(), pem.trim_end());
+        assert!(app_key(&key_config(None, None, None)).unwrap().is_none());
+        assert!(app_key(&key_config(None, Some("  "), None))
+            .unwrap()
+            .is_none());
+        for (config, says) in [
+            (key_config(Some(7), None, None), "no private key"),
+            (key_config(None, Some(&pem), None), "TFGATE_APP_ID is not"),
+            (key_config(Some(7), Some(&pem), Some(file)), "not both"),
+            (
+                key_config(Some(7), None, Some("/nonexistent/key.pem")),
+                "/nonexistent/key.pem",
+            ),
+        ] {
+            let err = format!("{:#}", app_key(&config).unwrap_err());
+            assert!(err.contains(says), "{err}");
+            assert!(
+                !err.contains("PRIVATE KEY-----"),
+                "the key leaked into: {err}"
+            );
+        }
     }
 
     #[test]

@@ -141,15 +141,8 @@ impl AppState {
 
 /// App credentials from configuration (id + key file) or from the manifest flow's file.
 fn load_app(config: &Config) -> Result<(Option<GitHubApp>, Option<String>)> {
-    if let (Some(id), Some(path)) = (config.app_id, &config.private_key_path) {
-        let pem = std::fs::read_to_string(path)
-            .with_context(|| format!("reading the App private key {}", path.display()))?;
-        let app = GitHubApp::new(
-            id,
-            config.app_slug.clone(),
-            &SecretString::from(pem),
-            &config.github_api_url,
-        )?;
+    if let Some((id, pem)) = crate::config::app_key(config)? {
+        let app = GitHubApp::new(id, config.app_slug.clone(), &pem, &config.github_api_url)?;
         return Ok((Some(app), None));
     }
     match AppCredentials::load(&config.data_dir)? {
