@@ -30,6 +30,37 @@ scenario!(accepted_command_gets_eyes, |h| {
     assert_eq!(h.github.token_requests(), 1);
 });
 
+#[tokio::test]
+async fn the_tarball_token_is_requested_once_per_installation_until_forgotten() {
+    let github = support::fake_github::FakeGitHub::start().await;
+    let pem = std::fs::read_to_string(fixture_path("github/test-app-key.pem")).unwrap();
+    let app = tfgate::github::GitHubApp::new(
+        4242,
+        "tfgate".into(),
+        &secrecy::SecretString::from(pem),
+        &github.url(),
+    )
+    .unwrap();
+    use secrecy::ExposeSecret;
+    let first = app.installation_token(1).await.unwrap();
+    let again = app.installation_token(1).await.unwrap();
+    assert_eq!(first.expose_secret(), again.expose_secret());
+    assert_eq!(github.token_requests(), 1);
+    app.installation_token(2).await.unwrap();
+    assert_eq!(
+        github.token_requests(),
+        2,
+        "another installation, another token"
+    );
+    app.forget_installation(1);
+    app.installation_token(1).await.unwrap();
+    assert_eq!(
+        github.token_requests(),
+        3,
+        "an uninstalled installation's token is dropped"
+    );
+}
+
 scenario!(rejected_flag_gets_exact_reply, |h| {
     h.deliver(
         "issue_comment",

@@ -83,7 +83,13 @@ pub struct GitHubApp {
     pub api_url: String,
     app_client: Octocrab,
     installations: Mutex<HashMap<i64, Arc<Octocrab>>>,
+    /// Tokens handed out by [`GitHubApp::installation_token`], with when each was issued.
+    tokens: Mutex<HashMap<i64, (SecretString, std::time::Instant)>>,
 }
+
+/// GitHub's installation tokens expire one hour after they are issued; one is handed out again
+/// for 50 minutes, so a run that starts with it has at least 10 left to download the tarball.
+const TOKEN_REUSE: std::time::Duration = std::time::Duration::from_secs(50 * 60);
 
 impl GitHubApp {
     pub fn new(app_id: u64, slug: String, pem: &SecretString, api_url: &str) -> Result<GitHubApp> {
@@ -112,6 +118,7 @@ impl GitHubApp {
             api_url: api_url.to_string(),
             app_client,
             installations: Mutex::new(HashMap::new()),
+            tokens: Mutex::new(HashMap::new()),
         })
     }
 
@@ -131,13 +138,29 @@ impl GitHubApp {
         Ok(client)
     }
 
-    /// A fresh installation token, for fetching the repository tarball (never stored).
+    /// An installation token, for fetching the repository tarball: kept in memory only, and
+    /// requested again once it is [`TOKEN_REUSE`] old.
     pub async fn installation_token(&self, installation_id: i64) -> Result<SecretString> {
+        if let Some((token, issued)) = self
+            .tokens
+            .lock()
+            .expect("token cache lock")
+            .get(&installation_id)
+        {
+            if issued.elapsed() < TOKEN_REUSE {
+                return Ok(token.clone());
+            }
+        }
+        let issued = std::time::Instant::now();
         let (_, token) = self
             .app_client
             .installation_and_token(InstallationId(installation_id as u64))
             .await
             .context("requesting an installation token")?;
+        self.tokens
+            .lock()
+            .expect("token cache lock")
+            .insert(installation_id, (token.clone(), issued));
         Ok(token)
     }
 
@@ -146,6 +169,10 @@ impl GitHubApp {
         self.installations
             .lock()
             .expect("installation cache lock")
+            .remove(&installation_id);
+        self.tokens
+            .lock()
+            .expect("token cache lock")
             .remove(&installation_id);
     }
 }
