@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use wiremock::matchers::{method, path_regex};
+use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -403,6 +403,26 @@ impl FakeGitHub {
             .unwrap();
         let bytes = tar.into_inner().unwrap().finish().unwrap();
         self.with(|g| g.tarball = bytes);
+    }
+
+    /// Answer `POST /app-manifests/{code}/conversions` (once) as GitHub does after the user
+    /// created the App from tfgate's manifest: the new App's id, slug, key and webhook secret.
+    pub async fn accept_manifest_code(&self, code: &str, pem: &str, webhook_secret: &str) {
+        Mock::given(method("POST"))
+            .and(path(format!("/app-manifests/{code}/conversions")))
+            .respond_with(ResponseTemplate::new(201).set_body_json(json!({
+                "id": 90210, "slug": "tfgate-acme", "node_id": "A_kwDOBnAuIA",
+                "name": "tfgate-acme", "owner": {"login": "acme", "id": 1, "type": "Organization"},
+                "html_url": "https://github.com/apps/tfgate-acme",
+                "created_at": "2026-12-03T10:00:00Z", "updated_at": "2026-12-03T10:00:00Z",
+                "permissions": {"contents": "read", "pull_requests": "write"},
+                "events": ["issue_comment", "pull_request"],
+                "client_id": "Iv1.8a61f9b3a7aba766", "client_secret": "1726be1638095a19edd134c77bde3aa2ece1e5d8",
+                "webhook_secret": webhook_secret, "pem": pem
+            })))
+            .up_to_n_times(1)
+            .mount(&self.server)
+            .await;
     }
 
     pub fn token_requests(&self) -> usize {
