@@ -12,6 +12,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
+use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::state::AppState;
 
@@ -34,11 +35,27 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route(METRICS, get(ops::metrics))
         .route(SETUP, get(setup::index))
         .route(SETUP_CALLBACK, get(setup::callback))
+        .layer(CatchPanicLayer::custom(answer_panic))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             record_latency,
         ))
         .with_state(state)
+}
+
+/// A handler that panicked (a bug) answers 500 instead of dropping the connection; the server
+/// keeps serving. The panic's message stays out of the answer (it may quote request data).
+fn answer_panic(_panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    tracing::error!("a request handler panicked; answered 500");
+    let mut resp = Response::new(axum::body::Body::from(
+        r#"{"outcome":"internal_error","detail":"internal error; see the server log"}"#,
+    ));
+    *resp.status_mut() = axum::http::StatusCode::INTERNAL_SERVER_ERROR;
+    resp.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    );
+    resp
 }
 
 async fn record_latency(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
@@ -83,5 +100,33 @@ mod tests {
             assert_eq!(body, route.as_bytes());
         }
         assert_eq!(route_label(None), "unmatched");
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_500_without_its_message_and_the_router_keeps_serving() {
+        let app = Router::new()
+            .route(
+                "/boom",
+                get(|| async { panic!("secret-ish request data") as &'static str }),
+            )
+            .route("/fine", get(|| async { "ok" }))
+            .layer(CatchPanicLayer::custom(answer_panic));
+        let resp = app
+            .clone()
+            .oneshot(Request::get("/boom").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        let body = axum::body::to_bytes(resp.into_body(), 1024).await.unwrap();
+        let body = String::from_utf8_lossy(&body);
+        assert!(
+            body.contains("internal_error") && !body.contains("secret-ish"),
+            "{body}"
+        );
+        let resp = app
+            .oneshot(Request::get("/fine").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), axum::http::StatusCode::OK);
     }
 }
