@@ -251,3 +251,95 @@ scenario!(
         assert!(last_audit_rule(&h).await.ends_with(":deny"));
     }
 );
+
+/// Queue a run job of the fixture PR that is not due for an hour (so no test worker takes it).
+async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
+    let comment = pr_comment("/plan", "alice");
+    let run = tfgate::webhook::run_job::RunJob {
+        repo: tfgate::webhook::event::RepoRef {
+            installation_id: comment["installation"]["id"].as_i64().unwrap(),
+            owner: "Codertocat".into(),
+            name: "Hello-World".into(),
+        },
+        number: 1,
+        command: command.into(),
+        projects: projects.iter().map(|p| p.to_string()).collect(),
+        actor: "alice".into(),
+        terraform_args: vec![],
+        accept_inputs: vec![],
+    };
+    let job = tfgate::jobs::NewJob {
+        kind: tfgate::jobs::JobKind::Run,
+        payload: serde_json::to_string(&run).unwrap(),
+        repo: Some("Codertocat/Hello-World".into()),
+        pr: Some(1),
+        max_attempts: 1,
+    };
+    tfgate::jobs::queue::enqueue_after(&h.state.db, &job, 3_600_000)
+        .await
+        .unwrap()
+}
+
+async fn job_state(h: &Harness, id: i64) -> (String, Vec<String>) {
+    let (status, payload): (String, String) =
+        sqlx::query_as("SELECT status, payload FROM jobs WHERE id = $1")
+            .bind(id)
+            .fetch_one(&h.state.db.pool)
+            .await
+            .unwrap();
+    let run: tfgate::webhook::run_job::RunJob = serde_json::from_str(&payload).unwrap();
+    (status, run.projects)
+}
+
+scenario!(
+    cancel_takes_only_the_named_project_out_of_queued_runs_with_one_reply,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        let both = queue_run(&h, "plan", &["network", "eks"]).await;
+        let eks_apply = queue_run(&h, "apply", &["eks"]).await;
+        assert_eq!(
+            reply_to(&h, "/cancel -p eks", "alice").await,
+            vec![
+                "Cancelled the queued plan of `eks`; apply of `eks`. A run that has started is \
+                  never stopped by a comment."
+            ]
+        );
+        assert_eq!(
+            job_state(&h, both).await,
+            ("queued".into(), vec!["network".into()])
+        );
+        assert_eq!(job_state(&h, eks_apply).await.0, "cancelled");
+        assert_eq!(
+            reply_to(&h, "/cancel -p eks", "alice").await,
+            vec![
+                "Nothing to cancel: no queued plan or apply of `eks`. A run that has started \
+                  is never stopped by a comment."
+            ]
+        );
+        // Without -p: the projects the PR changes (eks, argocd); the network plan stays.
+        assert_eq!(reply_to(&h, "/cancel", "alice").await.len(), 1);
+        assert_eq!(job_state(&h, both).await.0, "queued");
+        reply_to(&h, "/cancel -p network", "alice").await;
+        assert_eq!(job_state(&h, both).await.0, "cancelled");
+    }
+);
+
+scenario!(
+    unlock_of_several_projects_answers_once,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        // The PR changes two declared projects (eks, argocd): one release each, one reply.
+        assert_eq!(
+            reply_to(&h, "/unlock", "alice").await,
+            vec!["Released 0 lock(s) held by this pull request."]
+        );
+        let audit = tfgate::db::audit::recent(&h.state.db, 2).await.unwrap();
+        let decisions: Vec<_> = audit
+            .iter()
+            .map(|a| (a.action.as_str(), a.result.as_str()))
+            .collect();
+        assert_eq!(decisions, vec![("unlock", "allow"), ("unlock", "allow")]);
+    }
+);

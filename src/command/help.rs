@@ -55,7 +55,7 @@ impl CommandKind {
             },
             CommandKind::Cancel => CommandHelp {
                 usage: "/cancel [-p NAME]",
-                summary: "Cancels the queued or running jobs of this pull request.",
+                summary: "Cancels this pull request's queued plans and applies (of the named project only); one that has started is never stopped.",
                 flags: &[SELECT_PROJECT],
             },
             CommandKind::Inputs => CommandHelp {

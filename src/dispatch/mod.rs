@@ -2,4 +2,5 @@
 //! a comment or a pull-request event. The worker carries the effects out.
 
 pub mod authorize;
+pub mod cancel;
 pub mod comment;

@@ -172,6 +172,47 @@ async fn finish(db: &Db, job: &ClaimedJob, status: &str, error: Option<&str>) ->
     Ok(n == 1)
 }
 
+/// The queued jobs of one kind of a PR, oldest first: (id, payload).
+pub async fn queued_for_pr(db: &Db, repo: &str, pr: i64, kind: &str) -> Result<Vec<(i64, String)>> {
+    let rows: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT id, payload FROM jobs WHERE repo = $1 AND pr = $2 AND kind = $3 \
+         AND status = 'queued' ORDER BY id",
+    )
+    .bind(repo)
+    .bind(pr)
+    .bind(kind)
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows)
+}
+
+/// Cancel one job if it is still queued (a worker may have claimed it since it was read).
+pub async fn cancel_if_queued(db: &Db, id: i64) -> Result<bool> {
+    let n = sqlx::query(
+        "UPDATE jobs SET status = 'cancelled', updated_at = $1 WHERE id = $2 AND status = 'queued'",
+    )
+    .bind(now_ms())
+    .bind(id)
+    .execute(&db.pool)
+    .await?
+    .rows_affected();
+    Ok(n == 1)
+}
+
+/// Replace a job's payload if it is still queued.
+pub async fn replace_payload_if_queued(db: &Db, id: i64, payload: &str) -> Result<bool> {
+    let n = sqlx::query(
+        "UPDATE jobs SET payload = $1, updated_at = $2 WHERE id = $3 AND status = 'queued'",
+    )
+    .bind(payload)
+    .bind(now_ms())
+    .bind(id)
+    .execute(&db.pool)
+    .await?
+    .rows_affected();
+    Ok(n == 1)
+}
+
 /// Cancel queued (not running) jobs of a PR; returns how many.
 pub async fn cancel_queued_for_pr(db: &Db, repo: &str, pr: i64, kind: &str) -> Result<u64> {
     let n = sqlx::query(

@@ -6,6 +6,7 @@ use super::authorize::{authorize, Authorized};
 use super::{github_error, payload};
 use crate::command::{parse_comment, CommandKind};
 use crate::db::locks;
+use crate::dispatch::cancel::{cancel_reply, cancel_steps, cancelled_by, CancelStep};
 use crate::dispatch::comment::{comment_effects, CommentEffect};
 use crate::github::api;
 use crate::inputs;
@@ -68,6 +69,10 @@ async fn execute_allowed(
     type PendingRun = (CommandKind, Vec<ProjectId>, Vec<String>, Vec<String>);
     let mut runs: Vec<PendingRun> = Vec::new();
     let mut inputs_sent = false;
+    // Projects `/cancel` is allowed on: one pass over the queue and one reply after the loop.
+    let mut cancel: Vec<String> = Vec::new();
+    // `/unlock` acts per allowed project and answers once.
+    let (mut unlocked, mut released) = (false, 0);
     for a in &allowed {
         tracing::info!(
             command = a.command.kind.name(),
@@ -103,29 +108,17 @@ async fn execute_allowed(
                 }
             }
             CommandKind::Unlock => {
-                let n = locks::release(&state.db, &repo, comment.number, a.project.as_deref())
+                released += locks::release(&state.db, &repo, comment.number, a.project.as_deref())
                     .await
                     .map_err(JobError::Transient)?;
-                let body = format!("Released {n} lock(s) held by this pull request.");
-                api::create_comment(gh, &comment.repo, comment.number, &body)
-                    .await
-                    .map_err(github_error)?;
+                unlocked = true;
             }
             CommandKind::Cancel => {
-                let n = queue::cancel_queued_for_pr(
-                    &state.db,
-                    &repo,
-                    comment.number,
-                    JobKind::Run.as_str(),
-                )
-                .await
-                .map_err(JobError::Transient)?;
-                let body = format!(
-                    "Cancelled {n} queued run(s). A running apply is never stopped by a comment."
-                );
-                api::create_comment(gh, &comment.repo, comment.number, &body)
-                    .await
-                    .map_err(github_error)?;
+                if let Some(project) = &a.project {
+                    if !cancel.contains(project) {
+                        cancel.push(project.clone());
+                    }
+                }
             }
             CommandKind::Inputs if !inputs_sent => {
                 inputs_sent = true;
@@ -136,6 +129,18 @@ async fn execute_allowed(
             }
             CommandKind::Inputs | CommandKind::Help => {}
         }
+    }
+    if unlocked {
+        let body = format!("Released {released} lock(s) held by this pull request.");
+        api::create_comment(gh, &comment.repo, comment.number, &body)
+            .await
+            .map_err(github_error)?;
+    }
+    if !cancel.is_empty() {
+        let body = cancel_queued_runs(state, &repo, comment.number, &cancel).await?;
+        api::create_comment(gh, &comment.repo, comment.number, &body)
+            .await
+            .map_err(github_error)?;
     }
     for (kind, projects, terraform_args, accept_inputs) in runs {
         let ordered = order_by_dependencies(&projects, &policy.specs())
@@ -168,4 +173,37 @@ async fn execute_allowed(
     }
     state.wake.notify_waiters();
     Ok(())
+}
+
+/// Drop or shrink the PR's queued runs of `projects`; returns the reply. A job a worker claims
+/// meanwhile is left alone (and not reported as cancelled).
+async fn cancel_queued_runs(
+    state: &AppState,
+    repo: &str,
+    pr: i64,
+    projects: &[String],
+) -> Result<String, JobError> {
+    let rows = queue::queued_for_pr(&state.db, repo, pr, JobKind::Run.as_str())
+        .await
+        .map_err(JobError::Transient)?;
+    // A payload that does not parse is not ours to rewrite; it is left queued.
+    let queued: Vec<(i64, RunJob)> = rows
+        .into_iter()
+        .filter_map(|(id, payload)| Some((id, serde_json::from_str(&payload).ok()?)))
+        .collect();
+    let mut cancelled = Vec::new();
+    for step in cancel_steps(&queued, projects) {
+        let done = match &step {
+            CancelStep::Drop { job_id } => queue::cancel_if_queued(&state.db, *job_id).await,
+            CancelStep::Shrink { job_id, keep } => {
+                let payload = serde_json::to_string(keep).expect("run payload serialises");
+                queue::replace_payload_if_queued(&state.db, *job_id, &payload).await
+            }
+        }
+        .map_err(JobError::Transient)?;
+        if done {
+            cancelled.extend(cancelled_by(&step, &queued));
+        }
+    }
+    Ok(cancel_reply(projects, &cancelled))
 }
