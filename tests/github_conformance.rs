@@ -1,9 +1,17 @@
 //! Every GitHub request tfgate makes, sent once to Prism serving GitHub's official OpenAPI
 //! description (npm `@octokit/openapi`). Prism answers 422 to a request that breaks the spec
-//! (wrong path, method, parameter or body), which fails the call and so the test.
+//! (wrong path, method, parameter or body), which fails the call and so the test; and every
+//! request goes through a recording proxy that keeps each request-side violation Prism names
+//! in its `sl-violations` header (also those it lets pass with a 2xx), so the test fails on
+//! any of them.
 
 mod support;
 
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::response::Response;
 use secrecy::SecretString;
 use tfgate::checkout::{tarball_request, tarball_url};
 use tfgate::github::{api, facts, manifest, GitHubApp};
@@ -23,6 +31,74 @@ fn prism_url() -> Option<String> {
     }
 }
 
+/// A pass-through proxy in front of Prism that records what Prism says about each request.
+struct Recorder {
+    url: String,
+    /// `METHOD PATH: violation` for every request-side violation Prism reported.
+    violations: Arc<Mutex<Vec<String>>>,
+    /// `METHOD PATH` of every request that went through.
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+async fn recording_proxy(prism: String) -> Recorder {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let violations = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let (v, s) = (violations.clone(), seen.clone());
+    let app = axum::Router::new().fallback(move |req: Request| {
+        let (client, prism, v, s) = (client.clone(), prism.clone(), v.clone(), s.clone());
+        async move {
+            let (parts, body) = req.into_parts();
+            let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let target = parts
+                .uri
+                .path_and_query()
+                .map(|p| p.as_str())
+                .unwrap_or("/");
+            let what = format!("{} {}", parts.method, parts.uri.path());
+            s.lock().unwrap().push(what.clone());
+            let mut headers = parts.headers.clone();
+            headers.remove(http::header::HOST);
+            let resp = client
+                .request(parts.method, format!("{prism}{target}"))
+                .headers(headers)
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let status = resp.status();
+            let mut headers = resp.headers().clone();
+            if let Some(header) = headers.get("sl-violations") {
+                let list: Vec<serde_json::Value> =
+                    serde_json::from_slice(header.as_bytes()).unwrap();
+                for violation in list {
+                    if violation["location"][0] == "request" {
+                        v.lock().unwrap().push(format!("{what}: {violation}"));
+                    }
+                }
+            }
+            let bytes = resp.bytes().await.unwrap();
+            headers.remove(http::header::TRANSFER_ENCODING);
+            headers.remove(http::header::CONTENT_LENGTH);
+            let mut out = Response::new(Body::from(bytes));
+            *out.status_mut() = status;
+            *out.headers_mut() = headers;
+            out
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    Recorder {
+        url,
+        violations,
+        seen,
+    }
+}
+
 fn app(url: &str) -> GitHubApp {
     let pem = std::fs::read_to_string(support::fixture_path("github/test-app-key.pem")).unwrap();
     GitHubApp::new(4242, "tfgate".into(), &SecretString::from(pem), url).unwrap()
@@ -38,7 +114,9 @@ fn repo() -> RepoRef {
 
 #[tokio::test]
 async fn every_github_call_conforms_to_the_official_spec() {
-    let Some(url) = prism_url() else { return };
+    let Some(prism) = prism_url() else { return };
+    let recorder = recording_proxy(prism).await;
+    let url = recorder.url.clone();
     let app = app(&url);
     // The installation token request (JWT-authenticated) happens on the first call.
     let gh = app.installation(1).unwrap();
@@ -109,16 +187,41 @@ async fn every_github_call_conforms_to_the_official_spec() {
     manifest::exchange_code(&url, "abc123")
         .await
         .expect("manifest conversion");
+    let violations = recorder.violations.lock().unwrap().clone();
+    assert!(violations.is_empty(), "{violations:#?}");
+    // Every call above went through the proxy (the token request included).
+    let seen = recorder.seen.lock().unwrap().clone();
+    for expected in [
+        "POST /app/installations/1/access_tokens",
+        "POST /repos/octo-org/infra/issues/7/comments",
+        "POST /app-manifests/abc123/conversions",
+    ] {
+        assert!(
+            seen.iter().any(|s| s == expected),
+            "{expected} not in {seen:#?}"
+        );
+    }
+    assert!(seen.len() >= 16, "{seen:#?}");
 }
 
 #[tokio::test]
 async fn the_check_can_fail_a_request_outside_the_spec() {
-    let Some(url) = prism_url() else { return };
-    let app = app(&url);
+    let Some(prism) = prism_url() else { return };
+    let recorder = recording_proxy(prism).await;
+    let app = app(&recorder.url);
     let gh = app.installation(1).unwrap();
     let err = api::react_to_comment(&gh, &repo(), 1, "banana").await;
     assert!(
         err.is_err(),
         "Prism must reject a reaction the spec does not allow"
+    );
+    // And the proxy recorded why, which is what fails the conformance test on a violation
+    // that Prism lets pass.
+    let violations = recorder.violations.lock().unwrap().clone();
+    assert!(
+        violations
+            .iter()
+            .any(|v| v.contains("reactions") && v.contains("\"enum\"")),
+        "{violations:#?}"
     );
 }
