@@ -100,7 +100,10 @@ npm_installed_version() {
 }
 
 do_npm() {
-  command -v node >/dev/null || { log "node is missing (Node 20 expected)"; exit 1; }
+  if ! command -v node >/dev/null; then
+    # Machines of this kind ship Node 20; a bare Debian 12 gets its own Node 18 (enough here).
+    apt_install nodejs npm
+  fi
   local spec name version need=()
   for spec in "${NPM_PACKAGES[@]}"; do
     name="${spec%@*}"

@@ -40,7 +40,11 @@ for candidate in pip3 pip; do
     if command -v "$candidate" >/dev/null; then PIP="$candidate"; break; fi
 done
 if [[ -z "$PIP" ]]; then
-    if python3 -m pip --version >/dev/null 2>&1; then PIP="python3 -m pip"; else
+    if python3 -m pip --version >/dev/null 2>&1; then PIP="python3 -m pip"
+    elif [[ -x "$ROOT/.tools/venv/bin/python" ]]; then
+        # The test tools' venv (scripts/install-deps.sh) has a pip of its own.
+        PIP="$ROOT/.tools/venv/bin/python -m pip"
+    else
         die "pip not found; install it (Debian: apt-get install -y python3-pip)"
     fi
 fi

@@ -23,6 +23,10 @@ step "disk before the run"
 disk
 
 step "installing test dependencies"
+# rustfmt and clippy ship with this kind of machine's toolchain; add them where they do not.
+for component in rustfmt clippy; do
+  cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1 || rustup component add "$component"
+done
 bash scripts/install-deps.sh
 bash scripts/install-terraform.sh >/dev/null          # .tools/bin/terraform (sha256-checked)
 bash scripts/build-test-provider.sh >/dev/null        # .tools/provider-mirror + fake-provider.tfrc

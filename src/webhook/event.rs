@@ -207,7 +207,8 @@ pub fn valid_event_name(event: &str) -> bool {
         && event.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
 }
 
-/// The events tfgate acts on; every other event is stored as ignored without a full parse.
+/// The events tfgate acts on; every other event is answered as ignored (nothing stored) without
+/// a full parse.
 const HANDLED_EVENTS: [&str; 5] = [
     "issue_comment",
     "pull_request",
