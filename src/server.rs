@@ -6,7 +6,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use tokio::sync::watch;
 
+use crate::db::Backend;
 use crate::jobs::runner::{run_worker, WorkerOptions};
+use crate::jobs::{owner, queue};
 use crate::state::AppState;
 use crate::worker::Dispatcher;
 
@@ -17,11 +19,12 @@ pub fn spawn_workers(
     shutdown: &watch::Receiver<bool>,
 ) -> Vec<tokio::task::JoinHandle<()>> {
     let handler = Arc::new(Dispatcher::new(state.clone()));
-    let host = hostname();
+    let host = owner::this_host();
+    let start = owner::own_start_time();
     (0..count)
         .map(|i| {
             let opts = WorkerOptions {
-                name: format!("{host}-{}-w{i}", std::process::id()),
+                name: owner::owner_name(&host, std::process::id(), start, i),
                 lease: Duration::from_secs(state.config.job_lease_secs),
                 poll_interval: Duration::from_millis(250),
             };
@@ -35,6 +38,35 @@ pub fn spawn_workers(
             ))
         })
         .collect()
+}
+
+/// On SQLite (one host): hand the running jobs of tfgate processes on this host that are gone
+/// (killed, crashed) back to the queue now rather than after their lease ([`owner`]).
+pub async fn reclaim_jobs_of_dead_local_workers(state: &AppState) {
+    if state.db.backend != Backend::Sqlite {
+        return;
+    }
+    let host = owner::this_host();
+    let owners = match queue::running_owners(&state.db).await {
+        Ok(owners) => owners,
+        Err(e) => {
+            tracing::warn!(error = %format!("{e:#}"), "could not read running jobs' owners");
+            return;
+        }
+    };
+    for dead in owners
+        .iter()
+        .filter(|o| owner::is_dead_local_owner(o, &host, owner::process_alive))
+    {
+        match queue::expire_leases_of(&state.db, dead).await {
+            Ok(n) => {
+                tracing::warn!(owner = %dead, jobs = n, "worker process is gone; its jobs are re-claimed now")
+            }
+            Err(e) => {
+                tracing::warn!(error = %format!("{e:#}"), "could not release a dead worker's jobs")
+            }
+        }
+    }
 }
 
 /// First pruning pass this long after start, then every [`PRUNE_EVERY`].
@@ -80,14 +112,6 @@ pub async fn retention_pass(state: &AppState, days: u32) -> Result<crate::db::re
     Ok(pruned)
 }
 
-fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "tfgate".into())
-}
-
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -106,6 +130,9 @@ async fn shutdown_signal() {
 pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
     state.policies.reload_on_sighup();
     let (tx, rx) = watch::channel(false);
+    if workers > 0 {
+        reclaim_jobs_of_dead_local_workers(&state).await;
+    }
     let mut handles = spawn_workers(&state, workers, &rx);
     handles.extend(spawn_retention(&state, rx.clone()));
     let listener = tokio::net::TcpListener::bind(state.config.addr)
@@ -143,6 +170,7 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
 pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {
     state.policies.reload_on_sighup();
     let (tx, rx) = watch::channel(false);
+    reclaim_jobs_of_dead_local_workers(&state).await;
     let mut handles = spawn_workers(&state, workers.max(1), &rx);
     handles.extend(spawn_retention(&state, rx.clone()));
     tracing::info!(workers = workers.max(1), "tfgate worker running");

@@ -84,21 +84,7 @@ async fn job_survives_kill_9_and_runs_after_restart() {
         "setup page offered with no App configured"
     );
 
-    let body = serde_json::to_vec(&pr_comment("Looks good to me", "alice")).unwrap();
-    let resp = client
-        .post(format!("{base}/webhooks"))
-        .header("x-github-event", "issue_comment")
-        .header("x-github-delivery", "kill-9-delivery")
-        .header(
-            "x-hub-signature-256",
-            tfgate::webhook::signature::sign(SECRET, &body),
-        )
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 202);
+    deliver(&client, &base, "kill-9-delivery").await;
     server.kill().unwrap(); // SIGKILL
     server.wait().unwrap();
 
@@ -109,15 +95,74 @@ async fn job_survives_kill_9_and_runs_after_restart() {
 
     let mut server = start(&data, port, 1);
     wait_healthy(&client, &base).await;
+    let status = wait_for_success(&data).await;
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(status, "succeeded");
+}
+
+/// A job that the killed server's own worker held runs at once after the restart, not after
+/// its 10-minute lease: on SQLite every worker is on this host, and the dead one is gone.
+#[tokio::test]
+async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
+    use tfgate::jobs::{owner, queue};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let mut server = start(&data, port, 0);
+    wait_healthy(&client, &base).await;
+    deliver(&client, &base, "held-delivery").await;
+    let pid = server.id();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let started = owner::start_time_in_stat(&stat).unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    // What the killed server's worker 0 wrote when it claimed the job.
+    let url = format!("sqlite://{}?mode=rwc", data.join("tfgate.db").display());
+    let db = tfgate::db::Db::connect(&url).await.unwrap();
+    let held_by = owner::owner_name(&owner::this_host(), pid, started, 0);
+    queue::claim(&db, &held_by, 600_000).await.unwrap().unwrap();
+    db.pool.close().await;
+    assert_eq!(jobs(&data)[0]["status"], "running");
+
+    let mut server = start(&data, port, 1);
+    wait_healthy(&client, &base).await;
+    let status = wait_for_success(&data).await;
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_eq!(status, "succeeded");
+    assert_eq!(jobs(&data)[0]["attempts"], 2, "taken over, not run anew");
+}
+
+async fn deliver(client: &reqwest::Client, base: &str, id: &str) {
+    let body = serde_json::to_vec(&pr_comment("Looks good to me", "alice")).unwrap();
+    let resp = client
+        .post(format!("{base}/webhooks"))
+        .header("x-github-event", "issue_comment")
+        .header("x-github-delivery", id)
+        .header(
+            "x-hub-signature-256",
+            tfgate::webhook::signature::sign(SECRET, &body),
+        )
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 202);
+}
+
+/// The only job's status once it succeeded, or after 10 s.
+async fn wait_for_success(data: &std::path::Path) -> String {
     let mut status = String::new();
     for _ in 0..100 {
-        status = jobs(&data)[0]["status"].as_str().unwrap().to_string();
+        status = jobs(data)[0]["status"].as_str().unwrap().to_string();
         if status == "succeeded" {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    server.kill().unwrap();
-    server.wait().unwrap();
-    assert_eq!(status, "succeeded");
+    status
 }

@@ -2,6 +2,7 @@
 //! heartbeat; a job whose worker dies is re-claimed once its lease expires and its handler is
 //! told so. Transient failures are retried with exponential backoff.
 
+pub mod owner;
 pub mod queue;
 pub mod runner;
 

@@ -172,6 +172,31 @@ async fn finish(db: &Db, job: &ClaimedJob, status: &str, error: Option<&str>) ->
     Ok(n == 1)
 }
 
+/// The distinct lease owners of running jobs.
+pub async fn running_owners(db: &Db) -> Result<Vec<String>> {
+    let owners: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT lease_owner FROM jobs WHERE status = 'running' AND lease_owner IS NOT NULL",
+    )
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(owners)
+}
+
+/// End the leases of `owner`'s running jobs now: the next claim takes them over, as it would
+/// once they expired (the handler is told the previous worker died). Returns how many.
+pub async fn expire_leases_of(db: &Db, owner: &str) -> Result<u64> {
+    let n = sqlx::query(
+        "UPDATE jobs SET lease_until = 0, updated_at = $1 \
+         WHERE status = 'running' AND lease_owner = $2",
+    )
+    .bind(now_ms())
+    .bind(owner)
+    .execute(&db.pool)
+    .await?
+    .rows_affected();
+    Ok(n)
+}
+
 /// The queued jobs of one kind of a PR, oldest first: (id, payload).
 pub async fn queued_for_pr(db: &Db, repo: &str, pr: i64, kind: &str) -> Result<Vec<(i64, String)>> {
     let rows: Vec<(i64, String)> = sqlx::query_as(
