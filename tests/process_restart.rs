@@ -64,13 +64,14 @@ fn jobs(data: &std::path::Path) -> Vec<serde_json::Value> {
 
 #[tokio::test]
 async fn job_survives_kill_9_and_runs_after_restart() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
-    let mut server = start(&data, port, 0);
-    wait_healthy(&client, &base).await;
+    let Fresh {
+        _dir,
+        data,
+        port,
+        base,
+        client,
+        mut server,
+    } = fresh_server_without_workers().await;
     let page = client
         .get(format!("{base}/"))
         .send()
@@ -106,13 +107,14 @@ async fn job_survives_kill_9_and_runs_after_restart() {
 #[tokio::test]
 async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
     use tfgate::jobs::{owner, queue};
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::new();
-    let mut server = start(&data, port, 0);
-    wait_healthy(&client, &base).await;
+    let Fresh {
+        _dir,
+        data,
+        port,
+        base,
+        client,
+        mut server,
+    } = fresh_server_without_workers().await;
     deliver(&client, &base, "held-delivery").await;
     let pid = server.id();
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -134,6 +136,34 @@ async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
     server.wait().unwrap();
     assert_eq!(status, "succeeded");
     assert_eq!(jobs(&data)[0]["attempts"], 2, "taken over, not run anew");
+}
+
+/// A server on an empty data directory, running no workers (deliveries stay queued).
+struct Fresh {
+    _dir: tempfile::TempDir,
+    data: std::path::PathBuf,
+    port: u16,
+    base: String,
+    client: reqwest::Client,
+    server: Child,
+}
+
+async fn fresh_server_without_workers() -> Fresh {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let port = free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let server = start(&data, port, 0);
+    wait_healthy(&client, &base).await;
+    Fresh {
+        _dir: dir,
+        data,
+        port,
+        base,
+        client,
+        server,
+    }
 }
 
 async fn deliver(client: &reqwest::Client, base: &str, id: &str) {
