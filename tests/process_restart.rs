@@ -64,14 +64,9 @@ fn jobs(data: &std::path::Path) -> Vec<serde_json::Value> {
 
 #[tokio::test]
 async fn job_survives_kill_9_and_runs_after_restart() {
-    let Fresh {
-        _dir,
-        data,
-        port,
-        base,
-        client,
-        mut server,
-    } = fresh_server_without_workers().await;
+    let fresh = fresh_server_without_workers().await;
+    let (data, port, base, client) = (&fresh.data, fresh.port, &fresh.base, &fresh.client);
+    let mut server = fresh.server;
     let page = client
         .get(format!("{base}/"))
         .send()
@@ -85,18 +80,18 @@ async fn job_survives_kill_9_and_runs_after_restart() {
         "setup page offered with no App configured"
     );
 
-    deliver(&client, &base, "kill-9-delivery").await;
+    deliver(client, base, "kill-9-delivery").await;
     server.kill().unwrap(); // SIGKILL
     server.wait().unwrap();
 
-    let before = jobs(&data);
+    let before = jobs(data);
     assert_eq!(before.len(), 1);
     assert_eq!(before[0]["status"], "queued");
     assert_eq!(before[0]["delivery_id"], "kill-9-delivery");
 
-    let mut server = start(&data, port, 1);
-    wait_healthy(&client, &base).await;
-    let status = wait_for_success(&data).await;
+    let mut server = start(data, port, 1);
+    wait_healthy(client, base).await;
+    let status = wait_for_success(data).await;
     server.kill().unwrap();
     server.wait().unwrap();
     assert_eq!(status, "succeeded");
@@ -107,15 +102,10 @@ async fn job_survives_kill_9_and_runs_after_restart() {
 #[tokio::test]
 async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
     use tfgate::jobs::{owner, queue};
-    let Fresh {
-        _dir,
-        data,
-        port,
-        base,
-        client,
-        mut server,
-    } = fresh_server_without_workers().await;
-    deliver(&client, &base, "held-delivery").await;
+    let fresh = fresh_server_without_workers().await;
+    let (data, port, base, client) = (&fresh.data, fresh.port, &fresh.base, &fresh.client);
+    let mut server = fresh.server;
+    deliver(client, base, "held-delivery").await;
     let pid = server.id();
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let started = owner::start_time_in_stat(&stat).unwrap();
@@ -127,19 +117,20 @@ async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
     let held_by = owner::owner_name(&owner::this_host(), pid, started, 0);
     queue::claim(&db, &held_by, 600_000).await.unwrap().unwrap();
     db.pool.close().await;
-    assert_eq!(jobs(&data)[0]["status"], "running");
+    assert_eq!(jobs(data)[0]["status"], "running");
 
-    let mut server = start(&data, port, 1);
-    wait_healthy(&client, &base).await;
-    let status = wait_for_success(&data).await;
+    let mut server = start(data, port, 1);
+    wait_healthy(client, base).await;
+    let status = wait_for_success(data).await;
     server.kill().unwrap();
     server.wait().unwrap();
     assert_eq!(status, "succeeded");
-    assert_eq!(jobs(&data)[0]["attempts"], 2, "taken over, not run anew");
+    assert_eq!(jobs(data)[0]["attempts"], 2, "taken over, not run anew");
 }
 
 /// A server on an empty data directory, running no workers (deliveries stay queued).
 struct Fresh {
+    /// Holds the data directory until the test ends.
     _dir: tempfile::TempDir,
     data: std::path::PathBuf,
     port: u16,
