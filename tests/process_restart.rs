@@ -64,9 +64,8 @@ fn jobs(data: &std::path::Path) -> Vec<serde_json::Value> {
 
 #[tokio::test]
 async fn job_survives_kill_9_and_runs_after_restart() {
-    let fresh = fresh_server_without_workers().await;
-    let (data, port, base, client) = (&fresh.data, fresh.port, &fresh.base, &fresh.client);
-    let mut server = fresh.server;
+    let (fresh, mut server) = fresh_server_without_workers().await;
+    let (data, base, client) = (&fresh.data, &fresh.base, &fresh.client);
     let page = client
         .get(format!("{base}/"))
         .send()
@@ -89,12 +88,7 @@ async fn job_survives_kill_9_and_runs_after_restart() {
     assert_eq!(before[0]["status"], "queued");
     assert_eq!(before[0]["delivery_id"], "kill-9-delivery");
 
-    let mut server = start(data, port, 1);
-    wait_healthy(client, base).await;
-    let status = wait_for_success(data).await;
-    server.kill().unwrap();
-    server.wait().unwrap();
-    assert_eq!(status, "succeeded");
+    assert_eq!(restart_with_a_worker(&fresh).await, "succeeded");
 }
 
 /// A job that the killed server's own worker held runs at once after the restart, not after
@@ -102,9 +96,8 @@ async fn job_survives_kill_9_and_runs_after_restart() {
 #[tokio::test]
 async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
     use tfgate::jobs::{owner, queue};
-    let fresh = fresh_server_without_workers().await;
-    let (data, port, base, client) = (&fresh.data, fresh.port, &fresh.base, &fresh.client);
-    let mut server = fresh.server;
+    let (fresh, mut server) = fresh_server_without_workers().await;
+    let (data, base, client) = (&fresh.data, &fresh.base, &fresh.client);
     deliver(client, base, "held-delivery").await;
     let pid = server.id();
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -119,12 +112,7 @@ async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
     db.pool.close().await;
     assert_eq!(jobs(data)[0]["status"], "running");
 
-    let mut server = start(data, port, 1);
-    wait_healthy(client, base).await;
-    let status = wait_for_success(data).await;
-    server.kill().unwrap();
-    server.wait().unwrap();
-    assert_eq!(status, "succeeded");
+    assert_eq!(restart_with_a_worker(&fresh).await, "succeeded");
     assert_eq!(jobs(data)[0]["attempts"], 2, "taken over, not run anew");
 }
 
@@ -136,10 +124,9 @@ struct Fresh {
     port: u16,
     base: String,
     client: reqwest::Client,
-    server: Child,
 }
 
-async fn fresh_server_without_workers() -> Fresh {
+async fn fresh_server_without_workers() -> (Fresh, Child) {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let port = free_port();
@@ -147,14 +134,14 @@ async fn fresh_server_without_workers() -> Fresh {
     let client = reqwest::Client::new();
     let server = start(&data, port, 0);
     wait_healthy(&client, &base).await;
-    Fresh {
+    let fresh = Fresh {
         _dir: dir,
         data,
         port,
         base,
         client,
-        server,
-    }
+    };
+    (fresh, server)
 }
 
 async fn deliver(client: &reqwest::Client, base: &str, id: &str) {
@@ -173,6 +160,17 @@ async fn deliver(client: &reqwest::Client, base: &str, id: &str) {
         .await
         .unwrap();
     assert_eq!(resp.status(), 202);
+}
+
+/// Start the server again, now with one worker; the only job's status once it succeeded, or
+/// after 10 s.
+async fn restart_with_a_worker(fresh: &Fresh) -> String {
+    let mut server = start(&fresh.data, fresh.port, 1);
+    wait_healthy(&fresh.client, &fresh.base).await;
+    let status = wait_for_success(&fresh.data).await;
+    server.kill().unwrap();
+    server.wait().unwrap();
+    status
 }
 
 /// The only job's status once it succeeded, or after 10 s.
