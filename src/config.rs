@@ -365,7 +365,6 @@ fn trim_url(s: String) -> String {
     s.trim_end_matches('/').to_string()
 }
 
-/// Split a comma-separated secret list, dropping empty entries and surrounding spaces.
 /// A PEM given in one line with `\n` escapes (as some secret stores keep it) gets its line
 /// breaks back; one with real line breaks is kept as it is.
 fn pem_with_newlines(pem: &str) -> String {
@@ -402,6 +401,7 @@ pub fn app_key(config: &Config) -> Result<Option<(u64, SecretString)>> {
     }
 }
 
+/// Split a comma-separated secret list, dropping empty entries and surrounding spaces.
 pub fn split_secrets(list: &str) -> Vec<SecretString> {
     list.split(',')
         .map(str::trim)

@@ -141,7 +141,6 @@ impl Db {
     }
 }
 
-/// The file of a `sqlite:` URL (`None` for an in-memory database).
 /// The file of a `sqlite:` URL; `None` for PostgreSQL and in-memory SQLite.
 pub fn sqlite_file_path(url: &str) -> Option<std::path::PathBuf> {
     if !url.starts_with("sqlite:") {
