@@ -6,54 +6,40 @@
 
 use crate::webhook::run_job::RunJob;
 
+/// What `/cancel` does to one queued run job.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CancelStep {
-    /// Every project of the job is cancelled: the job goes.
-    Drop { job_id: i64 },
-    /// Some of its projects are: the job keeps the others.
-    Shrink { job_id: i64, keep: RunJob },
+pub struct CancelStep {
+    pub job_id: i64,
+    /// The job with the projects it keeps; `None` when every one is cancelled and it goes.
+    pub keep: Option<RunJob>,
+    /// The job's command and the projects it no longer runs (for the reply).
+    pub cancelled: (String, Vec<String>),
 }
 
 /// The steps that cancel `projects` in the `queued` run jobs (id, payload), oldest first.
 pub fn cancel_steps(queued: &[(i64, RunJob)], projects: &[String]) -> Vec<CancelStep> {
     queued
         .iter()
-        .filter(|(_, run)| run.projects.iter().any(|p| projects.contains(p)))
-        .map(|(job_id, run)| {
-            let kept: Vec<String> = run
+        .filter_map(|(job_id, run)| {
+            let (gone, kept): (Vec<String>, Vec<String>) = run
                 .projects
                 .iter()
-                .filter(|p| !projects.contains(p))
                 .cloned()
-                .collect();
-            if kept.is_empty() {
-                CancelStep::Drop { job_id: *job_id }
-            } else {
-                let mut keep = run.clone();
-                keep.projects = kept;
-                CancelStep::Shrink {
-                    job_id: *job_id,
-                    keep,
-                }
+                .partition(|p| projects.contains(p));
+            if gone.is_empty() {
+                return None;
             }
+            let keep = (!kept.is_empty()).then(|| RunJob {
+                projects: kept,
+                ..run.clone()
+            });
+            Some(CancelStep {
+                job_id: *job_id,
+                keep,
+                cancelled: (run.command.clone(), gone),
+            })
         })
         .collect()
-}
-
-/// What a step cancelled: the command and the projects it no longer runs.
-pub fn cancelled_by(step: &CancelStep, queued: &[(i64, RunJob)]) -> Option<(String, Vec<String>)> {
-    let (id, keep) = match step {
-        CancelStep::Drop { job_id } => (*job_id, None),
-        CancelStep::Shrink { job_id, keep } => (*job_id, Some(keep)),
-    };
-    let (_, run) = queued.iter().find(|(j, _)| *j == id)?;
-    let gone = run
-        .projects
-        .iter()
-        .filter(|p| !matches!(keep, Some(k) if k.projects.contains(p)))
-        .cloned()
-        .collect();
-    Some((run.command.clone(), gone))
 }
 
 const NEVER_STOPS_A_RUN: &str = "A run that has started is never stopped by a comment.";
@@ -106,6 +92,14 @@ mod tests {
         ps.iter().map(|p| p.to_string()).collect()
     }
 
+    fn step(job_id: i64, keep: Option<RunJob>, command: &str, gone: &[&str]) -> CancelStep {
+        CancelStep {
+            job_id,
+            keep,
+            cancelled: (command.to_string(), names(gone)),
+        }
+    }
+
     #[test]
     fn steps_drop_whole_jobs_shrink_shared_ones_and_leave_the_rest() {
         let queued = vec![
@@ -117,19 +111,16 @@ mod tests {
             (
                 &["eks"],
                 vec![
-                    CancelStep::Shrink {
-                        job_id: 1,
-                        keep: run("plan", &["network"]),
-                    },
-                    CancelStep::Drop { job_id: 2 },
+                    step(1, Some(run("plan", &["network"])), "plan", &["eks"]),
+                    step(2, None, "apply", &["eks"]),
                 ],
             ),
             (
                 &["network", "eks", "argocd"],
                 vec![
-                    CancelStep::Drop { job_id: 1 },
-                    CancelStep::Drop { job_id: 2 },
-                    CancelStep::Drop { job_id: 3 },
+                    step(1, None, "plan", &["network", "eks"]),
+                    step(2, None, "apply", &["eks"]),
+                    step(3, None, "plan", &["argocd"]),
                 ],
             ),
             (&["vpc"], vec![]),
@@ -138,26 +129,6 @@ mod tests {
         for (asked, want) in cases {
             assert_eq!(cancel_steps(&queued, &names(asked)), want, "{asked:?}");
         }
-    }
-
-    #[test]
-    fn a_step_says_which_projects_it_cancelled() {
-        let queued = vec![
-            (1, run("plan", &["network", "eks"])),
-            (2, run("apply", &["eks"])),
-        ];
-        let steps = cancel_steps(&queued, &names(&["eks"]));
-        let done: Vec<_> = steps
-            .iter()
-            .filter_map(|s| cancelled_by(s, &queued))
-            .collect();
-        assert_eq!(
-            done,
-            vec![
-                ("plan".to_string(), names(&["eks"])),
-                ("apply".to_string(), names(&["eks"]))
-            ]
-        );
     }
 
     #[test]

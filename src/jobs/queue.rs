@@ -211,24 +211,20 @@ pub async fn queued_for_pr(db: &Db, repo: &str, pr: i64, kind: &str) -> Result<V
     Ok(rows)
 }
 
-/// Cancel one job if it is still queued (a worker may have claimed it since it was read).
-pub async fn cancel_if_queued(db: &Db, id: i64) -> Result<bool> {
+/// Set a job's status (and its payload, when given) if it is still queued: a worker may have
+/// claimed it since it was read. `("cancelled", None)` cancels it; `("queued", Some(p))`
+/// replaces what it will run.
+pub async fn update_if_queued(
+    db: &Db,
+    id: i64,
+    status: &str,
+    payload: Option<&str>,
+) -> Result<bool> {
     let n = sqlx::query(
-        "UPDATE jobs SET status = 'cancelled', updated_at = $1 WHERE id = $2 AND status = 'queued'",
+        "UPDATE jobs SET status = $1, payload = COALESCE($2, payload), updated_at = $3 \
+         WHERE id = $4 AND status = 'queued'",
     )
-    .bind(now_ms())
-    .bind(id)
-    .execute(&db.pool)
-    .await?
-    .rows_affected();
-    Ok(n == 1)
-}
-
-/// Replace a job's payload if it is still queued.
-pub async fn replace_payload_if_queued(db: &Db, id: i64, payload: &str) -> Result<bool> {
-    let n = sqlx::query(
-        "UPDATE jobs SET payload = $1, updated_at = $2 WHERE id = $3 AND status = 'queued'",
-    )
+    .bind(status)
     .bind(payload)
     .bind(now_ms())
     .bind(id)

@@ -6,7 +6,7 @@ use super::authorize::{authorize, Authorized};
 use super::{github_error, payload};
 use crate::command::{parse_comment, CommandKind};
 use crate::db::locks;
-use crate::dispatch::cancel::{cancel_reply, cancel_steps, cancelled_by, CancelStep};
+use crate::dispatch::cancel::{cancel_reply, cancel_steps};
 use crate::dispatch::comment::{comment_effects, CommentEffect};
 use crate::github::api;
 use crate::inputs;
@@ -193,16 +193,16 @@ async fn cancel_queued_runs(
         .collect();
     let mut cancelled = Vec::new();
     for step in cancel_steps(&queued, projects) {
-        let done = match &step {
-            CancelStep::Drop { job_id } => queue::cancel_if_queued(&state.db, *job_id).await,
-            CancelStep::Shrink { job_id, keep } => {
+        let done = match &step.keep {
+            None => queue::update_if_queued(&state.db, step.job_id, "cancelled", None).await,
+            Some(keep) => {
                 let payload = serde_json::to_string(keep).expect("run payload serialises");
-                queue::replace_payload_if_queued(&state.db, *job_id, &payload).await
+                queue::update_if_queued(&state.db, step.job_id, "queued", Some(&payload)).await
             }
         }
         .map_err(JobError::Transient)?;
         if done {
-            cancelled.extend(cancelled_by(&step, &queued));
+            cancelled.push(step.cancelled);
         }
     }
     Ok(cancel_reply(projects, &cancelled))
