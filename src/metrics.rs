@@ -32,6 +32,14 @@ pub struct PrunedLabels {
     pub table: &'static str,
 }
 
+/// The `tfgate_jobs_total` series of `kind` that counts enqueued jobs.
+fn queued(kind: &'static str) -> JobLabels {
+    JobLabels {
+        kind: Cow::Borrowed(kind),
+        status: Cow::Borrowed("queued"),
+    }
+}
+
 pub struct Metrics {
     registry: Registry,
     pub pruned: Family<PrunedLabels, Counter>,
@@ -87,11 +95,7 @@ impl Metrics {
         // Every kind's `queued` series exists from the start at 0: a series that first appears
         // at 1 hides its first increment from Prometheus' `increase()` and `rate()`.
         for kind in crate::jobs::JobKind::ALL {
-            jobs.get_or_create(&JobLabels {
-                kind: Cow::Borrowed(kind.as_str()),
-                status: Cow::Borrowed("queued"),
-            })
-            .inc_by(0);
+            jobs.get_or_create(&queued(kind.as_str())).inc_by(0);
         }
         Metrics {
             registry,
@@ -114,12 +118,7 @@ impl Metrics {
     }
 
     pub fn job_enqueued(&self, kind: &'static str) {
-        self.jobs
-            .get_or_create(&JobLabels {
-                kind: Cow::Borrowed(kind),
-                status: Cow::Borrowed("queued"),
-            })
-            .inc();
+        self.jobs.get_or_create(&queued(kind)).inc();
     }
 
     pub fn job_finished(&self, kind: &str, status: &str) {
