@@ -8,7 +8,7 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use support::{fixture_path, pr_comment};
+use support::{fixture_path, free_port, pr_comment, wait_healthy};
 
 const SECRET: &str = "log-test-secret-5f2c9a";
 const BODY_MARKER: &str = "marker-body-7d1e";
@@ -16,11 +16,7 @@ const BODY_MARKER: &str = "marker-body-7d1e";
 #[tokio::test]
 async fn json_logs_hold_no_secret_signature_key_or_body() {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let key = std::fs::read_to_string(fixture_path("github/test-app-key.pem")).unwrap();
     let mut server = Command::new(env!("CARGO_BIN_EXE_tfgate"))
         .arg("serve")
@@ -43,17 +39,7 @@ async fn json_logs_hold_no_secret_signature_key_or_body() {
         .unwrap();
     let base = format!("http://127.0.0.1:{port}");
     let client = reqwest::Client::new();
-    let mut healthy = false;
-    for _ in 0..200 {
-        if let Ok(r) = client.get(format!("{base}/healthz")).send().await {
-            healthy = r.status().is_success();
-            if healthy {
-                break;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(healthy, "server did not become healthy");
+    wait_healthy(&client, &base).await;
 
     let good = serde_json::to_vec(&pr_comment(&format!("/plan {BODY_MARKER}"), "alice")).unwrap();
     let signature = tfgate::webhook::signature::sign(SECRET, &good);

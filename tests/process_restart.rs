@@ -6,15 +6,7 @@ mod support;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use support::{pr_comment, SECRET};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use support::{free_port, pr_comment, wait_healthy, SECRET};
 
 fn start(data: &std::path::Path, port: u16, workers: u32) -> Child {
     Command::new(env!("CARGO_BIN_EXE_tfgate"))
@@ -30,18 +22,6 @@ fn start(data: &std::path::Path, port: u16, workers: u32) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
-}
-
-async fn wait_healthy(client: &reqwest::Client, base: &str) {
-    for _ in 0..200 {
-        if let Ok(r) = client.get(format!("{base}/healthz")).send().await {
-            if r.status().is_success() {
-                return;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("server did not become healthy");
 }
 
 fn jobs(data: &std::path::Path) -> Vec<serde_json::Value> {

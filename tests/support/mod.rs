@@ -60,6 +60,28 @@ pub fn terraform_tools_available() -> bool {
     false
 }
 
+/// A TCP port free on 127.0.0.1 (for a real `tfgate serve` started by a test).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Wait (up to 10 s) until the server at `base` answers `/healthz` with 2xx.
+pub async fn wait_healthy(client: &reqwest::Client, base: &str) {
+    for _ in 0..200 {
+        if let Ok(r) = client.get(format!("{base}/healthz")).send().await {
+            if r.status().is_success() {
+                return;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("server did not become healthy");
+}
+
 pub fn fixture_path(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
