@@ -68,10 +68,15 @@ impl Checkpointer {
     }
 }
 
+/// How long a RESTART waits for the sync ahead of it before going on without it.
+const PRESYNC_WAIT: Duration = Duration::from_millis(100);
+
 /// The database file and its WAL, synced ahead of a RESTART (see [`restart`]).
 struct DbFiles {
     db: std::path::PathBuf,
     wal: std::path::PathBuf,
+    /// A sync thread has not finished yet (then no second one is started).
+    syncing: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl DbFiles {
@@ -81,15 +86,38 @@ impl DbFiles {
         DbFiles {
             db: db.to_path_buf(),
             wal: wal.into(),
+            syncing: Default::default(),
         }
     }
 
-    /// `fsync` both files (what is not written back yet of either); failures are left to the
-    /// RESTART's own syncs, which report them.
-    fn sync(&self) {
-        for path in [&self.wal, &self.db] {
-            if let Ok(f) = std::fs::File::open(path) {
-                let _ = f.sync_data();
+    /// `fsync` both files (what is not written back yet of either) on a thread of its own, and
+    /// wait for it at most `wait`. Failures are left to the RESTART's own syncs, which report
+    /// them; a sync still running after `wait` goes on beside the RESTART, which then waits for
+    /// the rest of it under the write lock, as it would have without this. Whether it finished
+    /// in time.
+    fn sync_for_at_most(&self, wait: Duration) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.syncing.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        let (done, finished) = mpsc::channel();
+        let (db, wal, syncing) = (self.db.clone(), self.wal.clone(), self.syncing.clone());
+        let spawned = std::thread::Builder::new()
+            .name("sqlite-presync".into())
+            .spawn(move || {
+                for path in [&wal, &db] {
+                    if let Ok(f) = std::fs::File::open(path) {
+                        let _ = f.sync_data();
+                    }
+                }
+                syncing.store(false, Ordering::Release);
+                let _ = done.send(());
+            });
+        match spawned {
+            Ok(_) => finished.recv_timeout(wait).is_ok(),
+            Err(_) => {
+                self.syncing.store(false, Ordering::Release);
+                false
             }
         }
     }
@@ -114,7 +142,7 @@ fn checkpoint_loop(
                 };
                 last_frames = frames;
                 if frames > schedule.restart_frames {
-                    restart(conn, files, frames);
+                    restart(conn, files, frames, schedule.restart_frames);
                 }
             }
             Err(e) => tracing::warn!(error = %e, "SQLite WAL checkpoint failed; retrying"),
@@ -129,18 +157,28 @@ fn checkpoint_loop(
 /// write lock: the RESTART's own syncs then find little left to write back. Without that sync
 /// a RESTART held intake for 40–57 ms on a disk whose 4 MB `fsync` takes 6–7 ms (p99 22–33 ms
 /// under the benchmark); with it, 3–17 ms (p99 3.6–4.4 ms), bench/README.md.
-fn restart(conn: &Connection, files: &DbFiles, frames: i64) {
+///
+/// That sync lets the writer go on while it runs, so it must not run long: a RESTART waits for
+/// it [`PRESYNC_WAIT`] at most (a disk stalled by something else would otherwise let the WAL
+/// grow for as long as the stall), and once the WAL has reached twice the restart size (a
+/// writer faster than the disk writes back) it is skipped: the RESTART then syncs under the
+/// lock, which holds the writer back until the WAL is down again (the test below).
+fn restart(conn: &Connection, files: &DbFiles, frames: i64, restart_frames: i64) {
     for _ in 0..2 {
         if let Err(e) = checkpoint(conn, "PASSIVE") {
             tracing::warn!(error = %e, "SQLite WAL checkpoint failed");
         }
     }
-    files.sync();
+    let presync_started = std::time::Instant::now();
+    let presynced = frames < 2 * restart_frames && files.sync_for_at_most(PRESYNC_WAIT);
+    let presync_micros = presync_started.elapsed().as_micros() as u64;
     let started = std::time::Instant::now();
     match checkpoint(conn, "RESTART") {
         Ok((busy, _)) => tracing::debug!(
             frames,
             restarted = !busy,
+            presynced,
+            presync_micros,
             micros = started.elapsed().as_micros() as u64,
             "SQLite WAL restart"
         ),
