@@ -59,10 +59,10 @@ impl Checkpointer {
         conn.busy_handler(Some(wait_briefly))
             .context("setting the checkpoint busy handler")?;
         let (stop, stopped) = mpsc::channel();
-        let files = DbFiles::of(path);
+        let mut files = DbFiles::of(path);
         std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
-            .spawn(move || checkpoint_loop(&conn, &files, &stopped, schedule))
+            .spawn(move || checkpoint_loop(&conn, &mut files, &stopped, schedule))
             .context("starting the WAL checkpoint thread")?;
         Ok(Checkpointer { _stop: stop })
     }
@@ -75,8 +75,8 @@ const PRESYNC_WAIT: Duration = Duration::from_millis(100);
 struct DbFiles {
     db: std::path::PathBuf,
     wal: std::path::PathBuf,
-    /// A sync thread has not finished yet (then no second one is started).
-    syncing: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Hears from the last sync thread when it is done; while it has not, no second one starts.
+    last_sync: Option<mpsc::Receiver<()>>,
 }
 
 impl DbFiles {
@@ -86,7 +86,7 @@ impl DbFiles {
         DbFiles {
             db: db.to_path_buf(),
             wal: wal.into(),
-            syncing: Default::default(),
+            last_sync: None,
         }
     }
 
@@ -95,13 +95,13 @@ impl DbFiles {
     /// them; a sync still running after `wait` goes on beside the RESTART, which then waits for
     /// the rest of it under the write lock, as it would have without this. Whether it finished
     /// in time.
-    fn sync_for_at_most(&self, wait: Duration) -> bool {
-        use std::sync::atomic::Ordering;
-        if self.syncing.swap(true, Ordering::AcqRel) {
+    fn sync_for_at_most(&mut self, wait: Duration) -> bool {
+        if let Some(Err(mpsc::TryRecvError::Empty)) = self.last_sync.as_ref().map(|r| r.try_recv())
+        {
             return false;
         }
         let (done, finished) = mpsc::channel();
-        let (db, wal, syncing) = (self.db.clone(), self.wal.clone(), self.syncing.clone());
+        let (db, wal) = (self.db.clone(), self.wal.clone());
         let spawned = std::thread::Builder::new()
             .name("sqlite-presync".into())
             .spawn(move || {
@@ -110,22 +110,20 @@ impl DbFiles {
                         let _ = f.sync_data();
                     }
                 }
-                syncing.store(false, Ordering::Release);
                 let _ = done.send(());
             });
-        match spawned {
-            Ok(_) => finished.recv_timeout(wait).is_ok(),
-            Err(_) => {
-                self.syncing.store(false, Ordering::Release);
-                false
-            }
+        if spawned.is_err() {
+            return false;
         }
+        let in_time = finished.recv_timeout(wait).is_ok();
+        self.last_sync = (!in_time).then_some(finished);
+        in_time
     }
 }
 
 fn checkpoint_loop(
     conn: &Connection,
-    files: &DbFiles,
+    files: &mut DbFiles,
     stopped: &mpsc::Receiver<()>,
     schedule: CheckpointSchedule,
 ) {
@@ -163,7 +161,7 @@ fn checkpoint_loop(
 /// grow for as long as the stall), and once the WAL has reached twice the restart size (a
 /// writer faster than the disk writes back) it is skipped: the RESTART then syncs under the
 /// lock, which holds the writer back until the WAL is down again (the test below).
-fn restart(conn: &Connection, files: &DbFiles, frames: i64, restart_frames: i64) {
+fn restart(conn: &Connection, files: &mut DbFiles, frames: i64, restart_frames: i64) {
     for _ in 0..2 {
         if let Err(e) = checkpoint(conn, "PASSIVE") {
             tracing::warn!(error = %e, "SQLite WAL checkpoint failed");
