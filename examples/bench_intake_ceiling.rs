@@ -5,7 +5,7 @@
 //!
 //! `BENCH_CEILING=1 bash bench/webhooks/run.sh` measures it in every round beside the peer and
 //! tfgate, so the share of the ratio that the durable, deduplicated write costs is measured in
-//! the same minutes instead of argued. Directly: `TFGATE_ADDR=127.0.0.1:55602
+//! the same minutes instead of argued. Directly: `TFGATE_ADDR=127.0.0.1:25602
 //! TFGATE_WEBHOOK_SECRET=… cargo run --profile dist --example bench_intake_ceiling`.
 
 use std::sync::Arc;
@@ -47,7 +47,7 @@ async fn receive(
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let addr = std::env::var("TFGATE_ADDR").unwrap_or_else(|_| "127.0.0.1:55602".into());
+    let addr = std::env::var("TFGATE_ADDR").unwrap_or_else(|_| "127.0.0.1:25602".into());
     let secrets: Secrets = std::env::var("TFGATE_WEBHOOK_SECRET")
         .map(|list| config::split_secrets(&list))
         .map_err(|_| anyhow::anyhow!("TFGATE_WEBHOOK_SECRET is required"))?

@@ -3,7 +3,7 @@
 //! same machine. Issue target: ≤ 300 ms median.
 //!
 //! Run with `bash bench/plan-overhead/run.sh` (starts moto, builds this in release mode).
-//! Directly: `TFGATE_TEST_MOTO_URL=http://127.0.0.1:55500 cargo run --release --example
+//! Directly: `TFGATE_TEST_MOTO_URL=http://127.0.0.1:25500 cargo run --release --example
 //! bench_plan_overhead` (needs `.tools/bin/terraform`, `.tools/fake-provider.tfrc`,
 //! `.tools/provider-mirror` and bubblewrap; see scripts/install-deps.sh,
 //! scripts/install-terraform.sh, scripts/build-test-provider.sh).

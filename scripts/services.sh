@@ -19,7 +19,9 @@
 # state leaks from an earlier run.
 #
 # Settings (environment):
-#   TFGATE_PG_PORT (55432)  TFGATE_MOTO_PORT (55500)  TFGATE_PRISM_PORT (55010)
+#   TFGATE_PG_PORT (25432)  TFGATE_MOTO_PORT (25500)  TFGATE_PRISM_PORT (25010)
+#     (below Linux's ephemeral range 32768-60999: a client socket of the tests left in
+#     TIME_WAIT on a listening port's number would make that listen fail)
 #   TFGATE_RUN_DIR (.tools/run)  TFGATE_TOOLS_DIR (.tools)
 #   TFGATE_SERVICES_TIMEOUT  seconds to wait for Prism (180); others wait 60
 # Needs: scripts/install-deps.sh run first (apt postgresql, .tools/venv, .tools/node,
@@ -29,9 +31,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${TFGATE_TOOLS_DIR:-$ROOT/.tools}"
 RUN="${TFGATE_RUN_DIR:-$TOOLS/run}"
-PG_PORT="${TFGATE_PG_PORT:-55432}"
-MOTO_PORT="${TFGATE_MOTO_PORT:-55500}"
-PRISM_PORT="${TFGATE_PRISM_PORT:-55010}"
+PG_PORT="${TFGATE_PG_PORT:-25432}"
+MOTO_PORT="${TFGATE_MOTO_PORT:-25500}"
+PRISM_PORT="${TFGATE_PRISM_PORT:-25010}"
 PRISM_TIMEOUT="${TFGATE_SERVICES_TIMEOUT:-180}"
 OTHER_TIMEOUT=60
 PG_DB=tfgate_test

@@ -10,12 +10,15 @@
 # Needs: scripts/install-deps.sh (wrk, node packages in .tools/node).
 # Settings (environment): BENCH_THREADS (2) BENCH_CONNECTIONS (32) BENCH_DURATION (10s) BENCH_WARMUP (2s)
 #   BENCH_ROUNDS (1; N runs peer, tfgate, peer, tfgate … and reports each round and the median ratio)
-#   PEER_PORT (55600) TFGATE_BENCH_PORT (55601) WEBHOOK_SECRET
+#   PEER_PORT (25600) TFGATE_BENCH_PORT (25601) WEBHOOK_SECRET
+#     (ports below Linux's ephemeral range 32768-60999: wrk's own connections end in TIME_WAIT
+#     on ephemeral ports, and one on the next target's port number makes that target's listen
+#     fail with "Address already in use")
 #   BENCH_BODY_FILE (issue_comment created on a PR, compacted)  TFGATE_BUILD (1; 0 skips cargo build)
 #   BENCH_KEEP (0; 1 keeps the work dir with both servers' logs and tfgate's database)
 #   BENCH_CEILING (0; 1 also measures examples/bench_intake_ceiling in every round, between the
 #     peer and tfgate: tfgate's signature check and routing on the same stack, storing nothing,
-#     so the rounds show what the durable write costs. CEILING_PORT (55602))
+#     so the rounds show what the durable write costs. CEILING_PORT (25602))
 #   TFGATE_WORKERS is passed through: 0 measures intake alone, unset = tfgate's default (2).
 # Each run sends: X-GitHub-Event: issue_comment, a fixed X-Hub-Signature-256,
 # Content-Type: application/json and a unique X-GitHub-Delivery per request.
@@ -42,10 +45,10 @@ ROUNDS="${BENCH_ROUNDS:-1}"
 CONNECTIONS="${BENCH_CONNECTIONS:-32}"
 DURATION="${BENCH_DURATION:-10s}"
 WARMUP="${BENCH_WARMUP:-2s}" # 0: none. Lets Node's JIT warm up before measuring.
-PEER_PORT="${PEER_PORT:-55600}"
-TFGATE_BENCH_PORT="${TFGATE_BENCH_PORT:-55601}"
+PEER_PORT="${PEER_PORT:-25600}"
+TFGATE_BENCH_PORT="${TFGATE_BENCH_PORT:-25601}"
 CEILING="${BENCH_CEILING:-0}"
-CEILING_PORT="${CEILING_PORT:-55602}"
+CEILING_PORT="${CEILING_PORT:-25602}"
 PEER_PATH="${WEBHOOK_PATH:-/api/github/webhooks}"
 export WEBHOOK_SECRET="${WEBHOOK_SECRET:-tfgate-bench-secret-0123456789}"
 export WEBHOOK_EVENT=issue_comment
