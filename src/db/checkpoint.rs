@@ -151,10 +151,12 @@ fn checkpoint_loop(
 
 /// Make the WAL (now `frames` long) start over. Writers wait while the RESTART syncs the WAL,
 /// copies the frames committed since the pass before it and syncs the database file. So first
-/// two more passive passes shrink that tail, then both files are synced from here, outside the
-/// write lock: the RESTART's own syncs then find little left to write back. Without that sync
-/// a RESTART held intake for 40–57 ms on a disk whose 4 MB `fsync` takes 6–7 ms (p99 22–33 ms
-/// under the benchmark); with it, 3–17 ms (p99 3.6–4.4 ms), bench/README.md.
+/// both files are synced from here, outside the write lock, then two more passive passes copy
+/// what was committed meanwhile: the RESTART finds a short tail and little left to write back.
+/// Without that sync a RESTART held intake for 40–57 ms on a disk whose 4 MB `fsync` takes
+/// 6–7 ms (p99 22–33 ms under the benchmark); with the sync after the passes, 3–17 ms (the
+/// frames committed during the sync were the RESTART's to copy and sync); with it before
+/// them, 3–6 ms (bench/README.md).
 ///
 /// That sync lets the writer go on while it runs, so it must not run long: a RESTART waits for
 /// it [`PRESYNC_WAIT`] at most (a disk stalled by something else would otherwise let the WAL
@@ -162,14 +164,21 @@ fn checkpoint_loop(
 /// writer faster than the disk writes back) it is skipped: the RESTART then syncs under the
 /// lock, which holds the writer back until the WAL is down again (the test below).
 fn restart(conn: &Connection, files: &mut DbFiles, frames: i64, restart_frames: i64) {
-    for _ in 0..2 {
-        if let Err(e) = checkpoint(conn, "PASSIVE") {
-            tracing::warn!(error = %e, "SQLite WAL checkpoint failed");
-        }
-    }
     let presync_started = std::time::Instant::now();
     let presynced = frames < 2 * restart_frames && files.sync_for_at_most(PRESYNC_WAIT);
     let presync_micros = presync_started.elapsed().as_micros() as u64;
+    // Only after a sync that finished in time, and not once the WAL has reached twice the
+    // restart size: on a disk that is slow now, these passes take as long, and the WAL grows
+    // all the while (the test below); the RESTART then holds the writer back at once instead.
+    if presynced {
+        for _ in 0..2 {
+            match checkpoint(conn, "PASSIVE") {
+                Ok((_, now)) if now >= 2 * restart_frames => break,
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "SQLite WAL checkpoint failed"),
+            }
+        }
+    }
     let started = std::time::Instant::now();
     match checkpoint(conn, "RESTART") {
         Ok((busy, _)) => tracing::debug!(
