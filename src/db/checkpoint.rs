@@ -24,6 +24,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use rusqlite::Connection;
 
+use super::wal_read_ahead::WalReadAhead;
+
 /// When the checkpointer runs and when it restarts the WAL.
 #[derive(Debug, Clone, Copy)]
 pub struct CheckpointSchedule {
@@ -58,11 +60,15 @@ impl Checkpointer {
             .with_context(|| format!("opening {} for WAL checkpoints", path.display()))?;
         conn.busy_handler(Some(wait_briefly))
             .context("setting the checkpoint busy handler")?;
+        let page_size: u64 = conn
+            .query_row("PRAGMA page_size", [], |row| row.get(0))
+            .context("reading the page size for WAL checkpoints")?;
         let (stop, stopped) = mpsc::channel();
         let mut files = DbFiles::of(path);
+        let mut read_ahead = WalReadAhead::new(files.wal.clone(), page_size);
         std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
-            .spawn(move || checkpoint_loop(&conn, &mut files, &stopped, schedule))
+            .spawn(move || checkpoint_loop(&conn, &mut files, &mut read_ahead, &stopped, schedule))
             .context("starting the WAL checkpoint thread")?;
         Ok(Checkpointer { _stop: stop })
     }
@@ -124,6 +130,7 @@ impl DbFiles {
 fn checkpoint_loop(
     conn: &Connection,
     files: &mut DbFiles,
+    read_ahead: &mut WalReadAhead,
     stopped: &mpsc::Receiver<()>,
     schedule: CheckpointSchedule,
 ) {
@@ -139,8 +146,11 @@ fn checkpoint_loop(
                     schedule.idle
                 };
                 last_frames = frames;
+                read_ahead.advance(frames);
                 if frames > schedule.restart_frames {
                     restart(conn, files, frames, schedule.restart_frames);
+                    // The next commit writes the WAL from its start.
+                    read_ahead.advance(0);
                 }
             }
             Err(e) => tracing::warn!(error = %e, "SQLite WAL checkpoint failed; retrying"),
