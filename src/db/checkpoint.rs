@@ -136,6 +136,9 @@ fn checkpoint_loop(
 ) {
     let mut pause = schedule.idle;
     let mut last_frames = 0;
+    // The frame count a restart left behind: it reads the same until a writer starts the WAL
+    // over, and an idle database is not restarted again and again.
+    let mut restarted_at = None;
     while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(pause) {
         match checkpoint(conn, "PASSIVE") {
             Ok((_, frames)) => {
@@ -147,8 +150,9 @@ fn checkpoint_loop(
                 };
                 last_frames = frames;
                 read_ahead.advance(frames);
-                if frames > schedule.restart_frames {
+                if frames > schedule.restart_frames && restarted_at != Some(frames) {
                     restart(conn, files, frames, schedule.restart_frames);
+                    restarted_at = Some(frames);
                     // The next commit writes the WAL from its start.
                     read_ahead.advance(0);
                 }
