@@ -23,6 +23,9 @@ use std::path::PathBuf;
 /// (~80 MB/s), four times the busy checkpoint interval.
 pub const AHEAD_BYTES: u64 = 16 << 20;
 
+/// Bytes asked for in one `posix_fadvise` call: Linux's default read-ahead window (128 KiB).
+const REQUEST_BYTES: u64 = 128 << 10;
+
 /// Bytes before the first frame of a WAL file.
 const WAL_HEADER_BYTES: u64 = 32;
 /// Bytes of header in front of each page in a WAL frame.
@@ -85,20 +88,28 @@ impl WalReadAhead {
             self.file = File::open(&self.path).ok();
         }
         let Some(file) = &self.file else { return };
-        let (Ok(offset), Ok(len)) = (
-            libc::off_t::try_from(range.start),
-            libc::off_t::try_from(range.end - range.start),
-        ) else {
-            return;
-        };
-        // SAFETY: posix_fadvise only reads its arguments; the descriptor is open for as long
-        // as `file` lives.
-        let failed = unsafe {
-            libc::posix_fadvise(file.as_raw_fd(), offset, len, libc::POSIX_FADV_WILLNEED)
-        };
-        if failed == 0 {
-            self.covered = covered;
+        // The kernel reads at most its read-ahead window of one request (`read_ahead_kb`, or
+        // the device's largest transfer if larger) and leaves the rest unread, so the range is
+        // asked for in pieces no larger than the default window.
+        let mut start = range.start;
+        while start < range.end {
+            let len = (range.end - start).min(REQUEST_BYTES);
+            let (Ok(offset), Ok(len_arg)) =
+                (libc::off_t::try_from(start), libc::off_t::try_from(len))
+            else {
+                return;
+            };
+            // SAFETY: posix_fadvise only reads its arguments; the descriptor is open for as
+            // long as `file` lives.
+            let failed = unsafe {
+                libc::posix_fadvise(file.as_raw_fd(), offset, len_arg, libc::POSIX_FADV_WILLNEED)
+            };
+            if failed != 0 {
+                return;
+            }
+            start += len;
         }
+        self.covered = covered;
     }
 }
 
