@@ -170,7 +170,7 @@ fn checkpoint_loop(
 /// Without that sync a RESTART held intake for 40–57 ms on a disk whose 4 MB `fsync` takes
 /// 6–7 ms (p99 22–33 ms under the benchmark); with the sync after the passes, 3–17 ms (the
 /// frames committed during the sync were the RESTART's to copy and sync); with it before
-/// them, 3–6 ms (bench/README.md).
+/// them, 4–7 ms by median and 5–12 ms at most (bench/README.md).
 ///
 /// That sync lets the writer go on while it runs, so it must not run long: a RESTART waits for
 /// it [`PRESYNC_WAIT`] at most (a disk stalled by something else would otherwise let the WAL
