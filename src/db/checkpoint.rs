@@ -16,6 +16,9 @@
 //! taken as soon as the writer lets go of it: hence rusqlite with short naps ([`wait_briefly`])
 //! rather than sqlx, whose SQLite busy handler sleeps 1, 2, 5, 10 … ms between attempts, while
 //! the tail it must then copy grows.
+//!
+//! After each pass the thread also has the WAL just ahead of the writer read back into the page
+//! cache (`wal_read_ahead.rs`), so that a commit does not wait for a disk read.
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -178,8 +181,10 @@ fn checkpoint_loop(
 /// writer faster than the disk writes back) it is skipped: the RESTART then syncs under the
 /// lock, which holds the writer back until the WAL is down again (the test below).
 fn restart(conn: &Connection, files: &mut DbFiles, frames: i64, restart_frames: i64) {
+    // Past this the writer is outrunning the disk: no sync or passes ahead of the RESTART.
+    let too_long = 2 * restart_frames;
     let presync_started = std::time::Instant::now();
-    let presynced = frames < 2 * restart_frames && files.sync_for_at_most(PRESYNC_WAIT);
+    let presynced = frames < too_long && files.sync_for_at_most(PRESYNC_WAIT);
     let presync_micros = presync_started.elapsed().as_micros() as u64;
     // Only after a sync that finished in time, and not once the WAL has reached twice the
     // restart size: on a disk that is slow now, these passes take as long, and the WAL grows
@@ -187,7 +192,7 @@ fn restart(conn: &Connection, files: &mut DbFiles, frames: i64, restart_frames: 
     if presynced {
         for _ in 0..2 {
             match checkpoint(conn, "PASSIVE") {
-                Ok((_, now)) if now >= 2 * restart_frames => break,
+                Ok((_, now)) if now >= too_long => break,
                 Ok(_) => {}
                 Err(e) => tracing::warn!(error = %e, "SQLite WAL checkpoint failed"),
             }

@@ -10,7 +10,7 @@ pub mod locks;
 pub mod retention;
 pub mod runs;
 pub mod sqlite_intake;
-pub mod wal_read_ahead;
+mod wal_read_ahead;
 
 use std::str::FromStr;
 use std::time::Duration;
