@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod checkpoint;
 pub mod deliveries;
+mod held_open;
 pub mod inputs;
 pub mod locks;
 pub mod retention;
