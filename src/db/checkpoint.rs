@@ -257,7 +257,10 @@ fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(bool, i64)> {
 mod tests {
     use super::*;
     use crate::db::deliveries::NewDelivery;
-    use crate::db::held_open::{self, tests::process_holds_a_lock_on};
+    use crate::db::held_open::{
+        self,
+        tests::{open_sqlite, process_holds_a_lock_on},
+    };
     use crate::db::sqlite_intake::SqliteIntake;
     use crate::db::Db;
     use crate::jobs::{JobKind, NewJob};
@@ -315,11 +318,7 @@ mod tests {
     async fn syncing_before_a_restart_leaves_sqlite_its_lock_on_the_database_file() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("t.db");
-        let db = Db::connect(&format!("sqlite://{}?mode=rwc", file.display()))
-            .await
-            .unwrap();
-        db.migrate().await.unwrap();
-        db.ping().await.unwrap();
+        let db = open_sqlite(&file).await;
         let probe = held_open::database_file(&file).unwrap();
         assert!(process_holds_a_lock_on(&probe), "no lock before the sync");
         let mut files = DbFiles::of(&file).unwrap();

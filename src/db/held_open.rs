@@ -73,15 +73,21 @@ pub(super) mod tests {
         assert!(database_file(&dir.path().join("none.db")).is_err());
     }
 
-    #[tokio::test]
-    async fn an_open_sqlite_database_is_locked_by_this_process() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.db");
+    /// A migrated SQLite database at `path`, with a connection open.
+    pub(in crate::db) async fn open_sqlite(path: &Path) -> Db {
         let db = Db::connect(&format!("sqlite://{}?mode=rwc", path.display()))
             .await
             .unwrap();
         db.migrate().await.unwrap();
         db.ping().await.unwrap();
+        db
+    }
+
+    #[tokio::test]
+    async fn an_open_sqlite_database_is_locked_by_this_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let _db = open_sqlite(&path).await;
         assert!(process_holds_a_lock_on(&database_file(&path).unwrap()));
     }
 }
