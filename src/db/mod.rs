@@ -172,6 +172,20 @@ pub fn now_ms() -> i64 {
 }
 
 #[cfg(test)]
+mod query_plans;
+
+/// An in-memory SQLite database with every migration applied, for tests of statements.
+#[cfg(test)]
+pub(crate) fn migrated_sqlite() -> rusqlite::Connection {
+    let conn = rusqlite::Connection::open_in_memory().unwrap();
+    for m in SQLITE_MIGRATIONS.iter() {
+        conn.execute_batch(&m.sql)
+            .unwrap_or_else(|e| panic!("migration {}: {e}", m.version));
+    }
+    conn
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -10,7 +10,7 @@
 
 use anyhow::{Context, Result};
 
-use super::Db;
+use super::{Backend, Db};
 
 /// Shortest retention accepted (days), other than 0 (keep everything).
 pub const MIN_RETENTION_DAYS: u32 = 8;
@@ -65,16 +65,21 @@ pub async fn prune_older_than(db: &Db, days: u32) -> Result<Pruned> {
 pub async fn prune(db: &Db, before_ms: i64) -> Result<Pruned> {
     Ok(Pruned {
         jobs: in_batches(|| prune_jobs(db, before_ms)).await?,
-        deliveries: in_batches(|| {
-            batch_statement(
-                db,
-                "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries \
-                   WHERE received_at < $1 ORDER BY received_at LIMIT $2)",
-                before_ms,
-                "deleting old deliveries",
-            )
-        })
-        .await?,
+        deliveries: match db.backend {
+            Backend::Postgres => {
+                in_batches(|| {
+                    batch_statement(
+                        db,
+                        "DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries \
+                           WHERE received_at < $1 ORDER BY received_at LIMIT $2)",
+                        before_ms,
+                        "deleting old deliveries",
+                    )
+                })
+                .await?
+            }
+            Backend::Sqlite => prune_sqlite_deliveries(db, before_ms).await?,
+        },
         run_blobs: in_batches(|| {
             batch_statement(
                 db,
@@ -114,6 +119,47 @@ async fn batch_statement(db: &Db, sql: &str, before_ms: i64, what: &'static str)
         .await
         .context(what)?
         .rows_affected())
+}
+
+/// The last rowid of the window of at most [`BATCH`] deliveries after rowid `$1`.
+pub(crate) const SQLITE_DELIVERY_WINDOW: &str = "SELECT max(rowid) FROM (SELECT rowid FROM \
+     deliveries WHERE rowid > $1 ORDER BY rowid LIMIT $2)";
+/// Deletes the deliveries of the window ($1, $2] received before $3.
+pub(crate) const SQLITE_DELETE_OLD_IN_WINDOW: &str =
+    "DELETE FROM deliveries WHERE rowid > $1 AND rowid <= $2 AND received_at < $3";
+
+/// Old deliveries on SQLite, which has no index on `received_at` (migration 0005: intake
+/// writes one index fewer). Rows are walked in rowid order, the order they were received in, a
+/// window of [`BATCH`] at a time: each window's old rows are deleted (one short transaction),
+/// and the walk stops at the first window without one, so a pass reads about one window more
+/// than it deletes. A row received after a later one (the clock set back) can hold the walk up
+/// until it is old itself: deliveries are then kept longer, never forgotten sooner.
+async fn prune_sqlite_deliveries(db: &Db, before_ms: i64) -> Result<u64> {
+    let (mut after, mut total) = (0_i64, 0);
+    loop {
+        let upto: Option<i64> = sqlx::query_scalar(SQLITE_DELIVERY_WINDOW)
+            .bind(after)
+            .bind(BATCH)
+            .fetch_one(&db.pool)
+            .await
+            .context("reading a window of deliveries")?;
+        let Some(upto) = upto else {
+            return Ok(total);
+        };
+        let n = sqlx::query(SQLITE_DELETE_OLD_IN_WINDOW)
+            .bind(after)
+            .bind(upto)
+            .bind(before_ms)
+            .execute(&db.pool)
+            .await
+            .context("deleting old deliveries")?
+            .rows_affected();
+        if n == 0 {
+            return Ok(total);
+        }
+        total += n;
+        after = upto;
+    }
 }
 
 /// One batch of finished jobs. Runs keep their rows; their link to a deleted job is cleared in

@@ -197,17 +197,19 @@ pub async fn expire_leases_of(db: &Db, owner: &str) -> Result<u64> {
     Ok(n)
 }
 
+/// Found among the queued jobs through `jobs_claimable` (status, run_at): on SQLite there is
+/// no index by PR (migration 0005), and few jobs wait at a time.
+pub(crate) const QUEUED_FOR_PR: &str = "SELECT id, payload FROM jobs WHERE repo = $1 AND pr = $2 \
+     AND kind = $3 AND status = 'queued' ORDER BY id";
+
 /// The queued jobs of one kind of a PR, oldest first: (id, payload).
 pub async fn queued_for_pr(db: &Db, repo: &str, pr: i64, kind: &str) -> Result<Vec<(i64, String)>> {
-    let rows: Vec<(i64, String)> = sqlx::query_as(
-        "SELECT id, payload FROM jobs WHERE repo = $1 AND pr = $2 AND kind = $3 \
-         AND status = 'queued' ORDER BY id",
-    )
-    .bind(repo)
-    .bind(pr)
-    .bind(kind)
-    .fetch_all(&db.pool)
-    .await?;
+    let rows: Vec<(i64, String)> = sqlx::query_as(QUEUED_FOR_PR)
+        .bind(repo)
+        .bind(pr)
+        .bind(kind)
+        .fetch_all(&db.pool)
+        .await?;
     Ok(rows)
 }
 
