@@ -21,7 +21,9 @@ const MAX_BATCH: usize = 256;
 /// When the previous batch held more than one delivery (requests are arriving together) and
 /// fewer than [`LINGER_BELOW`] are waiting, the SQLite writer waits [`LINGER`] before committing.
 const LINGER_BELOW: usize = 16;
-const LINGER: std::time::Duration = std::time::Duration::from_micros(500);
+/// 750 µs against 500 µs (tenth session, interleaved): ~15 % less WAL per delivery, p99 lower
+/// by ~0.5 ms at the same throughput; 250 µs or none wrote 25 % or 170 % more and doubled p99.
+const LINGER: std::time::Duration = std::time::Duration::from_micros(750);
 
 type Reply = oneshot::Sender<Result<DeliveryOutcome, String>>;
 type Pending = (NewDelivery, Reply);
