@@ -326,15 +326,13 @@ fn truncate(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use rusqlite::{params, Connection, StatementStatus};
+    use rusqlite::{params, StatementStatus};
 
     use super::*;
 
     /// SQLite VM steps of one claim with `waiting` due jobs queued.
     fn claim_steps(waiting: i64) -> i32 {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(include_str!("../../migrations/sqlite/0001_init.sql"))
-            .unwrap();
+        let conn = crate::db::migrated_sqlite();
         for at in 0..waiting {
             conn.execute(
                 "INSERT INTO jobs (kind, payload, status, max_attempts, run_at, created_at, \
