@@ -283,7 +283,7 @@ async fn run(cli: Cli) -> Result<i32> {
         Cmd::Inputs {
             what: InputsCmd::Fingerprint { repo },
         } => {
-            let set = match tfgate::policy_store::load_dir(&config.policy_dir)? {
+            let set = match tfgate::policy::store::load_dir(&config.policy_dir)? {
                 Ok(set) => set,
                 Err(problems) => {
                     for p in problems {

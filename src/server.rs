@@ -10,7 +10,7 @@ use crate::db::Backend;
 use crate::jobs::runner::{run_worker, WorkerOptions};
 use crate::jobs::{owner, queue};
 use crate::state::AppState;
-use crate::worker::Dispatcher;
+use crate::worker::JobRouter;
 
 /// Start `count` workers; they stop when `shutdown` turns true.
 pub fn spawn_workers(
@@ -18,7 +18,7 @@ pub fn spawn_workers(
     count: usize,
     shutdown: &watch::Receiver<bool>,
 ) -> Vec<tokio::task::JoinHandle<()>> {
-    let handler = Arc::new(Dispatcher::new(state.clone()));
+    let handler = Arc::new(JobRouter::new(state.clone()));
     let host = owner::this_host();
     let start = owner::own_start_time();
     (0..count)

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::github::{AppCredentials, GitHubApp};
 use crate::metrics::Metrics;
-use crate::policy_store::PolicyStore;
+use crate::policy::store::PolicyStore;
 use crate::webhook::intake::IntakeWriter;
 
 pub struct AppState {

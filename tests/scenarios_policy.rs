@@ -255,7 +255,7 @@ scenario!(
 /// Queue a run job of the fixture PR that is not due for an hour (so no test worker takes it).
 async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
     let comment = pr_comment("/plan", "alice");
-    let run = tfgate::webhook::run_job::RunJob {
+    let run = tfgate::jobs::RunJob {
         repo: tfgate::webhook::event::RepoRef {
             installation_id: comment["installation"]["id"].as_i64().unwrap(),
             owner: "Codertocat".into(),
@@ -287,7 +287,7 @@ async fn job_state(h: &Harness, id: i64) -> (String, Vec<String>) {
             .fetch_one(&h.state.db.pool)
             .await
             .unwrap();
-    let run: tfgate::webhook::run_job::RunJob = serde_json::from_str(&payload).unwrap();
+    let run: tfgate::jobs::RunJob = serde_json::from_str(&payload).unwrap();
     (status, run.projects)
 }
 

@@ -7,8 +7,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
+use crate::render::from_outcome::{apply_root, plan_root, RootIdent};
 use crate::render::{ApplyComment, CommentMeta, PlanComment, Renderer};
-use crate::results::{apply_root, plan_root, RootIdent};
 use crate::terraform::{apply_outcome, parse_plan_json, parse_ui_stream, plan_summary};
 
 fn read(path: &Path) -> Result<String> {

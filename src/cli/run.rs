@@ -8,9 +8,9 @@ use anyhow::{Context, Result};
 
 use crate::config::Config;
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
+use crate::render::from_outcome::RootIdent;
+use crate::render::from_outcome::{apply_model, plan_model};
 use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus, Renderer};
-use crate::results::runs::{apply_model, plan_model};
-use crate::results::RootIdent;
 use crate::sandbox::Network;
 use crate::terraform::{parse_plan_json, plan_summary};
 use crate::tfrun::{self, setup_from_config, RunSettings};

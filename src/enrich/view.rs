@@ -6,7 +6,7 @@ use super::state::EnrichmentState;
 use super::statement::{admin_hint, minimal_statement};
 use crate::classify::DenyKind;
 use crate::redact::{Placeholders, Redactor};
-use crate::results::safe_action;
+use crate::render::from_outcome::safe_action;
 use serde::{Deserialize, Serialize};
 
 /// Shown while the CloudTrail lookup runs.

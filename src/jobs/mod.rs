@@ -3,8 +3,11 @@
 //! told so. Transient failures are retried with exponential backoff.
 
 pub mod owner;
+mod payload;
 pub mod queue;
 pub mod runner;
+
+pub use payload::{EnrichJob, PendingFailure, RunJob};
 
 use serde::{Deserialize, Serialize};
 

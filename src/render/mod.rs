@@ -9,6 +9,7 @@ mod check_run;
 pub mod escape;
 mod filters;
 mod fit;
+pub mod from_outcome;
 mod marker;
 pub mod model;
 mod plan_view;

@@ -2,5 +2,4 @@
 
 pub mod event;
 pub mod intake;
-pub mod run_job;
 pub mod signature;

@@ -9,11 +9,11 @@ use super::github_error;
 use super::layout::policy_for_pr;
 use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
-use crate::dispatch::authorize::{policy_command, targets};
 use crate::github::{api, facts};
 use crate::jobs::JobError;
 use crate::policy::{decide, not_enabled_reply, Actor, RepoPolicy, Target};
 use crate::project::layout_problems_reply;
+use crate::run_planner::targets::{policy_command, targets};
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 

@@ -6,16 +6,16 @@ use super::authorize::{authorize, Authorized};
 use super::{github_error, payload};
 use crate::command::{parse_comment, CommandKind};
 use crate::db::locks;
-use crate::dispatch::cancel::{cancel_reply, cancel_steps};
-use crate::dispatch::comment::{comment_effects, CommentEffect};
 use crate::github::api;
 use crate::inputs;
+use crate::jobs::RunJob;
 use crate::jobs::{queue, JobKind, NewJob};
 use crate::jobs::{ClaimedJob, JobError};
 use crate::project::{order_by_dependencies, ProjectId};
+use crate::run_planner::cancel::{cancel_reply, cancel_steps};
+use crate::run_planner::comment::{comment_effects, CommentEffect};
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
-use crate::webhook::run_job::RunJob;
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let comment: CommentJob = payload(job)?;

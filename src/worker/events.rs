@@ -6,12 +6,12 @@ use crate::db::audit::{self, AuditEvent};
 use crate::db::locks;
 use crate::github::facts;
 use crate::jobs::NewJob;
+use crate::jobs::RunJob;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind};
 use crate::policy::{decide, Actor, PolicyCommand, Target};
 use crate::project::{affected_projects, order_by_dependencies};
 use crate::state::AppState;
 use crate::webhook::event::{InstallationJob, PullRequestJob, ReviewJob};
-use crate::webhook::run_job::RunJob;
 
 pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let pr: PullRequestJob = payload(job)?;

@@ -3,9 +3,9 @@
 //! ever sees a short line.
 
 mod authorize;
+mod cloudtrail_poll;
 mod comment;
 mod drift_check;
-mod enrich;
 mod events;
 mod layout;
 mod publish;
@@ -18,17 +18,17 @@ use crate::jobs::runner::JobHandler;
 use crate::jobs::{ClaimedJob, JobError, JobKind};
 use crate::state::AppState;
 
-pub struct Dispatcher {
+pub struct JobRouter {
     state: Arc<AppState>,
 }
 
-impl Dispatcher {
-    pub fn new(state: Arc<AppState>) -> Dispatcher {
-        Dispatcher { state }
+impl JobRouter {
+    pub fn new(state: Arc<AppState>) -> JobRouter {
+        JobRouter { state }
     }
 }
 
-impl JobHandler for Dispatcher {
+impl JobHandler for JobRouter {
     async fn handle(&self, job: &ClaimedJob) -> Result<(), JobError> {
         match JobKind::parse(&job.kind) {
             Some(JobKind::Comment) => comment::handle(&self.state, job).await,
@@ -36,7 +36,7 @@ impl JobHandler for Dispatcher {
             Some(JobKind::Review) => events::review(&self.state, job).await,
             Some(JobKind::Installation) => events::installation(&self.state, job).await,
             Some(JobKind::Run) => run::handle(&self.state, job).await,
-            Some(JobKind::Enrich) => enrich::handle(&self.state, job).await,
+            Some(JobKind::Enrich) => cloudtrail_poll::handle(&self.state, job).await,
             None => Err(JobError::Permanent(anyhow::anyhow!(
                 "unknown job kind {}",
                 job.kind

@@ -4,8 +4,8 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Map, Value};
 use tfgate::redact::Placeholders;
+use tfgate::render::from_outcome::apply_root;
 use tfgate::render::{ApplyComment, RootApply};
-use tfgate::results::apply_root;
 use tfgate::terraform::{apply_outcome, parse_ui_stream, Action, PlannedChangeRef};
 
 use crate::addresses::{address_spec, hook_resource, AddressSpec};

@@ -1,8 +1,8 @@
 use std::sync::OnceLock;
 
 use proptest::test_runner::Config as ProptestConfig;
+use tfgate::render::from_outcome::RootIdent;
 use tfgate::render::{CommentMeta, Renderer};
-use tfgate::results::RootIdent;
 
 // ------------------------------------------------------------------ configuration
 

@@ -34,8 +34,8 @@ use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use tfgate::redact::Placeholders;
+use tfgate::render::from_outcome::{apply_model, plan_model};
 use tfgate::render::{ApplyComment, PlanComment, RootPlan};
-use tfgate::results::runs::{apply_model, plan_model};
 
 use crate::addresses::{address_spec, address_spec_with, key_spec_of, KeySpec};
 use crate::apply_case::{

@@ -20,7 +20,7 @@ use tfgate::jobs::queue;
 use tfgate::jobs::runner::JobHandler;
 use tfgate::state::AppState;
 use tfgate::webhook::signature::sign;
-use tfgate::worker::Dispatcher;
+use tfgate::worker::JobRouter;
 
 pub const SECRET: &str = "test-webhook-secret";
 
@@ -284,7 +284,7 @@ impl Harness {
 
     /// Run queued jobs until none is left; returns how many ran.
     pub async fn run_jobs(&self) -> usize {
-        let dispatcher = Dispatcher::new(self.state.clone());
+        let dispatcher = JobRouter::new(self.state.clone());
         let mut n = 0;
         while let Some(job) = queue::claim(&self.state.db, "test-worker", 30_000)
             .await
@@ -304,7 +304,7 @@ impl Harness {
     /// Run queued jobs, but drop (complete without running) those of the given kinds: policy
     /// scenarios stop where Terraform would start.
     pub async fn run_jobs_except(&self, skip: &[&str]) -> usize {
-        let dispatcher = Dispatcher::new(self.state.clone());
+        let dispatcher = JobRouter::new(self.state.clone());
         let mut n = 0;
         while let Some(job) = queue::claim(&self.state.db, "test-worker", 30_000)
             .await

@@ -245,7 +245,7 @@ impl RunCtx<'_> {
                 .first()
                 .copied()
                 .unwrap_or_default();
-            crate::worker::enrich::enqueue(self.state, &job, delay).await?;
+            crate::worker::cloudtrail_poll::enqueue(self.state, &job, delay).await?;
         }
         Ok(())
     }
@@ -264,7 +264,7 @@ impl RunCtx<'_> {
             return Vec::new();
         };
         let role = p.apply_role.as_deref().unwrap_or(&p.plan_role);
-        let Some(account) = enrich::account_of(role) else {
+        let Some(account) = cloudtrail_poll::account_of(role) else {
             return Vec::new();
         };
         let Some(read_role) = ct.read_roles.get(&account) else {
@@ -280,7 +280,7 @@ impl RunCtx<'_> {
                 // The placeholders the comment used, so the enrich job finds the row.
                 shown_address: redactor.redact_address(&failure.address, ph),
                 failure,
-                session_name: enrich::session_name(run_id),
+                session_name: cloudtrail_poll::session_name(run_id),
                 account_id: account.clone(),
                 read_role: read_role.clone(),
             })

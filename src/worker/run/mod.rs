@@ -10,7 +10,7 @@ use anyhow::{anyhow, Context, Result};
 use octocrab::Octocrab;
 
 use super::layout::policy_for_pr;
-use super::{drift_check, enrich, github_error, payload, publish};
+use super::{cloudtrail_poll, drift_check, github_error, payload, publish};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
 use crate::checkout::{fetch_tarball, ExtractLimits, Workdir};
 use crate::crypto::{open, run_aad, seal, BlobPurpose};
@@ -23,17 +23,19 @@ use crate::enrich::failures_from_apply;
 use crate::github::api;
 use crate::github::facts;
 use crate::inputs;
+use crate::jobs::RunJob;
 use crate::jobs::{ClaimedJob, JobError};
+use crate::jobs::{EnrichJob, PendingFailure};
 use crate::policy::{
     Network as PolicyNetwork, RepoPolicy, ResolvedProject, SessionPolicy, TerraformSpec,
 };
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
+use crate::render::from_outcome::RootIdent;
+use crate::render::from_outcome::{apply_model, plan_model};
 use crate::render::{
     ApplyComment, ApplyCounts, ApplyStatus, CommentMeta, LockHeld, Notice, NoticeBody, PlanComment,
     PlanStale, PlanStatus, Renderer, RootApply, RunInterrupted,
 };
-use crate::results::runs::{apply_model, plan_model};
-use crate::results::RootIdent;
 use crate::sandbox::Network;
 use crate::state::AppState;
 use crate::terraform::{apply_outcome, parse_ui_stream};
@@ -41,8 +43,6 @@ use crate::terraform::{
     parse_plan_json, parse_ui_line, plan_summary, Action, PlannedChangeRef, UiMessage,
 };
 use crate::tfrun::{self, setup_from_config, RunSettings};
-use crate::webhook::run_job::RunJob;
-use crate::webhook::run_job::{EnrichJob, PendingFailure};
 
 mod apply;
 mod plan;
@@ -348,7 +348,7 @@ impl RunCtx<'_> {
             ),
             None => None,
         };
-        let session_name = enrich::session_name(run_id);
+        let session_name = cloudtrail_poll::session_name(run_id);
         let repo = self.run.repo.full_name();
         let pr = self.run.number.to_string();
         let tags = [

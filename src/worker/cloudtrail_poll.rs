@@ -21,10 +21,10 @@ use crate::enrich::{
 };
 use crate::github::api;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
+use crate::jobs::{EnrichJob, PendingFailure};
 use crate::redact::{RedactionConfig, Redactor};
 use crate::render::{Renderer, RootApply};
 use crate::state::AppState;
-use crate::webhook::run_job::{EnrichJob, PendingFailure};
 
 /// The `Username` of a run's session in CloudTrail.
 pub fn session_name(run_id: i64) -> String {

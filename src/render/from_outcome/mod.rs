@@ -3,6 +3,7 @@
 //! action, AWS code, category, IAM action and deny kind only.
 
 pub mod runs;
+pub use runs::{apply_model, plan_model};
 #[cfg(test)]
 mod tests;
 

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::event::RepoRef;
+use crate::webhook::event::RepoRef;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunJob {

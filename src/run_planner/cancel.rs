@@ -4,7 +4,7 @@
 //! drops a job whose projects are all cancelled and shrinks one where only some are, so that
 //! `/cancel -p eks` never cancels the `network` plan queued in the same job.
 
-use crate::webhook::run_job::RunJob;
+use crate::jobs::RunJob;
 
 /// What `/cancel` does to one queued run job.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,8 +3,8 @@ use crate::redact::RedactionConfig;
 use crate::render::{ApplyComment, CommentMeta, PlanComment, Renderer};
 use crate::terraform::{apply_outcome, parse_plan_json, parse_ui_stream, plan_summary};
 
-const APPLY: &str = include_str!("../../tests/fixtures/tf-real/apply.jsonl");
-const PLAN: &str = include_str!("../../tests/fixtures/tf-real/plan.json");
+const APPLY: &str = include_str!("../../../tests/fixtures/tf-real/apply.jsonl");
+const PLAN: &str = include_str!("../../../tests/fixtures/tf-real/plan.json");
 
 fn root() -> RootIdent {
     RootIdent {
@@ -102,7 +102,7 @@ fn plan_values_are_redacted_and_sensitive_hidden() {
 #[test]
 fn addressless_errors_become_configuration_rows() {
     let stream = parse_ui_stream(include_str!(
-        "../../tests/fixtures/tf-json/hashicorp-terraform__plan-json-error__plan.log"
+        "../../../tests/fixtures/tf-json/hashicorp-terraform__plan-json-error__plan.log"
     ))
     .unwrap();
     let outcome = apply_outcome(&stream, &[]);
