@@ -173,14 +173,16 @@ scenario!(
     policy = POLICY,
     |h| {
         setup(&h);
-        h.github
-            .with(|g| g.permissions.insert("Codertocat".into(), "write".into()));
-        let (status, _) = h
-            .deliver(
-                "pull_request",
-                &webhook_fixture("pull_request.synchronize.json"),
-            )
-            .await;
+        let push = webhook_fixture("pull_request.synchronize.json");
+        let pushed = push["pull_request"]["head"]["sha"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        h.github.with(|g| {
+            g.permissions.insert("Codertocat".into(), "write".into());
+            g.pr.head_sha = pushed.clone();
+        });
+        let (status, _) = h.deliver("pull_request", &push).await;
         assert_eq!(status, axum::http::StatusCode::ACCEPTED);
         h.run_jobs_except(&["run"]).await;
         let payload: String = sqlx::query_scalar("SELECT payload FROM jobs WHERE kind = 'run'")
@@ -189,6 +191,11 @@ scenario!(
             .unwrap();
         let run: serde_json::Value = serde_json::from_str(&payload).unwrap();
         assert_eq!(run["command"], "plan");
+        assert_eq!(
+            run["head_sha"],
+            pushed.as_str(),
+            "bound to the pushed commit"
+        );
         assert!(
             run["projects"]
                 .as_array()
@@ -262,9 +269,11 @@ async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
             name: "Hello-World".into(),
         },
         number: 1,
-        command: command.into(),
+        command: tfgate::jobs::RunCommand::parse(command).unwrap(),
         projects: projects.iter().map(|p| p.to_string()).collect(),
         actor: "alice".into(),
+        head_sha: String::new(),
+        plan_runs: Default::default(),
         terraform_args: vec![],
         accept_inputs: vec![],
     };

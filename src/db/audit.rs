@@ -34,6 +34,20 @@ pub async fn record(db: &Db, e: &AuditEvent) -> Result<()> {
     Ok(())
 }
 
+/// Whether any event of `repo` was recorded under `rule`.
+pub async fn has_rule(db: &Db, repo: &str, rule: &str) -> Result<bool> {
+    let n: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM audit_events \
+         WHERE repo = $1 AND rule = $2 LIMIT 1) AS seen",
+    )
+    .bind(repo)
+    .bind(rule)
+    .fetch_one(&db.pool)
+    .await
+    .context("reading the audit log")?;
+    Ok(n > 0)
+}
+
 /// The most recent audit events, newest first.
 pub async fn recent(db: &Db, limit: i64) -> Result<Vec<AuditEvent>> {
     type Row = (

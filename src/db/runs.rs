@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 
 use super::{now_ms, Db};
+use crate::run_planner::record::RunStatus;
 
 #[derive(Debug, Clone)]
 pub struct NewRun<'a> {
@@ -24,7 +25,9 @@ pub struct RunRow {
     pub workspace: String,
     pub command: String,
     pub head_sha: String,
-    pub status: String,
+    /// `None` for a status this version does not know.
+    pub status: Option<RunStatus>,
+    /// The run's record (`PlanRecord` or `ApplyRecord` JSON; see `run_planner::record`).
     pub outcome: Option<String>,
 }
 
@@ -52,7 +55,7 @@ pub async fn create(db: &Db, r: &NewRun<'_>) -> Result<i64> {
 pub async fn finish(
     db: &Db,
     id: i64,
-    status: &str,
+    status: RunStatus,
     plan_blob: Option<&[u8]>,
     raw_log: Option<&[u8]>,
     outcome: Option<&str>,
@@ -61,7 +64,7 @@ pub async fn finish(
         "UPDATE runs SET status = $1, plan_blob = COALESCE($2, plan_blob), raw_log = COALESCE($3, raw_log), \
          outcome = COALESCE($4, outcome), finished_at = $5 WHERE id = $6",
     )
-    .bind(status)
+    .bind(status.as_str())
     .bind(plan_blob)
     .bind(raw_log)
     .bind(outcome)
@@ -92,7 +95,7 @@ fn to_run(r: Row) -> RunRow {
         workspace: r.2,
         command: r.3,
         head_sha: r.4,
-        status: r.5,
+        status: RunStatus::parse(&r.5),
         outcome: r.6,
     }
 }
@@ -116,6 +119,30 @@ pub async fn latest(
     .bind(project)
     .bind(workspace)
     .bind(command)
+    .fetch_optional(&db.pool)
+    .await?;
+    Ok(row.map(to_run))
+}
+
+/// A plan run of this PR's root, by id (`None` when the id names anything else).
+pub async fn plan_of_root(
+    db: &Db,
+    id: i64,
+    repo: &str,
+    pr: i64,
+    project: &str,
+    workspace: &str,
+) -> Result<Option<RunRow>> {
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT id, project, workspace, command, head_sha, status, outcome FROM runs \
+         WHERE id = $1 AND repo = $2 AND pr = $3 AND project = $4 AND workspace = $5 \
+         AND command = 'plan'",
+    )
+    .bind(id)
+    .bind(repo)
+    .bind(pr)
+    .bind(project)
+    .bind(workspace)
     .fetch_optional(&db.pool)
     .await?;
     Ok(row.map(to_run))

@@ -7,7 +7,7 @@ mod payload;
 pub mod queue;
 pub mod runner;
 
-pub use payload::{EnrichJob, PendingFailure, RunJob};
+pub use payload::{EnrichJob, PendingFailure, RunCommand, RunJob};
 
 use serde::{Deserialize, Serialize};
 

@@ -1,19 +1,52 @@
-//! Payload of a `run` job: one command over an ordered list of roots of one PR.
+//! Job payloads: a `run` job (one command over an ordered list of roots of one PR, bound to
+//! the commit that was authorised) and an `enrich` job (CloudTrail polls for a failed apply).
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::webhook::event::RepoRef;
 
+/// The Terraform command a run job carries out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunCommand {
+    Plan,
+    Apply,
+}
+
+impl RunCommand {
+    pub fn name(self) -> &'static str {
+        match self {
+            RunCommand::Plan => "plan",
+            RunCommand::Apply => "apply",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<RunCommand> {
+        [RunCommand::Plan, RunCommand::Apply]
+            .into_iter()
+            .find(|c| c.name() == name)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunJob {
     pub repo: RepoRef,
     pub number: i64,
-    /// `plan` or `apply`.
-    pub command: String,
+    pub command: RunCommand,
     /// Project names, in dependency order.
     pub projects: Vec<String>,
     /// Who asked (becomes the STS SourceIdentity).
     pub actor: String,
+    /// The PR head the policy decided on. The run checks out exactly this commit, and runs
+    /// nothing when the PR head has moved since. Empty in jobs queued before runs were bound.
+    #[serde(default)]
+    pub head_sha: String,
+    /// Apply only: the plan run each project applies (project name → run id), when a plan
+    /// existed at authorisation; otherwise the latest plan of `head_sha`.
+    #[serde(default)]
+    pub plan_runs: BTreeMap<String, i64>,
     /// Allowlisted Terraform flags (`-target=…`), plan only.
     #[serde(default)]
     pub terraform_args: Vec<String>,

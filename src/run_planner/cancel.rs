@@ -36,7 +36,7 @@ pub fn cancel_steps(queued: &[(i64, RunJob)], projects: &[String]) -> Vec<Cancel
             Some(CancelStep {
                 job_id: *job_id,
                 keep,
-                cancelled: (run.command.clone(), gone),
+                cancelled: (run.command.name().to_string(), gone),
             })
         })
         .collect()
@@ -80,9 +80,11 @@ mod tests {
                 name: "r".into(),
             },
             number: 7,
-            command: command.into(),
+            command: crate::jobs::RunCommand::parse(command).unwrap(),
             projects: projects.iter().map(|p| p.to_string()).collect(),
             actor: "alice".into(),
+            head_sha: "h1".into(),
+            plan_runs: Default::default(),
             terraform_args: vec![],
             accept_inputs: vec![],
         }

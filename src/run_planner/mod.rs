@@ -1,6 +1,14 @@
-//! Pure decisions about what to do with a job: which replies, reactions and runs follow from
-//! a comment or a pull-request event. The worker carries the effects out.
+//! The run path's decisions, pure: what a comment or a push leads to, which jobs are queued
+//! and bound to which commit, whether a run may start, and what each root of an apply does.
+//! The worker gathers the facts, calls these, and carries the steps out.
 
+pub mod apply_step;
+pub mod autoplan;
 pub mod cancel;
 pub mod comment;
+pub mod decisions;
+pub mod enqueue;
+pub mod record;
+pub mod settings;
+pub mod start;
 pub mod targets;

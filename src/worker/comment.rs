@@ -1,19 +1,25 @@
+//! `comment` jobs: parse the comment, react and reply as `run_planner::comment` decides,
+//! authorize the accepted commands, then carry out what `run_planner::enqueue` groups them
+//! into: release locks, cancel queued runs, answer `/inputs`, queue run jobs.
+
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use anyhow::anyhow;
+use octocrab::Octocrab;
 
-use super::authorize::{authorize, Authorized};
+use super::authorize::{authorize, reply, Authorized};
 use super::{github_error, payload};
-use crate::command::{parse_comment, CommandKind};
-use crate::db::locks;
+use crate::command::{parse_comment, Command};
+use crate::db::{locks, runs};
 use crate::github::api;
 use crate::inputs;
-use crate::jobs::RunJob;
-use crate::jobs::{queue, JobKind, NewJob};
-use crate::jobs::{ClaimedJob, JobError};
-use crate::project::{order_by_dependencies, ProjectId};
+use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob, RunJob};
 use crate::run_planner::cancel::{cancel_reply, cancel_steps};
 use crate::run_planner::comment::{comment_effects, CommentEffect};
+use crate::run_planner::enqueue::{
+    apply_projects, command_actions, max_attempts, CommandActions, CommandRequest,
+};
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 
@@ -30,148 +36,154 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     let gh = app
         .installation(comment.repo.installation_id)
         .map_err(JobError::Permanent)?;
-    let mut accepted = Vec::new();
-    for effect in effects {
-        match effect {
-            CommentEffect::React(content) => {
-                api::react_to_comment(&gh, &comment.repo, comment.comment_id, content)
-                    .await
-                    .map_err(github_error)?;
-            }
-            CommentEffect::Reply(body) => {
-                api::create_comment(&gh, &comment.repo, comment.number, &body)
-                    .await
-                    .map_err(github_error)?;
-            }
-            CommentEffect::Accept(cmd) => accepted.push(cmd),
-        }
-    }
+    let accepted = carry_out_effects(&gh, &comment, effects).await?;
     if accepted.is_empty() {
         return Ok(());
     }
-    match authorize(state, &gh, &comment, accepted).await? {
-        Some(authorized) => execute_allowed(state, &gh, &comment, authorized).await,
+    match authorize(state, &gh, &comment, &accepted).await? {
+        Some(authorized) => act(state, &gh, &comment, authorized).await,
         None => Ok(()),
     }
 }
 
-/// Carry out allowed commands: plan/apply become one `run` job each (roots in dependency
-/// order); unlock and cancel act at once.
-async fn execute_allowed(
-    state: &Arc<AppState>,
-    gh: &octocrab::Octocrab,
+/// React and reply; returns the accepted commands.
+async fn carry_out_effects(
+    gh: &Octocrab,
     comment: &CommentJob,
-    Authorized { policy, allowed }: Authorized,
+    effects: Vec<CommentEffect>,
+) -> Result<Vec<Command>, JobError> {
+    let mut accepted = Vec::new();
+    for effect in effects {
+        match effect {
+            CommentEffect::React(content) => {
+                api::react_to_comment(gh, &comment.repo, comment.comment_id, content)
+                    .await
+                    .map_err(github_error)?;
+            }
+            CommentEffect::Reply(body) => reply(gh, comment, &body).await?,
+            CommentEffect::Accept(cmd) => accepted.push(cmd),
+        }
+    }
+    Ok(accepted)
+}
+
+/// Carry out what the allowed commands ask for.
+async fn act(
+    state: &Arc<AppState>,
+    gh: &Octocrab,
+    comment: &CommentJob,
+    authorized: Authorized,
 ) -> Result<(), JobError> {
-    let repo = comment.repo.full_name();
-    let policy = &policy;
-    // (command, projects, terraform args, accepted inputs): one run job each.
-    type PendingRun = (CommandKind, Vec<ProjectId>, Vec<String>, Vec<String>);
-    let mut runs: Vec<PendingRun> = Vec::new();
-    let mut inputs_sent = false;
-    // Projects `/cancel` is allowed on: one pass over the queue and one reply after the loop.
-    let mut cancel: Vec<String> = Vec::new();
-    // `/unlock` acts per allowed project and answers once.
-    let (mut unlocked, mut released) = (false, 0);
+    let Authorized {
+        policy,
+        allowed,
+        head_sha,
+    } = authorized;
     for a in &allowed {
         tracing::info!(
             command = a.command.kind.name(),
             project = a.project.as_deref().unwrap_or("-"),
-            dir = a.target.dir.as_deref().unwrap_or("-"),
-            head = &a.head_sha[..a.head_sha.len().min(12)],
+            head = %crate::run_planner::start::short_sha(&head_sha),
             "command allowed by policy"
         );
-        match a.command.kind {
-            CommandKind::Plan | CommandKind::Apply => {
-                let Some(project) = &a.project else { continue };
-                let args: Vec<String> = a
-                    .command
-                    .terraform_args
-                    .iter()
-                    .map(|t| t.to_cli_arg())
-                    .collect();
-                match runs
-                    .iter_mut()
-                    .find(|r| r.0 == a.command.kind && r.2 == args)
-                {
-                    Some(r) => {
-                        if !r.1.iter().any(|p| &p.0 == project) {
-                            r.1.push(ProjectId::new(project.clone()));
-                        }
-                    }
-                    None => runs.push((
-                        a.command.kind,
-                        vec![ProjectId::new(project.clone())],
-                        args,
-                        a.command.accept_inputs.clone(),
-                    )),
-                }
-            }
-            CommandKind::Unlock => {
-                released += locks::release(&state.db, &repo, comment.number, a.project.as_deref())
-                    .await
-                    .map_err(JobError::Transient)?;
-                unlocked = true;
-            }
-            CommandKind::Cancel => {
-                if let Some(project) = &a.project {
-                    if !cancel.contains(project) {
-                        cancel.push(project.clone());
-                    }
-                }
-            }
-            CommandKind::Inputs if !inputs_sent => {
-                inputs_sent = true;
-                let body = inputs::inputs_reply(&inputs::fingerprint_key(state), policy);
-                api::create_comment(gh, &comment.repo, comment.number, &body)
-                    .await
-                    .map_err(github_error)?;
-            }
-            CommandKind::Inputs | CommandKind::Help => {}
-        }
     }
-    if unlocked {
-        let body = format!("Released {released} lock(s) held by this pull request.");
-        api::create_comment(gh, &comment.repo, comment.number, &body)
-            .await
-            .map_err(github_error)?;
-    }
-    if !cancel.is_empty() {
-        let body = cancel_queued_runs(state, &repo, comment.number, &cancel).await?;
-        api::create_comment(gh, &comment.repo, comment.number, &body)
-            .await
-            .map_err(github_error)?;
-    }
-    for (kind, projects, terraform_args, accept_inputs) in runs {
-        let ordered = order_by_dependencies(&projects, &policy.specs())
-            .map_err(|e| JobError::Permanent(anyhow!("ordering projects: {e}")))?;
-        let payload = RunJob {
-            repo: comment.repo.clone(),
-            number: comment.number,
-            command: kind.name().to_string(),
-            projects: ordered.into_iter().map(|p| p.0).collect(),
-            actor: comment.author.clone(),
-            terraform_args,
-            accept_inputs,
-        };
-        let job = NewJob {
-            kind: JobKind::Run,
-            payload: serde_json::to_string(&payload).expect("run payload serialises"),
-            repo: Some(repo.clone()),
-            pr: Some(comment.number),
-            // An apply is never retried on its own: a failure is reported, a human decides.
-            max_attempts: if kind == CommandKind::Apply {
-                1
-            } else {
-                state.config.job_max_attempts
-            },
-        };
-        queue::enqueue(&state.db, &job)
-            .await
-            .map_err(JobError::Transient)?;
-        state.metrics.job_enqueued(JobKind::Run.as_str());
+    let plan_runs = current_plans(
+        state,
+        comment,
+        &policy,
+        &apply_projects(&allowed),
+        &head_sha,
+    )
+    .await?;
+    let request = CommandRequest {
+        repo: &comment.repo,
+        number: comment.number,
+        actor: &comment.author,
+        head_sha: &head_sha,
+    };
+    let actions = command_actions(&request, &allowed, &policy.specs(), &plan_runs)
+        .map_err(|e| JobError::Permanent(anyhow!(e)))?;
+    answer(state, gh, comment, &policy, &actions).await?;
+    for run in &actions.runs {
+        enqueue_run(state, run).await?;
     }
     state.wake.notify_waiters();
+    Ok(())
+}
+
+/// The plan run an `/apply` of each project applies: its latest plan at the authorised head.
+async fn current_plans(
+    state: &AppState,
+    comment: &CommentJob,
+    policy: &crate::policy::RepoPolicy,
+    projects: &[String],
+    head_sha: &str,
+) -> Result<BTreeMap<String, i64>, JobError> {
+    let repo = comment.repo.full_name();
+    let mut out = BTreeMap::new();
+    for name in projects {
+        let Some(p) = policy.project(name) else {
+            continue;
+        };
+        let latest = runs::latest(
+            &state.db,
+            &repo,
+            comment.number,
+            name,
+            &p.spec.workspace,
+            "plan",
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        if let Some(run) = latest.filter(|r| r.head_sha == head_sha) {
+            out.insert(name.clone(), run.id);
+        }
+    }
+    Ok(out)
+}
+
+/// The replies of `/unlock`, `/cancel` and `/inputs` (one each).
+async fn answer(
+    state: &AppState,
+    gh: &Octocrab,
+    comment: &CommentJob,
+    policy: &crate::policy::RepoPolicy,
+    actions: &CommandActions,
+) -> Result<(), JobError> {
+    let repo = comment.repo.full_name();
+    if actions.inputs {
+        let body = inputs::inputs_reply(&inputs::fingerprint_key(state), policy);
+        reply(gh, comment, &body).await?;
+    }
+    if !actions.unlock.is_empty() {
+        let mut released = 0;
+        for project in &actions.unlock {
+            released += locks::release(&state.db, &repo, comment.number, project.as_deref())
+                .await
+                .map_err(JobError::Transient)?;
+        }
+        let body = format!("Released {released} lock(s) held by this pull request.");
+        reply(gh, comment, &body).await?;
+    }
+    if !actions.cancel.is_empty() {
+        let body = cancel_queued_runs(state, &repo, comment.number, &actions.cancel).await?;
+        reply(gh, comment, &body).await?;
+    }
+    Ok(())
+}
+
+async fn enqueue_run(state: &AppState, run: &RunJob) -> Result<(), JobError> {
+    let job = NewJob {
+        kind: JobKind::Run,
+        payload: serde_json::to_string(run).expect("run payload serialises"),
+        repo: Some(run.repo.full_name()),
+        pr: Some(run.number),
+        max_attempts: max_attempts(run.command, state.config.job_max_attempts),
+    };
+    queue::enqueue(&state.db, &job)
+        .await
+        .map_err(JobError::Transient)?;
+    state.metrics.job_enqueued(JobKind::Run.as_str());
     Ok(())
 }
 

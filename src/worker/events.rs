@@ -1,3 +1,6 @@
+//! Pull-request, review and installation events: autoplan on a push, locks and queued runs
+//! released when a PR closes, and an audit record of each.
+
 use std::sync::Arc;
 
 use super::layout::policy_for_pr;
@@ -5,19 +8,17 @@ use super::{github_error, payload};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::locks;
 use crate::github::facts;
-use crate::jobs::NewJob;
-use crate::jobs::RunJob;
-use crate::jobs::{queue, ClaimedJob, JobError, JobKind};
-use crate::policy::{decide, Actor, PolicyCommand, Target};
-use crate::project::{affected_projects, order_by_dependencies};
+use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
+use crate::policy::Actor;
+use crate::run_planner;
+use crate::run_planner::autoplan::autoplan_wanted;
+use crate::run_planner::enqueue::max_attempts;
 use crate::state::AppState;
 use crate::webhook::event::{InstallationJob, PullRequestJob, ReviewJob};
 
 pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let pr: PullRequestJob = payload(job)?;
-    if matches!(pr.action.as_str(), "opened" | "reopened" | "synchronize") {
-        autoplan(state, &pr).await?;
-    }
+    autoplan(state, &pr).await?;
     if pr.action == "closed" {
         // Merged or closed: the PR's locks go; queued runs are dropped.
         let repo = pr.repo.full_name();
@@ -95,20 +96,17 @@ fn short_sha(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
 }
 
-/// Plan the roots a push affects whose policy asks for autoplan, as if the PR author had
-/// commented `/plan` (same policy decision; forks refused unless allowed).
+/// Plan the roots a push affects whose policy asks for autoplan, as `run_planner::autoplan`
+/// decides; every decision is audited.
 async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobError> {
     let repo = pr.repo.full_name();
     let set = state.policies.current();
-    let Some(policy) = set.for_repo(&repo) else {
+    let (Some(policy), Some(app)) = (set.for_repo(&repo), state.github()) else {
         return Ok(());
     };
-    if pr.is_fork && !policy.allow_fork_prs {
+    if !autoplan_wanted(pr, policy) {
         return Ok(());
     }
-    let Some(app) = state.github() else {
-        return Ok(());
-    };
     let gh = app
         .installation(pr.repo.installation_id)
         .map_err(JobError::Permanent)?;
@@ -120,80 +118,48 @@ async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobE
         // Told on the PR when a command is authorized; a push only plans admin projects.
         tracing::warn!(repo = %repo, problems = layout_problems.len(), "tfgate.yaml on the base branch has problems");
     }
-    let policy = &policy;
-    let permission = facts::user_permission(&gh, &pr.repo, &pr.author)
-        .await
-        .map_err(github_error)?;
-    let actor = Actor {
+    let author = Actor {
         login: pr.author.clone(),
-        permission,
+        permission: facts::user_permission(&gh, &pr.repo, &pr.author)
+            .await
+            .map_err(github_error)?,
         teams: Vec::new(),
         is_bot: pr.author.ends_with("[bot]"),
     };
-    let specs = policy.specs();
-    let mut selected = Vec::new();
-    for id in affected_projects(&facts.changed_files, &specs, &facts.module_calls) {
-        let Some(project) = policy.project(&id.0) else {
-            continue;
+    let plan = run_planner::autoplan::autoplan(pr, &policy, &facts, &author)
+        .map_err(|e| JobError::Permanent(anyhow::anyhow!(e)))?;
+    for (project, decision) in &plan.decisions {
+        let event = AuditEvent {
+            actor: pr.author.clone(),
+            repo: Some(repo.clone()),
+            pr: Some(pr.number),
+            action: "autoplan".into(),
+            rule: Some(decision.rule.to_string()),
+            result: if decision.is_allowed() {
+                "allow"
+            } else {
+                "deny"
+            }
+            .into(),
+            detail: Some(project.0.clone()),
         };
-        if !project.autoplan {
-            continue;
-        }
-        let decision = decide(
-            &actor,
-            PolicyCommand::Plan,
-            &Target::project(&id.0),
-            &facts,
-            policy,
-        );
-        audit::record(
-            &state.db,
-            &AuditEvent {
-                actor: pr.author.clone(),
-                repo: Some(repo.clone()),
-                pr: Some(pr.number),
-                action: "autoplan".into(),
-                rule: Some(decision.rule.to_string()),
-                result: if decision.is_allowed() {
-                    "allow".into()
-                } else {
-                    "deny".into()
-                },
-                detail: Some(id.0.clone()),
-            },
-        )
+        audit::record(&state.db, &event)
+            .await
+            .map_err(JobError::Transient)?;
+    }
+    let Some(run) = plan.job else {
+        return Ok(());
+    };
+    let job = NewJob {
+        kind: JobKind::Run,
+        payload: serde_json::to_string(&run).expect("run payload serialises"),
+        repo: Some(repo),
+        pr: Some(pr.number),
+        max_attempts: max_attempts(run.command, state.config.job_max_attempts),
+    };
+    queue::enqueue(&state.db, &job)
         .await
         .map_err(JobError::Transient)?;
-        if decision.is_allowed() {
-            selected.push(id);
-        }
-    }
-    if selected.is_empty() {
-        return Ok(());
-    }
-    let ordered = order_by_dependencies(&selected, &specs)
-        .map_err(|e| JobError::Permanent(anyhow::anyhow!("{e}")))?;
-    let run = RunJob {
-        repo: pr.repo.clone(),
-        number: pr.number,
-        command: "plan".into(),
-        projects: ordered.into_iter().map(|p| p.0).collect(),
-        actor: pr.author.clone(),
-        terraform_args: Vec::new(),
-        accept_inputs: Vec::new(),
-    };
-    queue::enqueue(
-        &state.db,
-        &NewJob {
-            kind: JobKind::Run,
-            payload: serde_json::to_string(&run).expect("run payload serialises"),
-            repo: Some(repo),
-            pr: Some(pr.number),
-            max_attempts: state.config.job_max_attempts,
-        },
-    )
-    .await
-    .map_err(JobError::Transient)?;
     state.metrics.job_enqueued(JobKind::Run.as_str());
     state.wake.notify_waiters();
     Ok(())

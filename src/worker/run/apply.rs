@@ -1,227 +1,322 @@
-//! `/apply` of a PR's roots, in order, stopping at the first failure.
+//! `/apply` of a PR's roots, in order, stopping at the first failure: each root applies the
+//! plan run the job names (or the latest plan of the authorised commit), as
+//! `run_planner::apply_step` decides.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
+
+use super::{meta, public_line, render_err, root_ident, RunCtx};
+use crate::crypto::{open, run_aad, seal, BlobPurpose};
+use crate::db::audit::{self, AuditEvent};
+use crate::db::inputs as db_inputs;
+use crate::db::runs::{self, RunRow};
+use crate::drift::{apply_gate, ApplyGate};
+use crate::github::api;
+use crate::jobs::{EnrichJob, JobError, PendingFailure, RunCommand};
+use crate::policy::ResolvedProject;
+use crate::redact::{Placeholders, Redactor};
+use crate::render::from_outcome::apply_model;
+use crate::render::{
+    ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanStale, RootApply,
+};
+use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, SkipReason};
+use crate::run_planner::record::{ApplyRecord, PlanRecord, RunStatus};
+use crate::run_planner::start::short_sha;
+use crate::tfrun::{self, setup_from_config, TerraformSetup};
+use crate::worker::{cloudtrail_poll, github_error, publish};
+
+mod failures;
+
+/// What the roots of one `/apply` add up to.
+#[derive(Default)]
+struct ApplyResults {
+    roots: Vec<RootApply>,
+    notes: Vec<String>,
+    pending: Vec<PendingFailure>,
+    last_run: i64,
+    /// Why the run stopped; every later root is skipped with it.
+    stopped: Option<SkipReason>,
+}
+
+/// The tools every root of the run shares.
+struct ApplyTools<'a> {
+    setup: &'a TerraformSetup,
+    redactor: &'a Redactor,
+}
 
 impl RunCtx<'_> {
     pub(super) async fn apply_roots(&self, projects: &[&ResolvedProject]) -> Result<(), JobError> {
         let setup = setup_from_config(&self.state.config).map_err(JobError::Permanent)?;
         let redactor = self.redactor()?;
+        let tools = ApplyTools {
+            setup: &setup,
+            redactor: &redactor,
+        };
         let mut ph = Placeholders::new();
-        let repo = self.run.repo.full_name();
-        let mut roots: Vec<RootApply> = Vec::new();
-        let mut notes = Vec::new();
-        let mut stopped: Option<String> = None;
-        let mut pending: Vec<PendingFailure> = Vec::new();
-        let mut last_run = 0;
+        let mut results = ApplyResults::default();
         for p in projects {
-            let name = &p.spec.id.0;
-            if let Some(reason) = &stopped {
-                roots.push(skipped(p, reason));
-                continue;
-            }
-            let db = &self.state.db;
-            let plan = runs::latest(db, &repo, self.run.number, name, &p.spec.workspace, "plan")
-                .await
-                .map_err(JobError::Transient)?;
-            let applied =
-                runs::latest(db, &repo, self.run.number, name, &p.spec.workspace, "apply")
-                    .await
-                    .map_err(JobError::Transient)?;
-            let Some(plan) = plan.filter(|r| r.status == "planned" && r.head_sha == self.head)
-            else {
-                let body = self
-                    .renderer
-                    .render_notice(&Notice {
-                        meta: meta(self.run, name, 0, self.head),
-                        body: NoticeBody::PlanStale(PlanStale {
-                            planned_sha_short: None,
-                            head_sha_short: Some(short(self.head)),
-                        }),
-                    })
-                    .map_err(render_err)?;
-                post(self.gh, self.run, &body).await?;
-                stopped = Some(format!("`{name}` has no current plan"));
-                continue;
-            };
-            if applied
-                .as_ref()
-                .is_some_and(|a| a.status == "applied" && a.id > plan.id)
-            {
-                notes.push(format!("`{name}` was already applied at this commit."));
-                continue;
-            }
-            if !self.lock(p).await? {
-                stopped = Some(format!("`{name}` is locked by another pull request"));
-                continue;
-            }
-            let plan_outcome: serde_json::Value = plan
-                .outcome
-                .as_deref()
-                .and_then(|o| serde_json::from_str(o).ok())
-                .unwrap_or_default();
-            let drifted: Vec<String> = plan_outcome["drifted_inputs"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(String::from))
-                        .collect()
-                })
-                .unwrap_or_default();
-            match apply_gate(
-                self.policy.on_input_drift,
-                &drifted,
-                &self.run.accept_inputs,
+            let facts = self.root_facts(p).await?;
+            match apply_step(
+                results.stopped.as_ref(),
+                facts.as_root_facts(&p.spec.id.0, self.head),
             ) {
-                ApplyGate::Allow => {}
-                ApplyGate::AllowWithAudit { inputs } => {
-                    audit::record(
-                        db,
-                        &AuditEvent {
-                            actor: self.run.actor.clone(),
-                            repo: Some(repo.clone()),
-                            pr: Some(self.run.number),
-                            action: "apply".into(),
-                            rule: Some("inputs.drift_accepted".into()),
-                            result: "allow".into(),
-                            detail: Some(format!("{name}: {}", inputs.join(", "))),
-                        },
-                    )
-                    .await
-                    .map_err(JobError::Transient)?;
+                ApplyStep::Skip(reason) => results.roots.push(skipped(p, &reason)),
+                ApplyStep::NoCurrentPlan => {
+                    self.post_plan_stale(&p.spec.id.0).await?;
+                    results.stopped = Some(SkipReason::NoCurrentPlan {
+                        project: p.spec.id.0.clone(),
+                    });
                 }
-                ApplyGate::Refuse { reply } => {
-                    post(self.gh, self.run, &format!("`{name}`: {reply}")).await?;
-                    stopped = Some(format!("`{name}` waits for a shared-input decision"));
-                    continue;
+                ApplyStep::AlreadyApplied => results.notes.push(format!(
+                    "`{}` was already applied at this commit.",
+                    p.spec.id.0
+                )),
+                ApplyStep::Proceed {
+                    plan_run_id,
+                    record,
+                } => {
+                    self.apply_root(p, plan_run_id, &record, &tools, &mut ph, &mut results)
+                        .await?
                 }
             }
-            let sealed = runs::plan_blob(db, plan.id)
-                .await
-                .map_err(JobError::Transient)?;
-            let plan_file = match sealed.map(|s| {
-                open(
-                    &self.state.seal_key,
-                    &s,
-                    &run_aad(plan.id, BlobPurpose::Plan),
-                )
-            }) {
-                Some(Ok(f)) => f,
-                unreadable => {
-                    let why = match (unreadable, self.state.config.retention_days) {
-                        (None, Some(days)) => {
-                            format!("its plan is no longer stored (plans are kept {days} days)")
-                        }
-                        _ => "the stored plan could not be read".to_string(),
-                    };
-                    notes.push(format!("`{name}`: {why}; run `/plan` again."));
-                    stopped = Some(format!("`{name}` has no readable plan"));
-                    continue;
-                }
-            };
-            let project_setup = match self.setup_for(&setup, p) {
-                Ok(s) => s,
-                Err(e) => {
-                    notes.push(format!("`{}`: {e}.", p.spec.id.0));
-                    stopped = Some(format!("`{}` has no Terraform", p.spec.id.0));
-                    continue;
-                }
-            };
-            let (exec, settings) = match self.prepare(p, "apply", &BTreeMap::new()).await {
-                Ok(x) => x,
-                Err(e) => {
-                    tracing::error!(project = %name, error = %format!("{e:#}"), "could not prepare the apply");
-                    notes.push(format!(
-                        "`{name}`: the apply could not start ({}).",
-                        public_line(&e)
-                    ));
-                    stopped = Some(format!("`{name}` could not start"));
-                    continue;
-                }
-            };
-            last_run = exec.run_id;
-            let plan_json_summary = planned_from_outcome(plan.outcome.as_deref());
-            let progress = progress_recorder(self.state.clone(), exec.run_id);
-            let mut on_line = progress.0;
-            let out = tfrun::apply(
-                &project_setup,
-                &exec.workdir.path().join("repo"),
-                &p.spec.dir,
-                &plan_file,
-                &settings,
-                &mut on_line,
-            )
-            .await
-            .map_err(JobError::Transient)?;
-            drop(on_line);
-            let _ = progress.1.await;
-            let mut model = apply_model(
-                &root_ident(p),
-                out.init.ok,
-                &out.init.stderr_tail,
-                out.apply.as_ref().map(|s| s.stdout.as_str()),
-                &plan_json_summary,
-                &redactor,
-                &mut ph,
-            );
-            let to_confirm = self.failures_to_confirm(
-                p,
-                exec.run_id,
-                out.apply.as_ref().map(|s| s.stdout.as_str()),
-                &redactor,
-                &mut ph,
-            );
-            if !to_confirm.is_empty() {
-                model.pending_enrichment = true;
-                pending.extend(to_confirm);
-            }
-            let log = out
-                .apply
-                .as_ref()
-                .map(|s| s.stdout.clone())
-                .unwrap_or_else(|| out.init.stderr_tail.clone());
-            let sealed_log = seal(
-                &self.state.seal_key,
-                log.as_bytes(),
-                &run_aad(exec.run_id, BlobPurpose::RawLog),
-            );
-            let ok = model.status == ApplyStatus::Succeeded;
-            let status = if ok { "applied" } else { "apply_failed" };
-            let outcome =
-                serde_json::json!({"status": status, "counts": &model.counts}).to_string();
-            runs::finish(
-                db,
-                exec.run_id,
-                status,
-                None,
-                Some(&sealed_log),
-                Some(&outcome),
-            )
-            .await
-            .map_err(JobError::Transient)?;
-            if ok {
-                let fps: BTreeMap<String, String> = plan_outcome["input_fingerprints"]
-                    .as_object()
-                    .map(|m| {
-                        m.iter()
-                            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                db_inputs::record_applied(db, &repo, name, &p.spec.workspace, exec.run_id, &fps)
-                    .await
-                    .map_err(JobError::Transient)?;
-            } else {
-                stopped = Some(format!("`{name}` failed"));
-            }
-            roots.push(model);
         }
-        if roots.is_empty() && notes.is_empty() {
+        if results.roots.is_empty() && results.notes.is_empty() {
             return Ok(());
         }
+        self.publish_apply(results).await
+    }
+
+    /// The plan run to apply (the one the job names, else the latest) and the latest apply.
+    async fn root_facts(&self, p: &ResolvedProject) -> Result<StoredRuns, JobError> {
+        let db = &self.state.db;
+        let repo = self.run.repo.full_name();
+        let (name, ws, pr) = (&p.spec.id.0, &p.spec.workspace, self.run.number);
+        let plan = match self.run.plan_runs.get(name) {
+            Some(id) => runs::plan_of_root(db, *id, &repo, pr, name, ws).await,
+            None => runs::latest(db, &repo, pr, name, ws, RunCommand::Plan.name()).await,
+        }
+        .map_err(JobError::Transient)?;
+        let apply = runs::latest(db, &repo, pr, name, ws, RunCommand::Apply.name())
+            .await
+            .map_err(JobError::Transient)?;
+        Ok(StoredRuns { plan, apply })
+    }
+
+    async fn post_plan_stale(&self, project: &str) -> Result<(), JobError> {
+        let notice = Notice {
+            meta: meta(self.run, project, 0, self.head),
+            body: NoticeBody::PlanStale(PlanStale {
+                planned_sha_short: None,
+                head_sha_short: Some(short_sha(self.head)),
+            }),
+        };
+        let body = self.renderer.render_notice(&notice).map_err(render_err)?;
+        self.post(&body).await
+    }
+
+    /// Lock, pass the drift gate, read the plan file, apply, record. Sets `results.stopped`
+    /// when the root did not apply.
+    async fn apply_root(
+        &self,
+        p: &ResolvedProject,
+        plan_run_id: i64,
+        record: &PlanRecord,
+        tools: &ApplyTools<'_>,
+        ph: &mut Placeholders,
+        results: &mut ApplyResults,
+    ) -> Result<(), JobError> {
+        let project = p.spec.id.0.clone();
+        if !self.lock(p).await? {
+            results.stopped = Some(SkipReason::Locked { project });
+            return Ok(());
+        }
+        if !self.pass_drift_gate(&project, record).await? {
+            results.stopped = Some(SkipReason::AwaitingInputDecision { project });
+            return Ok(());
+        }
+        let Some(plan_file) = self
+            .plan_file(&project, plan_run_id, record, results)
+            .await?
+        else {
+            results.stopped = Some(SkipReason::NoReadablePlan { project });
+            return Ok(());
+        };
+        let setup = match self.setup_for(tools.setup, p) {
+            Ok(s) => s,
+            Err(e) => {
+                results.notes.push(format!("`{project}`: {e}."));
+                results.stopped = Some(SkipReason::NoTerraform { project });
+                return Ok(());
+            }
+        };
+        let prepared = match self.prepare(p, RunCommand::Apply, &BTreeMap::new()).await {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::error!(project = %project, error = %format!("{e:#}"), "could not prepare the apply");
+                let line = format!(
+                    "`{project}`: the apply could not start ({}).",
+                    public_line(&e)
+                );
+                results.notes.push(line);
+                results.stopped = Some(SkipReason::CouldNotStart { project });
+                return Ok(());
+            }
+        };
+        results.last_run = prepared.run_id;
+        let progress = failures::progress_recorder(self.state.clone(), prepared.run_id);
+        let out = tfrun::apply(
+            &setup,
+            &prepared.checkout(),
+            &p.spec.dir,
+            &plan_file,
+            &prepared.settings,
+            &mut |l| (progress.0)(l),
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        progress.finish().await;
+        let stream = out.apply.as_ref().map(|s| s.stdout.as_str());
+        let mut model = apply_model(
+            &root_ident(p),
+            out.init.ok,
+            &out.init.stderr_tail,
+            stream,
+            &record.planned_refs(),
+            tools.redactor,
+            ph,
+        );
+        let to_confirm = self.failures_to_confirm(p, prepared.run_id, stream, tools.redactor, ph);
+        model.pending_enrichment = !to_confirm.is_empty();
+        results.pending.extend(to_confirm);
+        let ok = model.status == ApplyStatus::Succeeded;
+        let log = stream.unwrap_or(&out.init.stderr_tail);
+        self.store_apply(p, prepared.run_id, ok, &model.counts, log, record)
+            .await?;
+        if !ok {
+            results.stopped = Some(SkipReason::Failed { project });
+        }
+        results.roots.push(model);
+        Ok(())
+    }
+
+    /// The drift gate of the plan's drifted inputs: allowed (audited when inputs drifted), or
+    /// refused with the gate's reply.
+    async fn pass_drift_gate(&self, project: &str, record: &PlanRecord) -> Result<bool, JobError> {
+        match apply_gate(
+            self.policy.on_input_drift,
+            &record.drifted_inputs,
+            &self.run.accept_inputs,
+        ) {
+            ApplyGate::Allow => Ok(true),
+            ApplyGate::AllowWithAudit { inputs } => {
+                let event = AuditEvent {
+                    actor: self.run.actor.clone(),
+                    repo: Some(self.run.repo.full_name()),
+                    pr: Some(self.run.number),
+                    action: "apply".into(),
+                    rule: Some("inputs.drift_accepted".into()),
+                    result: "allow".into(),
+                    detail: Some(format!("{project}: {}", inputs.join(", "))),
+                };
+                audit::record(&self.state.db, &event)
+                    .await
+                    .map_err(JobError::Transient)?;
+                Ok(true)
+            }
+            ApplyGate::Refuse { reply } => {
+                self.post(&format!("`{project}`: {reply}")).await?;
+                Ok(false)
+            }
+        }
+    }
+
+    /// The stored plan file, opened and checked against the record's digest; `None` (with a
+    /// note saying why) when it cannot be had.
+    async fn plan_file(
+        &self,
+        project: &str,
+        plan_run_id: i64,
+        record: &PlanRecord,
+        results: &mut ApplyResults,
+    ) -> Result<Option<Vec<u8>>, JobError> {
+        let sealed = runs::plan_blob(&self.state.db, plan_run_id)
+            .await
+            .map_err(JobError::Transient)?;
+        let aad = run_aad(plan_run_id, BlobPurpose::Plan);
+        let opened = sealed.as_ref().map(|s| open(&self.state.seal_key, s, &aad));
+        let digest_ok = |f: &[u8]| {
+            record
+                .plan_file_sha256
+                .as_deref()
+                .map_or(true, |want| hex::encode(Sha256::digest(f)) == want)
+        };
+        let why = match (opened, self.state.config.retention_days) {
+            (Some(Ok(f)), _) if digest_ok(&f) => return Ok(Some(f)),
+            (None, Some(days)) => {
+                format!("its plan is no longer stored (plans are kept {days} days)")
+            }
+            _ => "the stored plan could not be read".to_string(),
+        };
+        results
+            .notes
+            .push(format!("`{project}`: {why}; run `/plan` again."));
+        Ok(None)
+    }
+
+    /// Seal the raw log, finish the run with its record, and on success remember the input
+    /// fingerprints it applied with.
+    async fn store_apply(
+        &self,
+        p: &ResolvedProject,
+        run_id: i64,
+        ok: bool,
+        counts: &ApplyCounts,
+        log: &str,
+        record: &PlanRecord,
+    ) -> Result<(), JobError> {
+        let db = &self.state.db;
+        let sealed_log = seal(
+            &self.state.seal_key,
+            log.as_bytes(),
+            &run_aad(run_id, BlobPurpose::RawLog),
+        );
+        let status = if ok {
+            RunStatus::Applied
+        } else {
+            RunStatus::ApplyFailed
+        };
+        let outcome = ApplyRecord {
+            counts: *counts,
+            completed: Vec::new(),
+        }
+        .encode();
+        runs::finish(db, run_id, status, None, Some(&sealed_log), Some(&outcome))
+            .await
+            .map_err(JobError::Transient)?;
+        if ok {
+            let repo = self.run.repo.full_name();
+            db_inputs::record_applied(
+                db,
+                &repo,
+                &p.spec.id.0,
+                &p.spec.workspace,
+                run_id,
+                &record.input_fingerprints,
+            )
+            .await
+            .map_err(JobError::Transient)?;
+        }
+        Ok(())
+    }
+
+    /// Post the apply comment and its check runs, and queue CloudTrail polls for failures
+    /// whose denied action the error text leaves unclear.
+    async fn publish_apply(&self, results: ApplyResults) -> Result<(), JobError> {
         let comment = ApplyComment {
-            meta: meta(self.run, "all", last_run, self.head),
-            roots,
-            notes,
+            meta: meta(self.run, "all", results.last_run, self.head),
+            roots: results.roots,
+            notes: results.notes,
         };
         let body = self.renderer.render_apply(&comment).map_err(render_err)?;
         let posted = api::create_comment(self.gh, &self.run.repo, self.run.number, &body)
@@ -229,95 +324,63 @@ impl RunCtx<'_> {
             .map_err(github_error)?;
         publish::apply_check_runs(self.gh, self.renderer, &self.run.repo, self.head, &comment)
             .await;
-        if !pending.is_empty() {
-            let job = EnrichJob {
-                repo: self.run.repo.clone(),
-                number: self.run.number,
-                comment_id: posted.id,
-                comment,
-                pending,
-                attempt: 0,
-            };
-            let delay = self
-                .state
-                .config
-                .enrich_schedule
-                .first()
-                .copied()
-                .unwrap_or_default();
-            crate::worker::cloudtrail_poll::enqueue(self.state, &job, delay).await?;
+        if results.pending.is_empty() {
+            return Ok(());
         }
-        Ok(())
-    }
-
-    /// Permission failures whose denied action the text leaves unclear, when the policy gives
-    /// a CloudTrail read role for the apply role's account.
-    fn failures_to_confirm(
-        &self,
-        p: &ResolvedProject,
-        run_id: i64,
-        stream: Option<&str>,
-        redactor: &Redactor,
-        ph: &mut Placeholders,
-    ) -> Vec<PendingFailure> {
-        let (Some(ct), Some(stream)) = (&self.policy.cloudtrail, stream) else {
-            return Vec::new();
+        let job = EnrichJob {
+            repo: self.run.repo.clone(),
+            number: self.run.number,
+            comment_id: posted.id,
+            comment,
+            pending: results.pending,
+            attempt: 0,
         };
-        let role = p.apply_role.as_deref().unwrap_or(&p.plan_role);
-        let Some(account) = cloudtrail_poll::account_of(role) else {
-            return Vec::new();
-        };
-        let Some(read_role) = ct.read_roles.get(&account) else {
-            return Vec::new();
-        };
-        let Ok(parsed) = parse_ui_stream(stream) else {
-            return Vec::new();
-        };
-        failures_from_apply(&apply_outcome(&parsed, &[]))
-            .into_iter()
-            .map(|failure| PendingFailure {
-                root: p.spec.id.0.clone(),
-                // The placeholders the comment used, so the enrich job finds the row.
-                shown_address: redactor.redact_address(&failure.address, ph),
-                failure,
-                session_name: cloudtrail_poll::session_name(run_id),
-                account_id: account.clone(),
-                read_role: read_role.clone(),
-            })
-            .collect()
+        let delay = self
+            .state
+            .config
+            .enrich_schedule
+            .first()
+            .copied()
+            .unwrap_or_default();
+        cloudtrail_poll::enqueue(self.state, &job, delay).await
     }
 }
 
-/// The planned changes a plan run recorded (so an apply can list what it never reached).
-fn planned_from_outcome(outcome: Option<&str>) -> Vec<PlannedChangeRef> {
-    let Some(v) = outcome.and_then(|o| serde_json::from_str::<serde_json::Value>(o).ok()) else {
-        return Vec::new();
-    };
-    v["planned"]
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .filter_map(|r| {
-                    let address = r["address"].as_str()?.to_string();
-                    let action = match r["action"].as_str()? {
-                        "no_op" => Action::NoOp,
-                        "create_then_forget" => Action::CreateThenForget,
-                        other => Action::from_ui(other)?,
-                    };
-                    Some(PlannedChangeRef { address, action })
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// The stored runs one root's apply step is decided on.
+struct StoredRuns {
+    plan: Option<RunRow>,
+    apply: Option<RunRow>,
 }
 
-fn skipped(p: &ResolvedProject, reason: &str) -> RootApply {
+impl StoredRuns {
+    fn as_root_facts<'a>(&self, project: &'a str, head: &'a str) -> RootFacts<'a> {
+        RootFacts {
+            project,
+            authorised_head: head,
+            plan: self.plan.as_ref().map(|r| PlanRun {
+                id: r.id,
+                status: r.status,
+                head_sha: r.head_sha.clone(),
+                record: r.outcome.as_deref().and_then(PlanRecord::decode),
+            }),
+            last_apply: self
+                .apply
+                .as_ref()
+                .and_then(|r| r.status.map(|s| (r.id, s))),
+        }
+    }
+}
+
+fn skipped(p: &ResolvedProject, reason: &SkipReason) -> RootApply {
     RootApply {
         project: p.spec.id.0.clone(),
         dir: p.spec.dir.clone(),
         workspace: p.spec.workspace.clone(),
         status: ApplyStatus::Skipped {
-            reason: format!("not run: {reason}; the next `/apply` resumes here"),
+            reason: format!(
+                "not run: {}; the next `/apply` resumes here",
+                skip_text(reason)
+            ),
         },
         counts: ApplyCounts::default(),
         rows: Vec::new(),
@@ -328,26 +391,16 @@ fn skipped(p: &ResolvedProject, reason: &str) -> RootApply {
     }
 }
 
-/// Records completed resources while an apply streams, so a crash can be reported.
-fn progress_recorder(
-    state: Arc<AppState>,
-    run_id: i64,
-) -> (impl FnMut(&str) + Send, tokio::task::JoinHandle<()>) {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let task = tokio::spawn(async move {
-        let mut done: Vec<String> = Vec::new();
-        while let Some(addr) = rx.recv().await {
-            done.push(addr);
-            let json = serde_json::to_string(&done).unwrap_or_default();
-            if let Err(e) = runs::set_progress(&state.db, run_id, &json).await {
-                tracing::warn!(error = %format!("{e:#}"), "could not record apply progress");
-            }
+fn skip_text(reason: &SkipReason) -> String {
+    match reason {
+        SkipReason::NoCurrentPlan { project } => format!("`{project}` has no current plan"),
+        SkipReason::Locked { project } => format!("`{project}` is locked by another pull request"),
+        SkipReason::AwaitingInputDecision { project } => {
+            format!("`{project}` waits for a shared-input decision")
         }
-    });
-    let on_line = move |line: &str| {
-        if let Ok(Some(UiMessage::ApplyComplete { hook, .. })) = parse_ui_line(line) {
-            let _ = tx.send(hook.resource.addr.clone());
-        }
-    };
-    (on_line, task)
+        SkipReason::NoReadablePlan { project } => format!("`{project}` has no readable plan"),
+        SkipReason::NoTerraform { project } => format!("`{project}` has no Terraform"),
+        SkipReason::CouldNotStart { project } => format!("`{project}` could not start"),
+        SkipReason::Failed { project } => format!("`{project}` failed"),
+    }
 }

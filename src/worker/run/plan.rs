@@ -1,158 +1,229 @@
-//! `/plan` of a PR's roots.
+//! `/plan` of a PR's roots: each root is locked, checked out at the authorised commit and
+//! planned; its sealed plan file and `PlanRecord` are stored for the apply; one comment and
+//! one check run per root report the result.
 
-use super::*;
+use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
+
+use super::prepare::Prepared;
+use super::{public_line, render_err, root_ident, RunCtx};
+use crate::crypto::{run_aad, seal, BlobPurpose};
+use crate::db::runs;
+use crate::github::{api, facts};
+use crate::inputs::{self, LiveInputs};
+use crate::jobs::{JobError, RunCommand};
+use crate::policy::ResolvedProject;
+use crate::redact::{Placeholders, Redactor};
+use crate::render::from_outcome::plan_model;
+use crate::render::{DriftWarning, PlanComment, PlanStatus, RootPlan};
+use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
+use crate::terraform::{parse_plan_json, plan_summary};
+use crate::tfrun::{self, setup_from_config, PlanRun as PlanOutput};
+use crate::worker::{drift_check, github_error, publish};
+
+/// What the roots of one `/plan` add up to.
+#[derive(Default)]
+struct PlanResults {
+    roots: Vec<RootPlan>,
+    notes: Vec<String>,
+    drift_warnings: Vec<DriftWarning>,
+    last_run: i64,
+    /// The PR's changed files, read once when drift attribution first needs them.
+    pr_files: Option<Vec<String>>,
+}
+
+/// Drift findings of one root.
+#[derive(Default)]
+struct RootDrift {
+    drifted_inputs: Vec<String>,
+}
 
 impl RunCtx<'_> {
     pub(super) async fn plan_roots(&self, projects: &[&ResolvedProject]) -> Result<(), JobError> {
         let setup = setup_from_config(&self.state.config).map_err(JobError::Permanent)?;
         let redactor = self.redactor()?;
         let mut ph = Placeholders::new();
-        let mut roots = Vec::new();
-        let mut notes = Vec::new();
-        let mut drift_warnings = Vec::new();
-        let mut pr_files: Option<Vec<String>> = None;
-        let mut last_run = 0;
-        let key = inputs::fingerprint_key(self.state);
+        let mut results = PlanResults::default();
         for p in projects {
             if !self.lock(p).await? {
                 continue;
             }
-            let live = inputs::live_inputs(&key, self.policy, p);
             let project_setup = match self.setup_for(&setup, p) {
                 Ok(s) => s,
                 Err(e) => {
-                    notes.push(format!("`{}`: {e}.", p.spec.id.0));
+                    results.notes.push(format!("`{}`: {e}.", p.spec.id.0));
                     continue;
                 }
             };
-            let (exec, settings) = match self.prepare(p, "plan", &live.env).await {
-                Ok(x) => x,
-                Err(e) => {
-                    tracing::error!(project = %p.spec.id.0, error = %format!("{e:#}"), "could not prepare the plan");
-                    notes.push(format!(
-                        "`{}`: the plan could not start ({}).",
-                        p.spec.id.0,
-                        public_line(&e)
-                    ));
-                    continue;
-                }
-            };
-            last_run = exec.run_id;
-            let out = tfrun::plan(
-                &project_setup,
-                &exec.workdir.path().join("repo"),
-                &p.spec.dir,
-                &settings,
-                &mut |_| {},
-            )
-            .await
-            .map_err(JobError::Transient)?;
-            let model = plan_model(
-                &root_ident(p),
-                out.init.ok,
-                &out.init.stderr_tail,
-                out.plan.as_ref().map(|s| s.stdout.as_str()),
-                out.plan_json.as_deref(),
-                &redactor,
-                &mut ph,
-            );
-            let key = &self.state.seal_key;
-            let sealed_plan = out
-                .plan_file
-                .as_ref()
-                .map(|f| seal(key, f, &run_aad(exec.run_id, BlobPurpose::Plan)));
-            let log = out
-                .plan
-                .as_ref()
-                .map(|s| s.stdout.clone())
-                .unwrap_or_else(|| out.init.stderr_tail.clone());
-            let sealed_log = seal(
-                key,
-                log.as_bytes(),
-                &run_aad(exec.run_id, BlobPurpose::RawLog),
-            );
-            let mut drifted: Vec<String> = Vec::new();
-            if let (Some(plan_json), false) = (out.plan_json.as_deref(), live.refs.is_empty()) {
-                if pr_files.is_none() {
-                    pr_files = Some(
-                        facts::pr_files(self.gh, &self.run.repo, self.run.number)
-                            .await
-                            .map_err(github_error)?,
-                    );
-                }
-                let checkout = exec.workdir.path().join("repo");
-                match drift_check::analyse(
-                    &self.state.db,
-                    &self.run.repo.full_name(),
-                    p,
-                    &live,
-                    plan_json,
-                    &checkout,
-                    pr_files.as_deref().unwrap_or_default(),
-                )
-                .await
-                {
-                    Ok(d) => {
-                        drift_warnings.extend(d.warnings);
-                        notes.extend(
-                            d.notes
-                                .into_iter()
-                                .map(|n| format!("`{}`: {n}", p.spec.id.0)),
-                        );
-                        drifted = d.drifted_inputs;
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %format!("{e:#}"), "drift analysis failed");
-                        notes.push(format!(
-                            "`{}`: shared-input drift could not be checked.",
-                            p.spec.id.0
-                        ));
-                    }
-                }
-            }
-            let fingerprints: BTreeMap<String, String> = live
-                .fingerprints
-                .iter()
-                .map(|(k, v)| (k.clone(), v.as_hex().to_string()))
-                .collect();
-            let status = if model.status == PlanStatus::Failed {
-                "plan_failed"
-            } else {
-                "planned"
-            };
-            let planned: Vec<serde_json::Value> = plan_refs(out.plan_json.as_deref())
-                .iter()
-                .map(|r| serde_json::json!({"address": r.address, "action": r.action.as_str()}))
-                .collect();
-            let outcome = serde_json::json!({
-                "status": status,
-                "counts": &model.counts,
-                "planned": planned,
-                "drifted_inputs": drifted,
-                "input_fingerprints": fingerprints,
-            })
-            .to_string();
-            runs::finish(
-                &self.state.db,
-                exec.run_id,
-                status,
-                sealed_plan.as_deref(),
-                Some(&sealed_log),
-                Some(&outcome),
-            )
-            .await
-            .map_err(JobError::Transient)?;
-            roots.push(model);
+            self.plan_root(p, &project_setup, &redactor, &mut ph, &mut results)
+                .await?;
         }
-        if roots.is_empty() && notes.is_empty() {
+        if results.roots.is_empty() && results.notes.is_empty() {
             return Ok(());
         }
+        self.publish_plan(results).await
+    }
+
+    /// Plan one root and store what its apply needs.
+    async fn plan_root(
+        &self,
+        p: &ResolvedProject,
+        setup: &tfrun::TerraformSetup,
+        redactor: &Redactor,
+        ph: &mut Placeholders,
+        results: &mut PlanResults,
+    ) -> Result<(), JobError> {
+        let live = inputs::live_inputs(&inputs::fingerprint_key(self.state), self.policy, p);
+        let prepared = match self.prepare(p, RunCommand::Plan, &live.env).await {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::error!(project = %p.spec.id.0, error = %format!("{e:#}"), "could not prepare the plan");
+                let line = format!(
+                    "`{}`: the plan could not start ({}).",
+                    p.spec.id.0,
+                    public_line(&e)
+                );
+                results.notes.push(line);
+                return Ok(());
+            }
+        };
+        results.last_run = prepared.run_id;
+        let out = tfrun::plan(
+            setup,
+            &prepared.checkout(),
+            &p.spec.dir,
+            &prepared.settings,
+            &mut |_| {},
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        let stdout = out.plan.as_ref().map(|s| s.stdout.as_str());
+        let model = plan_model(
+            &root_ident(p),
+            out.init.ok,
+            &out.init.stderr_tail,
+            stdout,
+            out.plan_json.as_deref(),
+            redactor,
+            ph,
+        );
+        let drift = self.drift(p, &live, &out, &prepared, results).await?;
+        let record = PlanRecord {
+            counts: model.counts,
+            planned: planned_changes(out.plan_json.as_deref()),
+            drifted_inputs: drift.drifted_inputs,
+            input_fingerprints: fingerprints(&live),
+            head_sha: self.head.to_string(),
+            plan_file_sha256: out
+                .plan_file
+                .as_deref()
+                .map(|f| hex::encode(Sha256::digest(f))),
+            ..Default::default()
+        };
+        let status = if model.status == PlanStatus::Failed {
+            RunStatus::PlanFailed
+        } else {
+            RunStatus::Planned
+        };
+        self.store_plan(prepared.run_id, status, &record, &out)
+            .await?;
+        results.roots.push(model);
+        Ok(())
+    }
+
+    /// Shared-input drift of the root's plan, when the root consumes shared inputs.
+    async fn drift(
+        &self,
+        p: &ResolvedProject,
+        live: &LiveInputs,
+        out: &PlanOutput,
+        prepared: &Prepared,
+        results: &mut PlanResults,
+    ) -> Result<RootDrift, JobError> {
+        let (Some(plan_json), false) = (out.plan_json.as_deref(), live.refs.is_empty()) else {
+            return Ok(RootDrift::default());
+        };
+        if results.pr_files.is_none() {
+            let files = facts::pr_files(self.gh, &self.run.repo, self.run.number)
+                .await
+                .map_err(github_error)?;
+            results.pr_files = Some(files);
+        }
+        let pr_files = results.pr_files.as_deref().unwrap_or_default();
+        let repo = self.run.repo.full_name();
+        let checkout = prepared.checkout();
+        let analysis = drift_check::analyse(
+            &self.state.db,
+            &repo,
+            p,
+            live,
+            plan_json,
+            &checkout,
+            pr_files,
+        );
+        match analysis.await {
+            Ok(d) => {
+                results.drift_warnings.extend(d.warnings);
+                let name = &p.spec.id.0;
+                results
+                    .notes
+                    .extend(d.notes.into_iter().map(|n| format!("`{name}`: {n}")));
+                Ok(RootDrift {
+                    drifted_inputs: d.drifted_inputs,
+                })
+            }
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "drift analysis failed");
+                let line = format!(
+                    "`{}`: shared-input drift could not be checked.",
+                    p.spec.id.0
+                );
+                results.notes.push(line);
+                Ok(RootDrift::default())
+            }
+        }
+    }
+
+    /// Seal the plan file and the raw log, and finish the run with its record.
+    async fn store_plan(
+        &self,
+        run_id: i64,
+        status: RunStatus,
+        record: &PlanRecord,
+        out: &PlanOutput,
+    ) -> Result<(), JobError> {
+        let key = &self.state.seal_key;
+        let sealed_plan = out
+            .plan_file
+            .as_ref()
+            .map(|f| seal(key, f, &run_aad(run_id, BlobPurpose::Plan)));
+        let log = match &out.plan {
+            Some(s) => s.stdout.as_str(),
+            None => out.init.stderr_tail.as_str(),
+        };
+        let sealed_log = seal(key, log.as_bytes(), &run_aad(run_id, BlobPurpose::RawLog));
+        let outcome = record.encode();
+        runs::finish(
+            &self.state.db,
+            run_id,
+            status,
+            sealed_plan.as_deref(),
+            Some(&sealed_log),
+            Some(&outcome),
+        )
+        .await
+        .map_err(JobError::Transient)
+    }
+
+    /// Post the plan comment, fold older plans, and add one check run per root.
+    async fn publish_plan(&self, results: PlanResults) -> Result<(), JobError> {
         let comment = PlanComment {
-            meta: meta(self.run, "all", last_run, self.head),
-            repo_root_summaries: roots,
-            drift_warnings,
+            meta: self.meta("all", results.last_run),
+            repo_root_summaries: results.roots,
+            drift_warnings: results.drift_warnings,
             denials: vec![],
-            notes,
+            notes: results.notes,
         };
         let body = self.renderer.render_plan(&comment).map_err(render_err)?;
         let posted = api::create_comment(self.gh, &self.run.repo, self.run.number, &body)
@@ -162,4 +233,26 @@ impl RunCtx<'_> {
         publish::plan_check_runs(self.gh, self.renderer, &self.run.repo, self.head, &comment).await;
         Ok(())
     }
+}
+
+/// Every change the plan holds, for the apply to list what it never reached.
+fn planned_changes(plan_json: Option<&str>) -> Vec<PlannedChange> {
+    let Some(plan) = plan_json.and_then(|j| parse_plan_json(j).ok()) else {
+        return Vec::new();
+    };
+    plan_summary(&plan)
+        .change_refs()
+        .into_iter()
+        .map(|r| PlannedChange {
+            address: r.address,
+            action: r.action,
+        })
+        .collect()
+}
+
+fn fingerprints(live: &LiveInputs) -> BTreeMap<String, String> {
+    live.fingerprints
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_hex().to_string()))
+        .collect()
 }

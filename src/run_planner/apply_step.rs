@@ -1,0 +1,195 @@
+//! One root of an `/apply`, before anything runs: skip it (an earlier root stopped the run),
+//! refuse it (no current plan of the authorised commit), pass over it (already applied), or go
+//! on with the plan run it applies. Pure; locks, the drift gate's audit and Terraform follow
+//! in the worker.
+
+use super::record::{PlanRecord, RunStatus};
+
+/// Why a root of an `/apply` was not run; the next `/apply` resumes there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipReason {
+    NoCurrentPlan { project: String },
+    Locked { project: String },
+    AwaitingInputDecision { project: String },
+    NoReadablePlan { project: String },
+    NoTerraform { project: String },
+    CouldNotStart { project: String },
+    Failed { project: String },
+}
+
+/// The plan run an apply would apply, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanRun {
+    pub id: i64,
+    /// `None` for a status this version does not know.
+    pub status: Option<RunStatus>,
+    pub head_sha: String,
+    /// `None` when the stored record does not decode.
+    pub record: Option<PlanRecord>,
+}
+
+/// The facts about one root that decide its step.
+#[derive(Debug, Clone)]
+pub struct RootFacts<'a> {
+    pub project: &'a str,
+    /// The commit the `/apply` was authorised on.
+    pub authorised_head: &'a str,
+    /// The plan run the job names, or else the root's latest plan run.
+    pub plan: Option<PlanRun>,
+    /// The root's latest apply run (id, status).
+    pub last_apply: Option<(i64, RunStatus)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApplyStep {
+    /// An earlier root stopped the run.
+    Skip(SkipReason),
+    /// No successful plan of the authorised commit: the PR is told to plan again, and the
+    /// run stops here.
+    NoCurrentPlan,
+    /// Applied since that plan; nothing to do.
+    AlreadyApplied,
+    /// Go on (lock, drift gate, Terraform) with this plan.
+    Proceed {
+        plan_run_id: i64,
+        record: PlanRecord,
+    },
+}
+
+pub fn apply_step(stopped: Option<&SkipReason>, facts: RootFacts<'_>) -> ApplyStep {
+    if let Some(reason) = stopped {
+        return ApplyStep::Skip(reason.clone());
+    }
+    let current = facts.plan.filter(|p| {
+        p.status == Some(RunStatus::Planned)
+            && p.head_sha == facts.authorised_head
+            && p.record.is_some()
+    });
+    let Some(PlanRun {
+        id,
+        record: Some(record),
+        ..
+    }) = current
+    else {
+        return ApplyStep::NoCurrentPlan;
+    };
+    if matches!(facts.last_apply, Some((apply_id, RunStatus::Applied)) if apply_id > id) {
+        return ApplyStep::AlreadyApplied;
+    }
+    ApplyStep::Proceed {
+        plan_run_id: id,
+        record,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(id: i64, status: RunStatus, head: &str) -> Option<PlanRun> {
+        Some(PlanRun {
+            id,
+            status: Some(status),
+            head_sha: head.into(),
+            record: Some(PlanRecord::default()),
+        })
+    }
+
+    fn step(plan: Option<PlanRun>, last_apply: Option<(i64, RunStatus)>) -> ApplyStep {
+        apply_step(
+            None,
+            RootFacts {
+                project: "eks",
+                authorised_head: "h1",
+                plan,
+                last_apply,
+            },
+        )
+    }
+
+    #[test]
+    fn step_table() {
+        let proceed = ApplyStep::Proceed {
+            plan_run_id: 5,
+            record: PlanRecord::default(),
+        };
+        type Case = (
+            &'static str,
+            Option<PlanRun>,
+            Option<(i64, RunStatus)>,
+            ApplyStep,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "planned at the head",
+                plan(5, RunStatus::Planned, "h1"),
+                None,
+                proceed.clone(),
+            ),
+            ("no plan", None, None, ApplyStep::NoCurrentPlan),
+            (
+                "plan failed",
+                plan(5, RunStatus::PlanFailed, "h1"),
+                None,
+                ApplyStep::NoCurrentPlan,
+            ),
+            (
+                "planned another commit",
+                plan(5, RunStatus::Planned, "h0"),
+                None,
+                ApplyStep::NoCurrentPlan,
+            ),
+            (
+                "still running",
+                plan(5, RunStatus::Running, "h1"),
+                None,
+                ApplyStep::NoCurrentPlan,
+            ),
+            (
+                "applied after the plan",
+                plan(5, RunStatus::Planned, "h1"),
+                Some((6, RunStatus::Applied)),
+                ApplyStep::AlreadyApplied,
+            ),
+            (
+                "applied before the plan",
+                plan(5, RunStatus::Planned, "h1"),
+                Some((4, RunStatus::Applied)),
+                proceed.clone(),
+            ),
+            (
+                "apply failed after the plan",
+                plan(5, RunStatus::Planned, "h1"),
+                Some((6, RunStatus::ApplyFailed)),
+                proceed,
+            ),
+        ];
+        for (name, p, a, want) in cases {
+            assert_eq!(step(p, a), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_unreadable_record_is_no_current_plan() {
+        let mut p = plan(5, RunStatus::Planned, "h1");
+        p.as_mut().unwrap().record = None;
+        assert_eq!(step(p, None), ApplyStep::NoCurrentPlan);
+    }
+
+    #[test]
+    fn a_stopped_run_skips_every_later_root() {
+        let reason = SkipReason::Failed {
+            project: "network".into(),
+        };
+        let got = apply_step(
+            Some(&reason),
+            RootFacts {
+                project: "eks",
+                authorised_head: "h1",
+                plan: plan(5, RunStatus::Planned, "h1"),
+                last_apply: None,
+            },
+        );
+        assert_eq!(got, ApplyStep::Skip(reason));
+    }
+}

@@ -1,0 +1,115 @@
+//! Whether a run job may start: the PR head must still be the commit the policy decided on,
+//! and only roots the policy still declares run. Pure.
+
+use crate::jobs::{RunCommand, RunJob};
+
+/// How a run job starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunStart {
+    /// The PR head moved after the command was accepted: nothing runs.
+    HeadMoved { authorised: String, current: String },
+    /// Run `projects` (declared, in order); `gone` are no longer declared and are reported.
+    Run {
+        projects: Vec<String>,
+        gone: Vec<String>,
+    },
+}
+
+/// Decide the start of `job` given the PR's current head and which projects are declared.
+/// A job queued before runs were bound to a commit (empty `head_sha`) never runs.
+pub fn run_start(job: &RunJob, current_head: &str, declared: impl Fn(&str) -> bool) -> RunStart {
+    if job.head_sha.is_empty() || job.head_sha != current_head {
+        return RunStart::HeadMoved {
+            authorised: job.head_sha.clone(),
+            current: current_head.to_string(),
+        };
+    }
+    let (projects, gone) = job.projects.iter().cloned().partition(|p| declared(p));
+    RunStart::Run { projects, gone }
+}
+
+/// A reclaimed job whose dead worker left an apply running is not run again: applying twice
+/// is for a human to decide. A reclaimed plan starts over.
+pub fn resume_after_interruption(command: RunCommand, interrupted_runs: usize) -> bool {
+    interrupted_runs == 0 || command == RunCommand::Plan
+}
+
+/// The first seven characters of a commit SHA, as GitHub shows it.
+pub fn short_sha(sha: &str) -> String {
+    sha.chars().take(7).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::webhook::event::RepoRef;
+
+    fn job(head: &str) -> RunJob {
+        RunJob {
+            repo: RepoRef {
+                installation_id: 1,
+                owner: "o".into(),
+                name: "r".into(),
+            },
+            number: 1,
+            command: RunCommand::Apply,
+            projects: vec!["network".into(), "eks".into(), "old".into()],
+            actor: "alice".into(),
+            head_sha: head.into(),
+            plan_runs: Default::default(),
+            terraform_args: vec![],
+            accept_inputs: vec![],
+        }
+    }
+
+    #[test]
+    fn start_table() {
+        let declared = |p: &str| p != "old";
+        let cases: Vec<(&str, &str, RunStart)> = vec![
+            (
+                "h1",
+                "h1",
+                RunStart::Run {
+                    projects: vec!["network".into(), "eks".into()],
+                    gone: vec!["old".into()],
+                },
+            ),
+            (
+                "h1",
+                "h2",
+                RunStart::HeadMoved {
+                    authorised: "h1".into(),
+                    current: "h2".into(),
+                },
+            ),
+            (
+                "",
+                "h2",
+                RunStart::HeadMoved {
+                    authorised: "".into(),
+                    current: "h2".into(),
+                },
+            ),
+        ];
+        for (authorised, current, want) in cases {
+            assert_eq!(
+                run_start(&job(authorised), current, declared),
+                want,
+                "{authorised} → {current}"
+            );
+        }
+    }
+
+    #[test]
+    fn interrupted_applies_are_not_resumed() {
+        assert!(resume_after_interruption(RunCommand::Apply, 0));
+        assert!(!resume_after_interruption(RunCommand::Apply, 1));
+        assert!(resume_after_interruption(RunCommand::Plan, 2));
+    }
+
+    #[test]
+    fn short_sha_is_seven_characters() {
+        assert_eq!(short_sha("0123456789abcdef"), "0123456");
+        assert_eq!(short_sha("abc"), "abc");
+    }
+}

@@ -1,0 +1,87 @@
+//! While and after an apply streams: completed resources are recorded as they finish (so a
+//! crash can be reported), and permission failures whose denied action the error text leaves
+//! unclear are handed to CloudTrail polls.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::task::JoinHandle;
+
+use super::super::RunCtx;
+use crate::db::runs;
+use crate::enrich::failures_from_apply;
+use crate::jobs::PendingFailure;
+use crate::policy::ResolvedProject;
+use crate::redact::{Placeholders, Redactor};
+use crate::run_planner::record::ApplyRecord;
+use crate::state::AppState;
+use crate::terraform::{apply_outcome, parse_ui_line, parse_ui_stream, UiMessage};
+use crate::worker::cloudtrail_poll;
+
+/// Records completed resources of a running apply; `.0` is fed each stream line.
+pub(super) struct ProgressRecorder(pub Box<dyn Fn(&str) + Send + Sync>, JoinHandle<()>);
+
+impl ProgressRecorder {
+    /// Wait until every recorded line is written.
+    pub async fn finish(self) {
+        drop(self.0);
+        let _ = self.1.await;
+    }
+}
+
+pub(super) fn progress_recorder(state: Arc<AppState>, run_id: i64) -> ProgressRecorder {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let task = tokio::spawn(async move {
+        let mut record = ApplyRecord::default();
+        while let Some(addr) = rx.recv().await {
+            record.completed.push(addr);
+            if let Err(e) = runs::set_progress(&state.db, run_id, &record.encode()).await {
+                tracing::warn!(error = %format!("{e:#}"), "could not record apply progress");
+            }
+        }
+    });
+    ProgressRecorder(Box::new(move |line| send_completed(&tx, line)), task)
+}
+
+fn send_completed(tx: &UnboundedSender<String>, line: &str) {
+    if let Ok(Some(UiMessage::ApplyComplete { hook, .. })) = parse_ui_line(line) {
+        let _ = tx.send(hook.resource.addr.clone());
+    }
+}
+
+impl RunCtx<'_> {
+    /// Permission failures to confirm in CloudTrail, when the policy gives a read role for the
+    /// apply role's account.
+    pub(super) fn failures_to_confirm(
+        &self,
+        p: &ResolvedProject,
+        run_id: i64,
+        stream: Option<&str>,
+        redactor: &Redactor,
+        ph: &mut Placeholders,
+    ) -> Vec<PendingFailure> {
+        let (Some(ct), Some(stream)) = (&self.policy.cloudtrail, stream) else {
+            return Vec::new();
+        };
+        let role = p.apply_role.as_deref().unwrap_or(&p.plan_role);
+        let Some(account) = cloudtrail_poll::account_of(role) else {
+            return Vec::new();
+        };
+        let (Some(read_role), Ok(parsed)) = (ct.read_roles.get(&account), parse_ui_stream(stream))
+        else {
+            return Vec::new();
+        };
+        failures_from_apply(&apply_outcome(&parsed, &[]))
+            .into_iter()
+            .map(|failure| PendingFailure {
+                root: p.spec.id.0.clone(),
+                // The placeholders the comment used, so the enrich job finds the row.
+                shown_address: redactor.redact_address(&failure.address, ph),
+                failure,
+                session_name: cloudtrail_poll::session_name(run_id),
+                account_id: account.clone(),
+                read_role: read_role.clone(),
+            })
+            .collect()
+    }
+}

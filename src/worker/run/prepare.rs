@@ -1,0 +1,204 @@
+//! Before Terraform starts on a root: its lock, its run row, a checkout of the authorised
+//! commit in a fresh workdir, and the sandbox settings with the role's STS credentials.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context, Result};
+
+use super::{render_err, RunCtx};
+use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
+use crate::checkout::{fetch_tarball, ExtractLimits, Workdir};
+use crate::db::locks::{self, LockOutcome};
+use crate::db::runs::{self, NewRun};
+use crate::inputs;
+use crate::jobs::{JobError, RunCommand};
+use crate::policy::{ResolvedProject, SessionPolicy};
+use crate::redact::{RedactionConfig, Redactor};
+use crate::render::{LockHeld, Notice, NoticeBody};
+use crate::run_planner::settings::{run_profile, session_tags, terraform_binary};
+use crate::tfrun::{self, RunSettings};
+use crate::worker::cloudtrail_poll;
+
+/// A root's run row and the workdir holding its checkout.
+pub(super) struct Prepared {
+    pub run_id: i64,
+    pub workdir: Workdir,
+    pub settings: RunSettings,
+}
+
+impl Prepared {
+    pub fn checkout(&self) -> std::path::PathBuf {
+        self.workdir.path().join("repo")
+    }
+}
+
+impl RunCtx<'_> {
+    /// The project's Terraform; an error names the project when the binary is missing.
+    pub(super) fn setup_for(
+        &self,
+        base: &tfrun::TerraformSetup,
+        p: &ResolvedProject,
+    ) -> Result<tfrun::TerraformSetup> {
+        let mut setup = base.clone();
+        setup.terraform_bin = terraform_binary(p, &base.terraform_bin, &self.state.config.data_dir);
+        if !setup.terraform_bin.is_file() {
+            anyhow::bail!(
+                "Terraform for `{}` is not installed on the server",
+                p.spec.id.0
+            );
+        }
+        Ok(setup)
+    }
+
+    pub(super) fn redactor(&self) -> Result<Redactor, JobError> {
+        Redactor::new(&RedactionConfig {
+            extra_patterns: self.policy.redact_patterns.clone(),
+            // Shared-input values are never posted, wherever they show up in a plan.
+            secret_values: inputs::all_values(self.policy),
+        })
+        .map_err(|e| JobError::Permanent(anyhow!("redaction patterns: {e}")))
+    }
+
+    /// Take the root's lock, or post who holds it. True when this PR holds it.
+    pub(super) async fn lock(&self, p: &ResolvedProject) -> Result<bool, JobError> {
+        let repo = self.run.repo.full_name();
+        let (project, workspace) = (&p.spec.id.0, &p.spec.workspace);
+        let outcome = locks::acquire(
+            &self.state.db,
+            &repo,
+            project,
+            workspace,
+            self.run.number,
+            &self.run.actor,
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        let LockOutcome::HeldBy { pr, .. } = outcome else {
+            return Ok(true);
+        };
+        let notice = Notice {
+            meta: self.meta(project, 0),
+            body: NoticeBody::LockHeld(LockHeld {
+                project: project.clone(),
+                dir: p.spec.dir.clone(),
+                workspace: workspace.clone(),
+                holder_pr: pr as u64,
+                holder_url: format!("https://github.com/{repo}/pull/{pr}"),
+            }),
+        };
+        let body = self.renderer.render_notice(&notice).map_err(render_err)?;
+        self.post(&body).await?;
+        Ok(false)
+    }
+
+    /// Record the run, check out the authorised commit and assume the command's role.
+    pub(super) async fn prepare(
+        &self,
+        p: &ResolvedProject,
+        command: RunCommand,
+        input_env: &BTreeMap<String, String>,
+    ) -> Result<Prepared> {
+        let run_id = self.create_run(p, command).await?;
+        let workdir = Workdir::create(&self.state.config.work_dir, run_id)
+            .context("creating the run's workdir")?;
+        self.check_out(&workdir.path().join("repo")).await?;
+        let profile = run_profile(command, p, &self.run.terraform_args);
+        let mut env = input_env.clone();
+        env.extend(self.credentials(p, command, &profile.role, run_id).await?);
+        env.insert("AWS_REGION".into(), self.state.config.aws_region.clone());
+        let settings = RunSettings {
+            env,
+            network: profile.network,
+            timeout: profile.timeout,
+            parallelism: profile.parallelism,
+            extra_args: profile.extra_args,
+        };
+        Ok(Prepared {
+            run_id,
+            workdir,
+            settings,
+        })
+    }
+
+    async fn create_run(&self, p: &ResolvedProject, command: RunCommand) -> Result<i64> {
+        let run = NewRun {
+            job_id: Some(self.job.id),
+            repo: &self.run.repo.full_name(),
+            pr: self.run.number,
+            project: &p.spec.id.0,
+            dir: &p.spec.dir,
+            workspace: &p.spec.workspace,
+            command: command.name(),
+            actor: &self.run.actor,
+            head_sha: self.head,
+        };
+        runs::create(&self.state.db, &run).await
+    }
+
+    /// The authorised commit's tarball, unpacked into `dest`.
+    async fn check_out(&self, dest: &Path) -> Result<()> {
+        let app = self.state.github().context("no GitHub App configured")?;
+        let token = app
+            .installation_token(self.run.repo.installation_id)
+            .await?;
+        let client = reqwest::Client::builder()
+            .user_agent("tfgate")
+            .timeout(Duration::from_secs(300))
+            .build()?;
+        let repo = &self.run.repo;
+        let api_url = &self.state.config.github_api_url;
+        fetch_tarball(
+            &client,
+            api_url,
+            &repo.owner,
+            &repo.name,
+            self.head,
+            &token,
+            dest,
+            ExtractLimits::default(),
+        )
+        .await
+        .map_err(|e| anyhow!("checkout failed: {}", e.public_reason()))?;
+        Ok(())
+    }
+
+    /// STS credentials of `role` for this run, as environment variables.
+    async fn credentials(
+        &self,
+        p: &ResolvedProject,
+        command: RunCommand,
+        role: &str,
+        run_id: i64,
+    ) -> Result<BTreeMap<String, String>> {
+        let session_policy = match &p.session_policy {
+            Some(SessionPolicy::Inline(json)) => Some(json.clone()),
+            Some(SessionPolicy::File(path)) => Some(
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("reading session policy {path}"))?,
+            ),
+            None => None,
+        };
+        let (repo, pr) = (self.run.repo.full_name(), self.run.number.to_string());
+        let request = AssumeRoleRequest {
+            role_arn: role,
+            session_name: &cloudtrail_poll::session_name(run_id),
+            source_identity: &sanitize_sts_name(&self.run.actor),
+            tags: &session_tags(&repo, &pr, &p.spec.id.0),
+            duration_secs: p.session_duration_seconds as i32,
+            session_policy: session_policy.as_deref(),
+        };
+        let creds = assume_role(self.state.aws_base().await, &request)
+            .await
+            .map_err(|e| anyhow!("assuming the {} role failed: {e}", command.name()))?;
+        Ok(BTreeMap::from([
+            ("AWS_ACCESS_KEY_ID".to_string(), creds.access_key_id.clone()),
+            (
+                "AWS_SECRET_ACCESS_KEY".to_string(),
+                creds.secret_access_key.clone(),
+            ),
+            ("AWS_SESSION_TOKEN".to_string(), creds.session_token.clone()),
+        ]))
+    }
+}
