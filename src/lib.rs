@@ -1,8 +1,13 @@
 //! tfgate: a GitHub App that runs Terraform from pull-request comments, in a sandbox, under a
 //! narrowly scoped role, and answers with per-resource results.
 //!
-//! Pure core (no IO): `webhook::event`, `webhook::signature`, `dispatch`, `jobs` types.
-//! Effect shell (thin): `http`, `github`, `db`, `jobs::queue`, `jobs::runner`, `worker`.
+//! Pure core (no I/O; decisions live here): `command`, `policy` (but `policy::store`),
+//! `project`, `run_planner`, `terraform`, `classify`, `redact`, `drift`, `enrich`, `render`,
+//! `webhook::event`, `webhook::signature`, the types of `jobs`.
+//! Effect shell (thin; carries decisions out): `http`, `webhook::intake`, `jobs::queue`,
+//! `jobs::runner`, `worker`, `github`, `db`, `sandbox`, `tfrun`, `checkout`, `aws`, `crypto`,
+//! `inputs`, `config`, `state`, `server`, `cli`, `logging`, `metrics`.
+//! `docs/architecture.md` maps each decision to the function that makes it.
 
 pub mod aws;
 pub mod checkout;

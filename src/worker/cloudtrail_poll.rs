@@ -121,70 +121,87 @@ fn confirm_denial(root: &mut RootApply, view: &EnrichmentView) {
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let mut e: EnrichJob = sealed_payload(&state.seal_key, job)?;
+    let poll = poll_pending(state, &mut e).await?;
+    e.attempt += 1;
+    let schedule = &state.config.enrich_schedule;
+    let done = poll.still.is_empty() || e.attempt >= schedule.len();
+    for root in e.comment.roots.iter_mut() {
+        let pending_here = poll.still.iter().any(|p| p.root == root.project);
+        root.pending_enrichment = pending_here && !done;
+    }
+    if done && (!poll.still.is_empty() || poll.gave_up) {
+        e.comment.notes.push(
+            "CloudTrail did not confirm every denied action in time; an admin can read the run's raw log with `tfgate logs`.".into(),
+        );
+    }
+    if done || poll.found_any {
+        update_comment(state, &e).await?;
+    }
+    if !done {
+        let delay = schedule[e.attempt.min(schedule.len() - 1)];
+        e.pending = poll.still;
+        enqueue(state, &e, delay).await?;
+    }
+    Ok(())
+}
+
+/// What one round of CloudTrail look-ups found.
+struct Poll {
+    /// Failures not found yet.
+    still: Vec<PendingFailure>,
+    gave_up: bool,
+    found_any: bool,
+}
+
+/// Look up every pending failure once; confirmed denials go into the comment's model.
+async fn poll_pending(state: &AppState, e: &mut EnrichJob) -> Result<Poll, JobError> {
     // Built-in rules only: the shared-input values are not kept in the job.
     let redactor = Redactor::new(&RedactionConfig::default())
         .map_err(|err| JobError::Permanent(anyhow!("redaction rules: {err}")))?;
-    let mut still = Vec::new();
-    let mut gave_up = false;
-    let mut found_any = false;
+    let mut poll = Poll {
+        still: Vec::new(),
+        gave_up: false,
+        found_any: false,
+    };
     for p in std::mem::take(&mut e.pending) {
         match find(state, &p).await {
             Ok(Some(call)) => {
-                found_any = true;
+                poll.found_any = true;
                 let shown = if p.shown_address.is_empty() {
                     &p.failure.address
                 } else {
                     &p.shown_address
                 };
-                let view = enrichment_view(
-                    &p.failure,
-                    shown,
-                    None,
-                    &EnrichmentState::Found(call),
-                    &redactor,
-                );
+                let found = EnrichmentState::Found(call);
+                let view = enrichment_view(&p.failure, shown, None, &found, &redactor);
                 for root in e.comment.roots.iter_mut().filter(|r| r.project == p.root) {
                     confirm_denial(root, &view);
                 }
             }
-            Ok(None) => still.push(p),
+            Ok(None) => poll.still.push(p),
             Err(err) => {
                 tracing::warn!(error = %format!("{err:#}"), "enrichment gave up on a failure");
-                gave_up = true;
+                poll.gave_up = true;
             }
         }
     }
-    e.attempt += 1;
-    let schedule = &state.config.enrich_schedule;
-    let done = still.is_empty() || e.attempt >= schedule.len();
-    for root in e.comment.roots.iter_mut() {
-        let pending_here = still.iter().any(|p| p.root == root.project);
-        root.pending_enrichment = pending_here && !done;
-    }
-    if done && (!still.is_empty() || gave_up) {
-        e.comment.notes.push(
-            "CloudTrail did not confirm every denied action in time; an admin can read the run's raw log with `tfgate logs`.".into(),
-        );
-    }
-    if done || found_any {
-        let app = state
-            .github()
-            .ok_or_else(|| JobError::Transient(anyhow!("no GitHub App configured yet")))?;
-        let gh = app
-            .installation(e.repo.installation_id)
-            .map_err(JobError::Permanent)?;
-        let body = Renderer::new()
-            .and_then(|r| r.render_apply(&e.comment))
-            .map_err(|err| JobError::Permanent(anyhow!("rendering: {err}")))?;
-        api::update_comment(&gh, &e.repo, e.comment_id, &body)
-            .await
-            .map_err(github_error)?;
-    }
-    if !done {
-        let delay = schedule[e.attempt.min(schedule.len() - 1)];
-        e.pending = still;
-        enqueue(state, &e, delay).await?;
-    }
+    Ok(poll)
+}
+
+/// Re-render the apply comment in place.
+async fn update_comment(state: &AppState, e: &EnrichJob) -> Result<(), JobError> {
+    let app = state
+        .github()
+        .ok_or_else(|| JobError::Transient(anyhow!("no GitHub App configured yet")))?;
+    let gh = app
+        .installation(e.repo.installation_id)
+        .map_err(JobError::Permanent)?;
+    let body = Renderer::new()
+        .and_then(|r| r.render_apply(&e.comment))
+        .map_err(|err| JobError::Permanent(anyhow!("rendering: {err}")))?;
+    api::update_comment(&gh, &e.repo, e.comment_id, &body)
+        .await
+        .map_err(github_error)?;
     Ok(())
 }
 

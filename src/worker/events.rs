@@ -8,8 +8,9 @@ use super::{github_error, payload};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::locks;
 use crate::github::facts;
-use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
-use crate::policy::Actor;
+use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob, RunJob};
+use crate::policy::{Actor, Decision};
+use crate::project::ProjectId;
 use crate::run_planner;
 use crate::run_planner::autoplan::autoplan_wanted;
 use crate::run_planner::enqueue::max_attempts;
@@ -128,10 +129,22 @@ async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobE
     };
     let plan = run_planner::autoplan::autoplan(pr, &policy, &facts, &author)
         .map_err(|e| JobError::Permanent(anyhow::anyhow!(e)))?;
-    for (project, decision) in &plan.decisions {
+    audit_autoplan(state, pr, &plan.decisions).await?;
+    let Some(run) = plan.job else {
+        return Ok(());
+    };
+    enqueue_autoplan(state, &run).await
+}
+
+async fn audit_autoplan(
+    state: &AppState,
+    pr: &PullRequestJob,
+    decisions: &[(ProjectId, Decision)],
+) -> Result<(), JobError> {
+    for (project, decision) in decisions {
         let event = AuditEvent {
             actor: pr.author.clone(),
-            repo: Some(repo.clone()),
+            repo: Some(pr.repo.full_name()),
             pr: Some(pr.number),
             action: "autoplan".into(),
             rule: Some(decision.rule.to_string()),
@@ -147,14 +160,15 @@ async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobE
             .await
             .map_err(JobError::Transient)?;
     }
-    let Some(run) = plan.job else {
-        return Ok(());
-    };
+    Ok(())
+}
+
+async fn enqueue_autoplan(state: &AppState, run: &RunJob) -> Result<(), JobError> {
     let job = NewJob {
         kind: JobKind::Run,
-        payload: serde_json::to_string(&run).expect("run payload serialises"),
-        repo: Some(repo),
-        pr: Some(pr.number),
+        payload: serde_json::to_string(run).expect("run payload serialises"),
+        repo: Some(run.repo.full_name()),
+        pr: Some(run.number),
         max_attempts: max_attempts(run.command, state.config.job_max_attempts),
     };
     queue::enqueue(&state.db, &job)

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
 
+use super::prepare::Prepared;
 use super::{meta, public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{open, run_aad, seal, BlobPurpose};
 use crate::db::audit::{self, AuditEvent};
@@ -37,6 +38,15 @@ struct ApplyResults {
     last_run: i64,
     /// Why the run stopped; every later root is skipped with it.
     stopped: Option<SkipReason>,
+}
+
+impl ApplyResults {
+    /// Stop the run at this root; later roots are skipped with `reason`.
+    fn stop<T>(&mut self, reason: SkipReason, note: Option<String>) -> Option<T> {
+        self.notes.extend(note);
+        self.stopped = Some(reason);
+        None
+    }
 }
 
 /// The tools every root of the run shares.
@@ -115,8 +125,8 @@ impl RunCtx<'_> {
         self.post(&body).await
     }
 
-    /// Lock, pass the drift gate, read the plan file, apply, record. Sets `results.stopped`
-    /// when the root did not apply.
+    /// Apply one root's plan and record the result. Sets `results.stopped` when the root did
+    /// not apply.
     async fn apply_root(
         &self,
         p: &ResolvedProject,
@@ -126,52 +136,23 @@ impl RunCtx<'_> {
         ph: &mut Placeholders,
         results: &mut ApplyResults,
     ) -> Result<(), JobError> {
-        let project = p.spec.id.0.clone();
-        if !self.lock(p).await? {
-            results.stopped = Some(SkipReason::Locked { project });
-            return Ok(());
-        }
-        if !self.pass_drift_gate(&project, record).await? {
-            results.stopped = Some(SkipReason::AwaitingInputDecision { project });
-            return Ok(());
-        }
-        let Some(plan_file) = self
-            .plan_file(&project, plan_run_id, record, results)
+        let Some(ready) = self
+            .ready_to_apply(p, plan_run_id, record, tools, results)
             .await?
         else {
-            results.stopped = Some(SkipReason::NoReadablePlan { project });
             return Ok(());
         };
-        let setup = match self.setup_for(tools.setup, p) {
-            Ok(s) => s,
-            Err(e) => {
-                results.notes.push(format!("`{project}`: {e}."));
-                results.stopped = Some(SkipReason::NoTerraform { project });
-                return Ok(());
-            }
-        };
-        let prepared = match self.prepare(p, RunCommand::Apply, &BTreeMap::new()).await {
-            Ok(x) => x,
-            Err(e) => {
-                tracing::error!(project = %project, error = %format!("{e:#}"), "could not prepare the apply");
-                let line = format!(
-                    "`{project}`: the apply could not start ({}).",
-                    public_line(&e)
-                );
-                results.notes.push(line);
-                results.stopped = Some(SkipReason::CouldNotStart { project });
-                return Ok(());
-            }
-        };
+        let (setup, plan_file, prepared) = ready;
         results.last_run = prepared.run_id;
         let progress = failures::progress_recorder(self.state.clone(), prepared.run_id);
+        let mut on_line = |l: &str| (progress.0)(l);
         let out = tfrun::apply(
             &setup,
             &prepared.checkout(),
             &p.spec.dir,
             &plan_file,
             &prepared.settings,
-            &mut |l| (progress.0)(l),
+            &mut on_line,
         )
         .await
         .map_err(JobError::Transient)?;
@@ -194,10 +175,54 @@ impl RunCtx<'_> {
         self.store_apply(p, prepared.run_id, ok, &model.counts, log, record)
             .await?;
         if !ok {
-            results.stopped = Some(SkipReason::Failed { project });
+            let project = p.spec.id.0.clone();
+            results.stop::<()>(SkipReason::Failed { project }, None);
         }
         results.roots.push(model);
         Ok(())
+    }
+
+    /// Lock, drift gate, plan file, Terraform, checkout and credentials, in that order; the
+    /// first that fails stops the run (with a note where the PR needs one).
+    async fn ready_to_apply(
+        &self,
+        p: &ResolvedProject,
+        plan_run_id: i64,
+        record: &PlanRecord,
+        tools: &ApplyTools<'_>,
+        results: &mut ApplyResults,
+    ) -> Result<Option<(TerraformSetup, Vec<u8>, Prepared)>, JobError> {
+        let project = p.spec.id.0.clone();
+        if !self.lock(p).await? {
+            return Ok(results.stop(SkipReason::Locked { project }, None));
+        }
+        if !self.pass_drift_gate(&project, record).await? {
+            return Ok(results.stop(SkipReason::AwaitingInputDecision { project }, None));
+        }
+        let Some(plan_file) = self
+            .plan_file(&project, plan_run_id, record, results)
+            .await?
+        else {
+            return Ok(results.stop(SkipReason::NoReadablePlan { project }, None));
+        };
+        let setup = match self.setup_for(tools.setup, p) {
+            Ok(s) => s,
+            Err(e) => {
+                let note = format!("`{project}`: {e}.");
+                return Ok(results.stop(SkipReason::NoTerraform { project }, Some(note)));
+            }
+        };
+        match self.prepare(p, RunCommand::Apply, &BTreeMap::new()).await {
+            Ok(prepared) => Ok(Some((setup, plan_file, prepared))),
+            Err(e) => {
+                tracing::error!(project = %project, error = %format!("{e:#}"), "could not prepare the apply");
+                let note = format!(
+                    "`{project}`: the apply could not start ({}).",
+                    public_line(&e)
+                );
+                Ok(results.stop(SkipReason::CouldNotStart { project }, Some(note)))
+            }
+        }
     }
 
     /// The drift gate of the plan's drifted inputs: allowed (audited when inputs drifted), or
