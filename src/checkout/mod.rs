@@ -15,6 +15,7 @@ mod capped_reader;
 mod error;
 mod extract;
 mod fetch;
+mod host_read;
 mod limits;
 mod workdir;
 
@@ -24,5 +25,6 @@ mod tests;
 pub use error::{CheckoutError, ExtractError};
 pub use extract::{extract_tarball, CheckoutInfo};
 pub use fetch::{fetch_tarball, is_commit_sha, tarball_request, tarball_url};
+pub use host_read::{read_no_follow, read_text_no_follow, read_tree, WalkLimits};
 pub use limits::ExtractLimits;
 pub use workdir::{workdir_for_run, Workdir};

@@ -95,6 +95,8 @@ pub struct ApplyRun {
 }
 
 pub const PLAN_FILE: &str = "tfgate.tfplan";
+/// The largest plan file read back from a workdir.
+const PLAN_FILE_CAP: u64 = 512 * 1024 * 1024;
 const OUTPUT_CAP: usize = 256 * 1024 * 1024;
 
 fn spec(setup: &TerraformSetup, workdir: &Path, settings: &RunSettings) -> SandboxSpec {
@@ -186,8 +188,14 @@ pub async fn plan(
     )
     .await?;
     let plan_path = workdir.join(root).join(PLAN_FILE);
+    // The workdir is the PR's: the plan file must be a regular file, never a link.
     let plan_file =
-        std::fs::read(&plan_path).with_context(|| format!("reading {}", plan_path.display()))?;
+        crate::checkout::read_no_follow(&plan_path, PLAN_FILE_CAP).with_context(|| {
+            format!(
+                "reading {} (a regular file, not a link)",
+                plan_path.display()
+            )
+        })?;
     Ok(PlanRun {
         init,
         plan: Some(plan),

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::checkout::{read_text_no_follow, read_tree, WalkLimits};
 use crate::db::{inputs as db_inputs, Db};
 use crate::drift::{
     attribute_changes, drift_warnings, input_sets, input_statuses, parse_lockfile,
@@ -23,32 +24,18 @@ pub struct PlanDrift {
     pub notes: Vec<String>,
 }
 
-/// Read the checkout's `.tf` / `.tfvars` files (repo-relative paths) for the HCL index.
-fn hcl_files(root: &Path) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let path = e.path();
-            let name = e.file_name().to_string_lossy().to_string();
-            if name == ".terraform" || name == ".git" {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else if (name.ends_with(".tf") || name.ends_with(".tfvars")) && out.len() < 5000 {
-                if let (Ok(rel), Ok(text)) =
-                    (path.strip_prefix(root), std::fs::read_to_string(&path))
-                {
-                    out.push((rel.display().to_string(), text));
-                }
-            }
-        }
-    }
-    out
+/// The checkout's `.tf` / `.tfvars` files (repo-relative paths) for the HCL index, and the
+/// committed `tfgate.inputs.lock`: read off the runtime's threads, links never followed.
+async fn read_checkout(root: &Path) -> Result<(Vec<(String, String)>, Option<String>)> {
+    let root = root.to_path_buf();
+    let read = move || {
+        let wanted = |name: &str| name.ends_with(".tf") || name.ends_with(".tfvars");
+        let limits = WalkLimits::default();
+        let files = read_tree(&root, wanted, &[".terraform", ".git"], limits);
+        let lock = read_text_no_follow(&root.join(LOCKFILE_NAME), limits.max_file_bytes);
+        (files, lock)
+    };
+    Ok(tokio::task::spawn_blocking(read).await?)
 }
 
 pub async fn analyse(
@@ -73,8 +60,9 @@ pub async fn analyse(
             .into_iter()
             .filter_map(|(k, v)| Fingerprint::from_hex(&v).ok().map(|f| (k, f)))
             .collect();
-    let lock_head = match std::fs::read_to_string(checkout.join(LOCKFILE_NAME)) {
-        Ok(text) => match parse_lockfile(&text) {
+    let (files, lock_text) = read_checkout(checkout).await?;
+    let lock_head = match lock_text {
+        Some(text) => match parse_lockfile(&text) {
             Ok(lock) => Some(lock),
             Err(e) => {
                 notes.push(format!(
@@ -84,7 +72,7 @@ pub async fn analyse(
                 None
             }
         },
-        Err(_) => None,
+        None => None,
     };
     // When the PR changes the lock file, its base version differs; otherwise it is the same.
     let lock_in_diff = pr_files.iter().any(|f| f == LOCKFILE_NAME);
@@ -115,7 +103,6 @@ pub async fn analyse(
     }
     let (changed, bumped) = input_sets(&statuses);
     let plan = parse_plan_json(plan_json)?;
-    let files = hcl_files(checkout);
     let hcl = HclIndex::from_files(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
     let report = attribute_changes(
         &plan,
