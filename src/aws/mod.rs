@@ -1,4 +1,4 @@
-//! Thin AWS effects for enrichment (issue 7): assuming the per-account read role, decoding
+//! Thin AWS effects for enrichment: assuming the per-account read role, decoding
 //! authorization messages, and CloudTrail lookups under a shared per-account+region rate limit.
 //! All decisions live in `crate::enrich`; nothing here logs credentials or provider text.
 

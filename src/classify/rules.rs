@@ -121,7 +121,7 @@ fn propagation_by_wording(lc: &str, x: &Extracted) -> Option<Category> {
         return Some(Category::PropagationDelay);
     }
     // Auto Scaling / EKS launch activity failing with "Authentication Failure" right after an
-    // instance profile was created (seed 000): the profile's role is not usable yet.
+    // instance profile was created: the profile's role is not usable yet.
     if lc.contains("authentication failure")
         && (lc.contains("launch") || lc.contains("instance") || lc.contains("auto scaling"))
     {

@@ -40,7 +40,7 @@ use Category::*;
 // https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html (UnauthorizedOperation)
 // https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html (AccessDenied "Access Denied")
 // https://docs.aws.amazon.com/kms/latest/developerguide/troubleshooting-key-policies.html
-// https://docs.aws.amazon.com/eks/latest/userguide/service-linked-roles.html (seed 000 wording)
+// https://docs.aws.amazon.com/eks/latest/userguide/service-linked-roles.html (service-linked role wording)
 #[test]
 fn permission_missing() {
     check(&[

@@ -4,12 +4,11 @@
 //! committing request (and every request queued behind it) for its `fsync`. Instead this thread
 //! copies committed WAL frames into the database file (PASSIVE: it never waits for, or blocks,
 //! a writer), often while the WAL grows and rarely when idle. Frequent checkpoints keep each
-//! one's `fsync` small: at 500 ms the fsync of a busy WAL put the intake p99 at 22 ms; at 50 ms
-//! it is under 5 ms (bench/README.md).
+//! one's `fsync` small.
 //!
 //! The WAL starts over only when a commit finds every frame already copied, which a passive
-//! checkpoint beside a writer that never pauses does not achieve: under sustained saturation the
-//! WAL file grew by ~80 MB a second, without bound. So once the WAL holds more than
+//! checkpoint beside a writer that never pauses does not achieve: the WAL would grow without
+//! bound. So once the WAL holds more than
 //! [`CheckpointSchedule::restart_frames`], the passive pass is followed by a RESTART: it takes
 //! the write lock, copies the frames the passive pass could not, syncs, and lets the next commit
 //! write the WAL from its start again. Writers wait for that tail only, provided the lock is
@@ -45,8 +44,7 @@ pub struct CheckpointSchedule {
 }
 
 impl CheckpointSchedule {
-    /// 50 ms / 500 ms; restart past 32,768 frames (128 MiB of 4 KiB pages): under a sustained
-    /// flood (~80 MB of WAL a second) one restart every ~1.6 s.
+    /// 50 ms / 500 ms; restart past 32,768 frames (128 MiB of 4 KiB pages).
     pub const DEFAULT: CheckpointSchedule = CheckpointSchedule {
         busy: Duration::from_millis(50),
         idle: Duration::from_millis(500),
@@ -109,12 +107,8 @@ impl DbFiles {
     }
 
     /// Have the kernel start writing back what the passes copied into the database file, without
-    /// waiting for it. A passive pass that cannot reach the end of the WAL (a writer that never
-    /// pauses) does not sync the database file, so under a flood its pages stayed dirty until
-    /// the sync ahead of the next RESTART, which then wrote ~20 MB at once: 50–66 ms of this
-    /// disk's time every ~1.6 s, and intake p99 rose with it. Written back as they come, that
-    /// sync takes under 1 ms (bench/README.md). Best effort: the syncs that must happen are
-    /// SQLite's and the presync's.
+    /// waiting for it, so that the sync ahead of the next RESTART finds little left to write.
+    /// Best effort: the syncs that must happen are SQLite's and the presync's.
     fn start_writeback(&self) {
         // SAFETY: sync_file_range only reads its arguments; the descriptor is never closed.
         let failed = unsafe {
@@ -195,11 +189,8 @@ fn checkpoint_loop(
 /// Make the WAL (now `frames` long) start over. Writers wait while the RESTART syncs the WAL,
 /// copies the frames committed since the pass before it and syncs the database file. So first
 /// both files are synced from here, outside the write lock, then two more passive passes copy
-/// what was committed meanwhile: the RESTART finds a short tail and little left to write back.
-/// Without that sync a RESTART held intake for 40–57 ms on a disk whose 4 MB `fsync` takes
-/// 6–7 ms (p99 22–33 ms under the benchmark); with the sync after the passes, 3–17 ms (the
-/// frames committed during the sync were the RESTART's to copy and sync); with it before
-/// them, 4–7 ms by median and 5–12 ms at most (bench/README.md).
+/// what was committed meanwhile: the RESTART finds a short tail and little left to write back,
+/// and holds the writer for less time.
 ///
 /// That sync lets the writer go on while it runs, so it must not run long: a RESTART waits for
 /// it [`PRESYNC_WAIT`] at most (a disk stalled by something else would otherwise let the WAL

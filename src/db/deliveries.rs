@@ -1,6 +1,8 @@
 //! Webhook deliveries and the jobs they enqueue, written in one transaction so that a
 //! delivery is never stored without its job nor a job enqueued twice for one delivery id.
 
+use std::collections::HashSet;
+
 use anyhow::{Context, Result};
 
 use super::{now_ms, Db};
@@ -29,7 +31,6 @@ pub enum DeliveryOutcome {
 /// multi-row insert for the deliveries (`ON CONFLICT DO NOTHING RETURNING id` tells which are
 /// new) and one for the jobs of the new ones.
 pub async fn record_deliveries(db: &Db, batch: &[&NewDelivery]) -> Result<Vec<DeliveryOutcome>> {
-    use std::collections::HashSet;
     let now = now_ms();
     // A delivery id twice in one batch: the later copy is a duplicate.
     let mut seen = HashSet::new();
@@ -39,31 +40,13 @@ pub async fn record_deliveries(db: &Db, batch: &[&NewDelivery]) -> Result<Vec<De
         .begin()
         .await
         .context("starting intake transaction")?;
-    let mut sql = String::from(
-        "INSERT INTO deliveries (id, event, action, repo, installation_id, received_at) VALUES ",
-    );
     let unique: Vec<&NewDelivery> = batch
         .iter()
         .zip(&firsts)
         .filter(|(_, f)| **f)
         .map(|(d, _)| *d)
         .collect();
-    for i in 0..unique.len() {
-        let b = i * 6;
-        if i > 0 {
-            sql.push(',');
-        }
-        sql.push_str(&format!(
-            "(${}, ${}, ${}, ${}, ${}, ${})",
-            b + 1,
-            b + 2,
-            b + 3,
-            b + 4,
-            b + 5,
-            b + 6
-        ));
-    }
-    sql.push_str(" ON CONFLICT (id) DO NOTHING RETURNING id");
+    let sql = deliveries_insert_sql(unique.len());
     let mut q = sqlx::query_scalar::<_, String>(&sql);
     for d in &unique {
         q = q
@@ -87,28 +70,7 @@ pub async fn record_deliveries(db: &Db, batch: &[&NewDelivery]) -> Result<Vec<De
         .flat_map(|(&d, _)| d.jobs.iter().map(move |j| (d, j)))
         .collect();
     if !new_jobs.is_empty() {
-        let mut sql = String::from(
-            "INSERT INTO jobs (kind, delivery_id, repo, pr, payload, status, attempts, max_attempts, \
-             run_at, created_at, updated_at) VALUES ",
-        );
-        for i in 0..new_jobs.len() {
-            let b = i * 7;
-            if i > 0 {
-                sql.push(',');
-            }
-            sql.push_str(&format!(
-                "(${}, ${}, ${}, ${}, ${}, 'queued', 0, ${}, ${}, ${}, ${})",
-                b + 1,
-                b + 2,
-                b + 3,
-                b + 4,
-                b + 5,
-                b + 6,
-                b + 7,
-                b + 7,
-                b + 7
-            ));
-        }
+        let sql = jobs_insert_sql(new_jobs.len());
         let mut q = sqlx::query(&sql);
         for (d, j) in &new_jobs {
             q = q
@@ -134,6 +96,58 @@ pub async fn record_deliveries(db: &Db, batch: &[&NewDelivery]) -> Result<Vec<De
             }
         })
         .collect())
+}
+
+/// Multi-row insert of `rows` deliveries (6 parameters each), returning the ids that were new.
+fn deliveries_insert_sql(rows: usize) -> String {
+    let mut sql = String::from(
+        "INSERT INTO deliveries (id, event, action, repo, installation_id, received_at) VALUES ",
+    );
+    for i in 0..rows {
+        let b = i * 6;
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str(&format!(
+            "(${}, ${}, ${}, ${}, ${}, ${})",
+            b + 1,
+            b + 2,
+            b + 3,
+            b + 4,
+            b + 5,
+            b + 6
+        ));
+    }
+    sql.push_str(" ON CONFLICT (id) DO NOTHING RETURNING id");
+    sql
+}
+
+/// Multi-row insert of `rows` queued jobs (7 parameters each; the last is the time, used for
+/// `run_at`, `created_at` and `updated_at`).
+fn jobs_insert_sql(rows: usize) -> String {
+    let mut sql = String::from(
+        "INSERT INTO jobs (kind, delivery_id, repo, pr, payload, status, attempts, max_attempts, \
+         run_at, created_at, updated_at) VALUES ",
+    );
+    for i in 0..rows {
+        let b = i * 7;
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str(&format!(
+            "(${}, ${}, ${}, ${}, ${}, 'queued', 0, ${}, ${}, ${}, ${})",
+            b + 1,
+            b + 2,
+            b + 3,
+            b + 4,
+            b + 5,
+            b + 6,
+            b + 7,
+            b + 7,
+            b + 7
+        ));
+    }
+    sql
 }
 
 /// Whether a delivery id has been stored.

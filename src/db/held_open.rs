@@ -4,12 +4,10 @@
 //! POSIX record locks belong to a process and a file, and closing *any* descriptor of the file
 //! drops every lock the process holds on it (`fcntl(2)`). SQLite's unix VFS therefore never
 //! closes a database descriptor while it holds locks, but it cannot know of descriptors opened
-//! beside it. The checkpoint thread used to open the database file, `fsync` it and close it
-//! before each WAL restart; that close dropped the shared lock SQLite holds on a WAL database
-//! for as long as a connection is open. Another process closing its last connection (the
-//! `sqlite3` shell, say) then found nobody else using the database, checkpointed it and deleted
-//! the WAL while tfgate went on committing into the deleted file: on the next restart of tfgate
-//! the deliveries it had answered 202 since were gone (366 of 66,183 in one run).
+//! beside it. Closing such a descriptor would drop the shared lock SQLite holds on a WAL
+//! database while a connection is open; another process closing its last connection (the
+//! `sqlite3` shell, say) would then think nobody else uses the database, checkpoint it and
+//! delete the WAL while tfgate goes on committing into the deleted file, losing deliveries.
 //!
 //! So a database file is opened here once per process and the descriptor is kept until the
 //! process exits.

@@ -70,7 +70,7 @@ impl Db {
         let pool = AnyPoolOptions::new()
             // SQLite has one writer; with several connections, writers wait in SQLite's
             // sleeping busy handler (up to 100 ms a nap). One connection makes them queue in
-            // process instead, which measured far better (README, Benchmarks).
+            // process instead.
             .max_connections(match backend {
                 Backend::Sqlite => 1,
                 Backend::Postgres => 16,

@@ -4,13 +4,10 @@
 //! previous pass. A frame is 24 bytes of header and a page (4,120 bytes), so frames do not line
 //! up with the file system's 4 KiB blocks and nearly every frame write covers a block only in
 //! part. When the kernel has dropped that block from the page cache in the meantime (memory
-//! reclaim; on the benchmark machine DAMON pages out file pages it judges cold), the write must
-//! first read the block back from disk, and the intake thread, with every request waiting on
-//! its commit, blocked 2.5–13 ms in `pwrite` at a time, 11–15 times in 4 s under the benchmark
-//! (`perf` of `sched:sched_switch`: in `ext4_block_write_begin`, waiting for the read). So the
-//! checkpoint thread asks the kernel (`posix_fadvise(WILLNEED)`, which reads in the background
-//! only what is not cached) for the range just ahead of the writer, well before the writer gets
-//! there: 0–2 such stalls in 4 s with it (bench/README.md).
+//! reclaim), the write must first read the block back from disk, with every intake request
+//! waiting on that commit. So the checkpoint thread asks the kernel (`posix_fadvise(WILLNEED)`,
+//! which reads in the background only what is not cached) for the range just ahead of the
+//! writer, well before the writer gets there.
 //!
 //! Deciding which range to ask for is pure ([`next_range`]); the call itself is in
 //! [`WalReadAhead::advance`].
@@ -20,8 +17,8 @@ use std::ops::Range;
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
-/// How far ahead of the writer the WAL is kept cached: ~200 ms of the fastest writing measured
-/// (~80 MB/s), four times the busy checkpoint interval.
+/// How far ahead of the writer the WAL is kept cached: a few busy checkpoint intervals of the
+/// fastest WAL writing.
 pub const AHEAD_BYTES: u64 = 16 << 20;
 
 /// Bytes asked for in one `posix_fadvise` call: Linux's default read-ahead window (128 KiB).

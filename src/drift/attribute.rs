@@ -111,6 +111,15 @@ fn only_removes(actions: &[String]) -> bool {
     !has(actions, "create") && !has(actions, "update")
 }
 
+/// What explains one change: its own block, the causes reaching it and the paths they change.
+struct Causes {
+    /// Drift of the resource itself.
+    own: Closure,
+    /// Cause label (configuration path, `for_each`, provider) → what it reaches.
+    causes: Vec<(String, Closure)>,
+    attribute_paths: BTreeSet<String>,
+}
+
 fn attribute_one(
     resolver: &Resolver<'_, '_>,
     change: &ResourceChange<'_>,
@@ -126,62 +135,21 @@ fn attribute_one(
         .module(&frame.iter().map(String::as_str).collect::<Vec<_>>())
         .and_then(|m| m.resource(&block));
 
-    // Own location first: it is the most telling explanation.
-    let mut locations: Vec<Location> = resolver
-        .decl_location(&frame, Decl::Resource(&block))
-        .into_iter()
-        .collect();
-    if resource.is_none() && locations.is_empty() {
-        // Removed from the configuration: by some `.tf` file of its module's directory.
-        locations.extend(resolver.frame_dir(&frame).map(Location::TfIn));
-    }
-    locations.extend(resolver.chain_locations(&frame));
+    let mut locations = own_locations(resolver, &frame, &block, resource.is_some());
+    let Causes {
+        own,
+        causes,
+        attribute_paths,
+    } = causes_of(resolver, change, &frame, &block, resource);
 
-    let mut causes: Vec<(String, Closure)> = Vec::new();
-    let mut attribute_paths: BTreeSet<String> = BTreeSet::new();
-    let mut own = Closure::default();
-    if resolver.is_drifted(&frame, &block) {
-        own.drifted_resources.insert(qualified(&frame, &block));
-    }
-    if let Some(resource) = resource {
-        if !only_removes(actions) {
-            for (label, refs) in
-                changed_expressions(resolver, change, &frame, &block, resource, &mut own)
-            {
-                attribute_paths.insert(label.clone());
-                let each = EachSource::Resource(block.clone());
-                causes.push((label, resolver.closure(works(&frame, refs, each))));
-            }
-        }
-        if changes_instance_set(actions) {
-            causes.extend(instance_set_causes(resolver, &frame, resource));
-        }
-        if let Some((provider_frame, refs, key)) = resolver.provider_refs(&frame, resource) {
-            let mut closure = resolver.closure(works(&provider_frame, refs, EachSource::None));
-            let local = key.rsplit(':').next().unwrap_or(&key).to_string();
-            closure
-                .locations
-                .extend(resolver.decl_location(&provider_frame, Decl::Provider(&local)));
-            causes.push((format!("provider {key}"), closure));
-        }
-    } else if !only_removes(actions) {
-        attribute_paths.extend(changed_paths(change).iter().filter_map(|p| top_key(p)));
-    }
-
-    let mut all = own.clone();
+    let mut all = own;
     for (_, closure) in &causes {
         all.extend(closure.clone());
     }
     locations.extend(all.locations.iter().cloned());
     let explained_by_diff = first_explaining_file(&locations, ctx.pr_files);
 
-    let inputs_of = |variables: &BTreeSet<String>| -> Vec<&SharedInputRef> {
-        ctx.shared_inputs
-            .iter()
-            .filter(|i| variables.contains(&i.variable))
-            .collect()
-    };
-    let reached = inputs_of(&all.root_variables);
+    let reached = inputs_reaching(ctx, &all.root_variables);
     let inputs: Vec<String> = sorted(reached.iter().map(|i| i.name.clone()));
     let changed: Vec<String> = sorted(
         reached
@@ -189,67 +157,23 @@ fn attribute_one(
             .filter(|i| ctx.changed_inputs.contains(&i.variable))
             .map(|i| i.name.clone()),
     );
-    let mut changed_input_paths: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (via, closure) in &causes {
-        for input in inputs_of(&closure.root_variables) {
-            if changed.contains(&input.name) {
-                changed_input_paths
-                    .entry(input.name.clone())
-                    .or_default()
-                    .push(via.clone());
-            }
-        }
-    }
-    for paths in changed_input_paths.values_mut() {
-        paths.sort();
-        paths.dedup();
-    }
+    let changed_input_paths = changed_input_paths(ctx, &causes, &changed);
 
     let drifted_resources: Vec<String> = all.drifted_resources.iter().cloned().collect();
     let unresolved: Vec<String> = all.unresolved.iter().cloned().collect();
-    let verdict = if !changed.is_empty() {
-        let not_bumped: Vec<String> = changed
-            .iter()
-            .filter(|n| !ctx.lock_bumped_inputs.contains(*n))
-            .cloned()
-            .collect();
-        if not_bumped.is_empty() {
-            Verdict::ExplainedByLockfile {
-                inputs: changed.clone(),
-            }
-        } else {
-            Verdict::SharedInputDrift { inputs: not_bumped }
-        }
-    } else if explained_by_diff.is_some() {
-        Verdict::ExplainedByDiff
-    } else if !drifted_resources.is_empty() {
-        Verdict::ExplainedByResourceDrift {
-            resources: drifted_resources.clone(),
-        }
-    } else if !unresolved.is_empty() {
-        Verdict::Unresolved
-    } else {
-        Verdict::OutsideDiff
-    };
+    let verdict = verdict_of(
+        ctx,
+        &changed,
+        explained_by_diff.is_some(),
+        &drifted_resources,
+        &unresolved,
+    );
 
     let attribution = ChangeAttribution {
         address: change.address.clone(),
         actions: actions.clone(),
         attribute_paths: attribute_paths.into_iter().collect(),
-        causes: causes
-            .into_iter()
-            .filter(|(_, c)| {
-                !(c.root_variables.is_empty()
-                    && c.drifted_resources.is_empty()
-                    && c.unresolved.is_empty())
-            })
-            .map(|(via, c)| CauseTrace {
-                via,
-                root_variables: c.root_variables.into_iter().collect(),
-                drifted_resources: c.drifted_resources.into_iter().collect(),
-                unresolved: c.unresolved.into_iter().collect(),
-            })
-            .collect(),
+        causes: cause_traces(causes),
         inputs,
         changed_inputs: changed,
         changed_input_paths,
@@ -259,6 +183,165 @@ fn attribute_one(
         verdict,
     };
     (attribution, resource.is_some())
+}
+
+/// Where the change's own block lives, then the module calls on the way to it. Own location first:
+/// it is the most telling explanation.
+fn own_locations(
+    resolver: &Resolver<'_, '_>,
+    frame: &Frame,
+    block: &str,
+    in_configuration: bool,
+) -> Vec<Location> {
+    let mut locations: Vec<Location> = resolver
+        .decl_location(frame, Decl::Resource(block))
+        .into_iter()
+        .collect();
+    if !in_configuration && locations.is_empty() {
+        // Removed from the configuration: by some `.tf` file of its module's directory.
+        locations.extend(resolver.frame_dir(frame).map(Location::TfIn));
+    }
+    locations.extend(resolver.chain_locations(frame));
+    locations
+}
+
+/// The changed expressions, instance-set expressions and provider configuration behind a change.
+fn causes_of(
+    resolver: &Resolver<'_, '_>,
+    change: &ResourceChange<'_>,
+    frame: &Frame,
+    block: &str,
+    resource: Option<&ConfigResource<'_>>,
+) -> Causes {
+    let actions = &change.change.actions;
+    let mut causes: Vec<(String, Closure)> = Vec::new();
+    let mut attribute_paths: BTreeSet<String> = BTreeSet::new();
+    let mut own = Closure::default();
+    if resolver.is_drifted(frame, block) {
+        own.drifted_resources.insert(qualified(frame, block));
+    }
+    let Some(resource) = resource else {
+        if !only_removes(actions) {
+            attribute_paths.extend(changed_paths(change).iter().filter_map(|p| top_key(p)));
+        }
+        return Causes {
+            own,
+            causes,
+            attribute_paths,
+        };
+    };
+    if !only_removes(actions) {
+        for (label, refs) in changed_expressions(resolver, change, frame, block, resource, &mut own)
+        {
+            attribute_paths.insert(label.clone());
+            let each = EachSource::Resource(block.to_string());
+            causes.push((label, resolver.closure(works(frame, refs, each))));
+        }
+    }
+    if changes_instance_set(actions) {
+        causes.extend(instance_set_causes(resolver, frame, resource));
+    }
+    if let Some((provider_frame, refs, key)) = resolver.provider_refs(frame, resource) {
+        let mut closure = resolver.closure(works(&provider_frame, refs, EachSource::None));
+        let local = key.rsplit(':').next().unwrap_or(&key).to_string();
+        closure
+            .locations
+            .extend(resolver.decl_location(&provider_frame, Decl::Provider(&local)));
+        causes.push((format!("provider {key}"), closure));
+    }
+    Causes {
+        own,
+        causes,
+        attribute_paths,
+    }
+}
+
+/// The shared inputs whose root variable is among `variables`.
+fn inputs_reaching<'c>(
+    ctx: &AttributionContext<'c>,
+    variables: &BTreeSet<String>,
+) -> Vec<&'c SharedInputRef> {
+    ctx.shared_inputs
+        .iter()
+        .filter(|i| variables.contains(&i.variable))
+        .collect()
+}
+
+/// Changed input name → the cause labels through which it reaches the change.
+fn changed_input_paths(
+    ctx: &AttributionContext<'_>,
+    causes: &[(String, Closure)],
+    changed: &[String],
+) -> BTreeMap<String, Vec<String>> {
+    let mut paths_by_input: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (via, closure) in causes {
+        for input in inputs_reaching(ctx, &closure.root_variables) {
+            if changed.contains(&input.name) {
+                paths_by_input
+                    .entry(input.name.clone())
+                    .or_default()
+                    .push(via.clone());
+            }
+        }
+    }
+    for paths in paths_by_input.values_mut() {
+        paths.sort();
+        paths.dedup();
+    }
+    paths_by_input
+}
+
+/// The most telling explanation, in order: changed shared inputs, the PR diff, drifted
+/// resources, unresolved references, nothing.
+fn verdict_of(
+    ctx: &AttributionContext<'_>,
+    changed: &[String],
+    explained_by_diff: bool,
+    drifted_resources: &[String],
+    unresolved: &[String],
+) -> Verdict {
+    if !changed.is_empty() {
+        let not_bumped: Vec<String> = changed
+            .iter()
+            .filter(|n| !ctx.lock_bumped_inputs.contains(*n))
+            .cloned()
+            .collect();
+        if not_bumped.is_empty() {
+            Verdict::ExplainedByLockfile {
+                inputs: changed.to_vec(),
+            }
+        } else {
+            Verdict::SharedInputDrift { inputs: not_bumped }
+        }
+    } else if explained_by_diff {
+        Verdict::ExplainedByDiff
+    } else if !drifted_resources.is_empty() {
+        Verdict::ExplainedByResourceDrift {
+            resources: drifted_resources.to_vec(),
+        }
+    } else if !unresolved.is_empty() {
+        Verdict::Unresolved
+    } else {
+        Verdict::OutsideDiff
+    }
+}
+
+/// The causes that reach anything, as report lines.
+fn cause_traces(causes: Vec<(String, Closure)>) -> Vec<CauseTrace> {
+    causes
+        .into_iter()
+        .filter(|(_, c)| {
+            !(c.root_variables.is_empty()
+                && c.drifted_resources.is_empty()
+                && c.unresolved.is_empty())
+        })
+        .map(|(via, c)| CauseTrace {
+            via,
+            root_variables: c.root_variables.into_iter().collect(),
+            drifted_resources: c.drifted_resources.into_iter().collect(),
+            unresolved: c.unresolved.into_iter().collect(),
+        })
+        .collect()
 }
 
 fn sorted(items: impl Iterator<Item = String>) -> Vec<String> {

@@ -423,3 +423,6 @@ fn snapshot_reports_of_fixtures() {
 
 #[path = "attribute_planted_tests.rs"]
 mod planted;
+
+#[path = "attribute_verdict_tests.rs"]
+mod verdicts;

@@ -34,121 +34,28 @@ enum Mode {
 }
 
 pub(super) fn blank_literals(source: &str) -> Blanked<'_> {
-    let bytes = source.as_bytes();
-    let mut code = bytes.to_vec();
-    let mut strings = BTreeMap::new();
-    let mut stack = vec![Mode::Code { depth: 0 }];
-    let mut i = 0;
-    let blank = |code: &mut Vec<u8>, from: usize, to: usize| {
-        for b in &mut code[from..to.min(bytes.len())] {
-            if *b != b'\n' {
-                *b = b' ';
-            }
-        }
+    let mut scanner = Scanner {
+        source,
+        bytes: source.as_bytes(),
+        code: source.as_bytes().to_vec(),
+        strings: BTreeMap::new(),
+        stack: vec![Mode::Code { depth: 0 }],
+        i: 0,
     };
-    // Heredoc text loses its newlines too, so that the expression holding it runs on to
-    // the terminator line.
-    let blank_all = |code: &mut Vec<u8>, from: usize, to: usize| {
-        for b in &mut code[from..to.min(bytes.len())] {
-            *b = b' ';
+    while scanner.i < scanner.bytes.len() {
+        let in_interpolation = scanner.stack.len() > 1;
+        match scanner.stack.pop().unwrap_or(Mode::Code { depth: 0 }) {
+            Mode::Code { depth } => scanner.step_code(depth, in_interpolation),
+            Mode::Str { open } => scanner.step_string(open),
+            Mode::Heredoc { marker } => scanner.step_heredoc(marker),
         }
-    };
-    while i < bytes.len() {
-        let at = |s: &str| bytes[i..].starts_with(s.as_bytes());
-        let in_interpolation = stack.len() > 1;
-        match stack.pop().unwrap_or(Mode::Code { depth: 0 }) {
-            Mode::Code { depth } => {
-                let mut depth = Some(depth);
-                if at("#") || at("//") {
-                    let end = line_end(bytes, i);
-                    blank(&mut code, i, end);
-                    i = end;
-                } else if at("/*") {
-                    let end = find(bytes, i + 2, b"*/").map_or(bytes.len(), |e| e + 2);
-                    blank(&mut code, i, end);
-                    i = end;
-                } else if at("\"") {
-                    stack.extend(depth.take().map(|depth| Mode::Code { depth }));
-                    stack.push(Mode::Str { open: i });
-                    i += 1;
-                } else if let Some((marker, body_start)) = heredoc_start(bytes, i) {
-                    blank_all(&mut code, i, body_start);
-                    stack.extend(depth.take().map(|depth| Mode::Code { depth }));
-                    stack.push(Mode::Heredoc { marker });
-                    i = body_start;
-                } else if at("{") && in_interpolation {
-                    depth = depth.map(|d| d + 1);
-                    i += 1;
-                } else if at("}") && in_interpolation {
-                    match depth {
-                        Some(0) => {
-                            code[i] = b' ';
-                            depth = None;
-                        }
-                        Some(d) => depth = Some(d - 1),
-                        None => {}
-                    }
-                    i += 1;
-                } else {
-                    i += 1;
-                }
-                stack.extend(depth.map(|depth| Mode::Code { depth }));
-            }
-            Mode::Str { open } => {
-                if at("\\") {
-                    blank(&mut code, i, i + 2);
-                    i += 2;
-                    stack.push(Mode::Str { open });
-                } else if at("$${") || at("%%{") {
-                    blank(&mut code, i, i + 3);
-                    i += 3;
-                    stack.push(Mode::Str { open });
-                } else if at("${") || at("%{") {
-                    blank(&mut code, i, i + 2);
-                    i += 2;
-                    stack.push(Mode::Str { open });
-                    stack.push(Mode::Code { depth: 0 });
-                } else if at("\"") {
-                    strings.insert(open, i);
-                    i += 1;
-                } else if at("\n") {
-                    // Unterminated string: HCL forbids newlines in quoted strings; recover.
-                    strings.insert(open, i);
-                } else {
-                    blank(&mut code, i, i + 1);
-                    i += 1;
-                    stack.push(Mode::Str { open });
-                }
-            }
-            Mode::Heredoc { marker } => {
-                let line_start = i == 0 || bytes[i - 1] == b'\n';
-                let end = line_end(bytes, i);
-                if line_start && source[i..end].trim() == marker.as_str() {
-                    blank_all(&mut code, i, end);
-                    i = end;
-                } else if at("$${") || at("%%{") {
-                    blank_all(&mut code, i, i + 3);
-                    i += 3;
-                    stack.push(Mode::Heredoc { marker });
-                } else if at("${") || at("%{") {
-                    blank_all(&mut code, i, i + 2);
-                    i += 2;
-                    stack.push(Mode::Heredoc { marker });
-                    stack.push(Mode::Code { depth: 0 });
-                } else {
-                    blank_all(&mut code, i, i + 1);
-                    i += 1;
-                    stack.push(Mode::Heredoc { marker });
-                }
-            }
-        }
-        if stack.is_empty() {
-            stack.push(Mode::Code { depth: 0 });
+        if scanner.stack.is_empty() {
+            scanner.stack.push(Mode::Code { depth: 0 });
         }
     }
     // Only ASCII spaces replaced whole bytes; any multi-byte character was either kept
     // whole or blanked byte by byte, so this cannot fail. Fall back to spaces regardless.
-    let code = String::from_utf8(code).unwrap_or_else(|e| {
+    let code = String::from_utf8(scanner.code).unwrap_or_else(|e| {
         String::from_utf8_lossy(e.as_bytes())
             .chars()
             .map(|c| if c.is_ascii() { c } else { ' ' })
@@ -157,7 +64,135 @@ pub(super) fn blank_literals(source: &str) -> Blanked<'_> {
     Blanked {
         source,
         code,
-        strings,
+        strings: scanner.strings,
+    }
+}
+
+/// The scan state: the output being blanked, the mode stack and the current byte.
+struct Scanner<'s> {
+    source: &'s str,
+    bytes: &'s [u8],
+    code: Vec<u8>,
+    strings: BTreeMap<usize, usize>,
+    stack: Vec<Mode>,
+    i: usize,
+}
+
+impl Scanner<'_> {
+    fn at(&self, s: &str) -> bool {
+        self.bytes[self.i..].starts_with(s.as_bytes())
+    }
+
+    /// Spaces over `[from, to)`, keeping newlines.
+    fn blank(&mut self, from: usize, to: usize) {
+        for b in &mut self.code[from..to.min(self.bytes.len())] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+
+    /// Spaces over `[from, to)` including newlines: heredoc text loses its newlines too, so that
+    /// the expression holding it runs on to the terminator line.
+    fn blank_all(&mut self, from: usize, to: usize) {
+        for b in &mut self.code[from..to.min(self.bytes.len())] {
+            *b = b' ';
+        }
+    }
+
+    /// One step in code (or an interpolation, whose open braces `depth` counts).
+    fn step_code(&mut self, depth: usize, in_interpolation: bool) {
+        let i = self.i;
+        let mut depth = Some(depth);
+        if self.at("#") || self.at("//") {
+            let end = line_end(self.bytes, i);
+            self.blank(i, end);
+            self.i = end;
+        } else if self.at("/*") {
+            let end = find(self.bytes, i + 2, b"*/").map_or(self.bytes.len(), |e| e + 2);
+            self.blank(i, end);
+            self.i = end;
+        } else if self.at("\"") {
+            self.stack
+                .extend(depth.take().map(|depth| Mode::Code { depth }));
+            self.stack.push(Mode::Str { open: i });
+            self.i += 1;
+        } else if let Some((marker, body_start)) = heredoc_start(self.bytes, i) {
+            self.blank_all(i, body_start);
+            self.stack
+                .extend(depth.take().map(|depth| Mode::Code { depth }));
+            self.stack.push(Mode::Heredoc { marker });
+            self.i = body_start;
+        } else if self.at("{") && in_interpolation {
+            depth = depth.map(|d| d + 1);
+            self.i += 1;
+        } else if self.at("}") && in_interpolation {
+            match depth {
+                Some(0) => {
+                    self.code[i] = b' ';
+                    depth = None;
+                }
+                Some(d) => depth = Some(d - 1),
+                None => {}
+            }
+            self.i += 1;
+        } else {
+            self.i += 1;
+        }
+        self.stack.extend(depth.map(|depth| Mode::Code { depth }));
+    }
+
+    /// One step inside a quoted string opened at `open`.
+    fn step_string(&mut self, open: usize) {
+        let i = self.i;
+        if self.at("\\") {
+            self.blank(i, i + 2);
+            self.i += 2;
+            self.stack.push(Mode::Str { open });
+        } else if self.at("$${") || self.at("%%{") {
+            self.blank(i, i + 3);
+            self.i += 3;
+            self.stack.push(Mode::Str { open });
+        } else if self.at("${") || self.at("%{") {
+            self.blank(i, i + 2);
+            self.i += 2;
+            self.stack.push(Mode::Str { open });
+            self.stack.push(Mode::Code { depth: 0 });
+        } else if self.at("\"") {
+            self.strings.insert(open, i);
+            self.i += 1;
+        } else if self.at("\n") {
+            // Unterminated string: HCL forbids newlines in quoted strings; recover.
+            self.strings.insert(open, i);
+        } else {
+            self.blank(i, i + 1);
+            self.i += 1;
+            self.stack.push(Mode::Str { open });
+        }
+    }
+
+    /// One step inside a heredoc ending at a line holding only `marker`.
+    fn step_heredoc(&mut self, marker: String) {
+        let i = self.i;
+        let line_start = i == 0 || self.bytes[i - 1] == b'\n';
+        let end = line_end(self.bytes, i);
+        if line_start && self.source[i..end].trim() == marker.as_str() {
+            self.blank_all(i, end);
+            self.i = end;
+        } else if self.at("$${") || self.at("%%{") {
+            self.blank_all(i, i + 3);
+            self.i += 3;
+            self.stack.push(Mode::Heredoc { marker });
+        } else if self.at("${") || self.at("%{") {
+            self.blank_all(i, i + 2);
+            self.i += 2;
+            self.stack.push(Mode::Heredoc { marker });
+            self.stack.push(Mode::Code { depth: 0 });
+        } else {
+            self.blank_all(i, i + 1);
+            self.i += 1;
+            self.stack.push(Mode::Heredoc { marker });
+        }
     }
 }
 

@@ -38,4 +38,4 @@ pub use hcl_scan::{scan_hcl, FileScan};
 pub use lockfile::{parse_lockfile, render_lockfile, InputsLock, LockfileError, LOCKFILE_NAME};
 pub use report::{CauseTrace, ChangeAttribution, DriftReport, DriftWarningLine, Verdict};
 pub use status::{input_statuses, InputStatus, SharedInputRef};
-pub use warnings::{drift_warnings, DriftWarningView, NO_FINGERPRINT};
+pub use warnings::{drift_warnings, NO_FINGERPRINT};

@@ -1,6 +1,8 @@
 //! One entry of an expression's `references` (`var.x`, `module.m.out`, `aws_s3_bucket.b.arn`,
 //! `each.value` …), classified for the attribution walk.
 
+use crate::terraform::resource_address::{split_segments, strip_key};
+
 /// What a reference names. Instance keys (`[0]`, `["k"]`) are dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reference {
@@ -29,7 +31,7 @@ pub enum Reference {
 }
 
 pub fn parse_reference(text: &str) -> Reference {
-    let segments = split_segments(text);
+    let segments = split_segments(text).segments;
     let name = |i: usize| segments.get(i).map(|s| strip_key(s).to_string());
     let first = segments.first().map(|s| strip_key(s)).unwrap_or("");
     let valid = |s: &Option<String>| s.as_ref().is_some_and(|s| !s.is_empty());
@@ -77,39 +79,6 @@ pub fn most_specific<'r>(references: &[&'r str]) -> Vec<&'r str> {
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// Splits on `.` outside `[...]` and string literals.
-fn split_segments(text: &str) -> Vec<&str> {
-    let mut segments = Vec::new();
-    let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0usize);
-    for (i, c) in text.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => in_string = true,
-            '[' => depth += 1,
-            ']' => depth = depth.saturating_sub(1),
-            '.' if depth == 0 => {
-                segments.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    segments.push(&text[start..]);
-    segments
-}
-
-fn strip_key(segment: &str) -> &str {
-    segment.split_once('[').map_or(segment, |(name, _)| name)
 }
 
 #[cfg(test)]

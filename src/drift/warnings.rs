@@ -1,30 +1,16 @@
-//! Render-ready warning lines for the plan comment (shape of `render::model::DriftWarning`).
-
-use serde::Serialize;
+//! The drift warning lines of the plan comment.
 
 use super::lockfile::LOCKFILE_NAME;
 use super::report::{DriftReport, Verdict};
 use super::status::InputStatus;
+use crate::render::DriftWarning;
 
 /// Shown instead of a fingerprint when none was recorded at the last apply.
 pub const NO_FINGERPRINT: &str = "none";
 
-/// Same fields as `render::model::DriftWarning`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DriftWarningView {
-    pub address: String,
-    pub attribute_paths: Vec<String>,
-    pub input_name: String,
-    /// Short fingerprints (not values) of the input at the last apply and now.
-    pub fingerprint_before: String,
-    pub fingerprint_after: String,
-    /// A file of this PR that explains the change, if one does.
-    pub explained_by: Option<String>,
-}
-
 /// One line per (changed resource, changed shared input): drift first (`explained_by`
 /// `None`), then changes the PR's lock file update explains (`explained_by` = the lock file).
-pub fn drift_warnings(report: &DriftReport, statuses: &[InputStatus]) -> Vec<DriftWarningView> {
+pub fn drift_warnings(report: &DriftReport, statuses: &[InputStatus]) -> Vec<DriftWarning> {
     let mut drift = Vec::new();
     let mut explained = Vec::new();
     for change in &report.changes {
@@ -42,7 +28,7 @@ pub fn drift_warnings(report: &DriftReport, statuses: &[InputStatus]) -> Vec<Dri
                 .get(input)
                 .cloned()
                 .unwrap_or_default();
-            target.push(DriftWarningView {
+            target.push(DriftWarning {
                 address: change.address.clone(),
                 attribute_paths,
                 input_name: input.clone(),

@@ -257,7 +257,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_000_service_linked_role_named_without_path() {
+    fn service_linked_role_named_without_path() {
         let f = FailureToEnrich {
             address: "module.eks.aws_eks_node_group.this".into(),
             aws_code: Some("InvalidRequestException".into()),

@@ -1,4 +1,4 @@
-//! Naming the missing permission of a failed apply (issue 7): the denied IAM action, the deny
+//! Naming the missing permission of a failed apply: the denied IAM action, the deny
 //! kind, the resource (type + name, no ARN/account/path) and the minimal statement an admin
 //! could add. Pure: the AWS calls live in `crate::aws`.
 //!

@@ -4,7 +4,7 @@
 //! - `"<TYPE/NAME>"`: angle brackets mark a placeholder for "the ARN of this TYPE named NAME in
 //!   the failing account"; the admin writes the ARN. `<instance/*>` for a wildcard resource.
 //! - IAM types that carry paths (role, user, group, policy, instance-profile,
-//!   server-certificate): `"<role/*NAME>"`. The denial shows the name without its path (seed 000:
+//!   server-certificate): `"<role/*NAME>"`. The denial shows the name without its path (e.g.
 //!   `AWSServiceRoleForAmazonEKSNodegroup` lives under `aws-service-role/eks-nodegroup.amazonaws.com/`),
 //!   and a `*` before the name matches any path (IAM's `*` spans `/`), where `role/NAME` alone
 //!   would not match the real role.

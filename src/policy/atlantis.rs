@@ -77,45 +77,9 @@ pub fn import_atlantis(yaml: &str) -> Result<AtlantisImport, AtlantisImportError
     let mut requirements: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
     let mut per_project_reqs: Vec<(String, BTreeSet<&'static str>)> = Vec::new();
     for (i, value) in project_values.iter().enumerate() {
-        let map = value.as_mapping().ok_or(AtlantisImportError::Shape)?;
-        let dir_text = map
-            .get("dir")
-            .and_then(s)
-            .ok_or(AtlantisImportError::MissingDir(i))?;
-        let name = map.get("name").and_then(s);
-        let label = format!(
-            "projects[{i}] ({})",
-            name.clone().unwrap_or_else(|| dir_text.clone())
-        );
-        let Some(dir) = normalize_dir(&dir_text) else {
-            warnings.push(format!(
-                "{label}: dir `{dir_text}` leaves the repository; project skipped"
-            ));
+        let Some((project, reqs)) = import_project(i, value, &mut warnings)? else {
             continue;
         };
-        let workspace = map
-            .get("workspace")
-            .and_then(s)
-            .unwrap_or_else(|| "default".into());
-        let id = name
-            .clone()
-            .map(ProjectId::new)
-            .unwrap_or_else(|| ProjectId::derived(&dir, &workspace));
-        let mut project = Project {
-            id,
-            name,
-            dir,
-            workspace,
-            when_modified: Vec::new(),
-            depends_on: strings(map.get("depends_on")),
-            group: map.get("execution_order_group").and_then(Value::as_i64),
-            terraform: None,
-        };
-        let mut reqs = BTreeSet::new();
-        for (k, v) in map {
-            let key = s(k).unwrap_or_default();
-            project_key(&label, &key, v, &mut project, &mut reqs, &mut warnings);
-        }
         for r in &reqs {
             requirements
                 .entry(r)
@@ -128,16 +92,7 @@ pub fn import_atlantis(yaml: &str) -> Result<AtlantisImport, AtlantisImportError
     add_execution_order(&mut projects, &mut warnings);
     let terraform = common_terraform(&projects, &mut warnings);
     let union: BTreeSet<&'static str> = requirements.keys().copied().collect();
-    for (id, reqs) in &per_project_reqs {
-        if !union.is_empty() && reqs != &union {
-            let had: Vec<&str> = reqs.iter().copied().collect();
-            warnings.push(format!(
-                "project {id}: apply_requirements differ per project in Atlantis; tfgate has one list per policy, so {id} (had [{}]) now needs [{}]",
-                had.join(", "),
-                union.iter().copied().collect::<Vec<_>>().join(", ")
-            ));
-        }
-    }
+    differing_requirement_warnings(&per_project_reqs, &union, &mut warnings);
     if union.contains("approved") {
         warnings.push("approved: tfgate is stricter than Atlantis: only an approval on the current head, by a user with write access who is not the author and not a bot, counts".into());
     }
@@ -146,6 +101,72 @@ pub fn import_atlantis(yaml: &str) -> Result<AtlantisImport, AtlantisImportError
         policy_yaml: render_policy(&union, terraform.as_deref()),
         warnings,
     })
+}
+
+/// One entry of `projects`, with the apply requirements it had; `None` when it is skipped.
+fn import_project(
+    i: usize,
+    value: &Value,
+    warnings: &mut Vec<String>,
+) -> Result<Option<(Project, BTreeSet<&'static str>)>, AtlantisImportError> {
+    let map = value.as_mapping().ok_or(AtlantisImportError::Shape)?;
+    let dir_text = map
+        .get("dir")
+        .and_then(s)
+        .ok_or(AtlantisImportError::MissingDir(i))?;
+    let name = map.get("name").and_then(s);
+    let label = format!(
+        "projects[{i}] ({})",
+        name.clone().unwrap_or_else(|| dir_text.clone())
+    );
+    let Some(dir) = normalize_dir(&dir_text) else {
+        warnings.push(format!(
+            "{label}: dir `{dir_text}` leaves the repository; project skipped"
+        ));
+        return Ok(None);
+    };
+    let workspace = map
+        .get("workspace")
+        .and_then(s)
+        .unwrap_or_else(|| "default".into());
+    let id = name
+        .clone()
+        .map(ProjectId::new)
+        .unwrap_or_else(|| ProjectId::derived(&dir, &workspace));
+    let mut project = Project {
+        id,
+        name,
+        dir,
+        workspace,
+        when_modified: Vec::new(),
+        depends_on: strings(map.get("depends_on")),
+        group: map.get("execution_order_group").and_then(Value::as_i64),
+        terraform: None,
+    };
+    let mut reqs = BTreeSet::new();
+    for (k, v) in map {
+        let key = s(k).unwrap_or_default();
+        project_key(&label, &key, v, &mut project, &mut reqs, warnings);
+    }
+    Ok(Some((project, reqs)))
+}
+
+/// tfgate has one requirement list per policy: a project that had fewer now needs the union.
+fn differing_requirement_warnings(
+    per_project_reqs: &[(String, BTreeSet<&'static str>)],
+    union: &BTreeSet<&'static str>,
+    warnings: &mut Vec<String>,
+) {
+    for (id, reqs) in per_project_reqs {
+        if !union.is_empty() && reqs != union {
+            let had: Vec<&str> = reqs.iter().copied().collect();
+            warnings.push(format!(
+                "project {id}: apply_requirements differ per project in Atlantis; tfgate has one list per policy, so {id} (had [{}]) now needs [{}]",
+                had.join(", "),
+                union.iter().copied().collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
 }
 
 fn top_level_warnings(root: &Mapping, warnings: &mut Vec<String>) {

@@ -3,7 +3,7 @@
 use super::approval::evaluate_approvals;
 use super::decide::{decide, Outcome, RULES};
 use super::facts::{Actor, PolicyCommand, PrFacts, Target};
-use super::model::RepoPolicy;
+use super::model::{ProjectOrigin, RepoPolicy, ResolvedProject};
 use std::fmt::Write;
 
 /// The decision for these inputs, the rule that made it, and the facts it rested on.
@@ -47,45 +47,13 @@ pub fn explain(
         actor.permission,
         if actor.is_bot { ", bot" } else { "" }
     );
-    match decision
+    let project = decision
         .project
         .as_ref()
-        .and_then(|id| policy.project(id.as_str()))
-    {
-        Some(p) => {
-            let side = p.permission_for(command.needs_apply_permission());
-            let _ = writeln!(
-                out,
-                "project: {} (dir {}, workspace {}, declared in {}, comment_apply {})",
-                p.id(),
-                p.spec.dir,
-                p.spec.workspace,
-                match p.origin {
-                    super::model::ProjectOrigin::Policy => "the policy",
-                    super::model::ProjectOrigin::RepoLayout => "the repo layout",
-                },
-                p.comment_apply
-            );
-            let _ = writeln!(
-                out,
-                "required: min_permission {}, users [{}], teams [{}]",
-                side.min_permission,
-                side.users.join(", "),
-                side.teams.join(", ")
-            );
-        }
-        None => {
-            let _ = writeln!(out, "project: none resolved");
-        }
-    }
+        .and_then(|id| policy.project(id.as_str()));
+    write_project(&mut out, project, command);
     if command == PolicyCommand::Apply {
-        let reqs: Vec<&str> = policy.apply_requirements.iter().map(|r| r.name()).collect();
-        let _ = writeln!(out, "apply_requirements: [{}]", reqs.join(", "));
-        let report = evaluate_approvals(facts);
-        let _ = writeln!(out, "approvals counted: [{}]", report.counted.join(", "));
-        for (user, why) in &report.not_counted {
-            let _ = writeln!(out, "approval not counted: @{user} {why}");
-        }
+        write_apply_requirements(&mut out, policy, facts);
     }
     if let Outcome::Deny { reason, .. } = &decision.outcome {
         let _ = writeln!(out, "reply:");
@@ -94,4 +62,43 @@ pub fn explain(
         }
     }
     out
+}
+
+/// The resolved project, where it was declared, and who may run `command` on it.
+fn write_project(out: &mut String, project: Option<&ResolvedProject>, command: PolicyCommand) {
+    let Some(p) = project else {
+        let _ = writeln!(out, "project: none resolved");
+        return;
+    };
+    let side = p.permission_for(command.needs_apply_permission());
+    let _ = writeln!(
+        out,
+        "project: {} (dir {}, workspace {}, declared in {}, comment_apply {})",
+        p.id(),
+        p.spec.dir,
+        p.spec.workspace,
+        match p.origin {
+            ProjectOrigin::Policy => "the policy",
+            ProjectOrigin::RepoLayout => "the repo layout",
+        },
+        p.comment_apply
+    );
+    let _ = writeln!(
+        out,
+        "required: min_permission {}, users [{}], teams [{}]",
+        side.min_permission,
+        side.users.join(", "),
+        side.teams.join(", ")
+    );
+}
+
+/// The policy's apply requirements and which approvals count towards them.
+fn write_apply_requirements(out: &mut String, policy: &RepoPolicy, facts: &PrFacts) {
+    let reqs: Vec<&str> = policy.apply_requirements.iter().map(|r| r.name()).collect();
+    let _ = writeln!(out, "apply_requirements: [{}]", reqs.join(", "));
+    let report = evaluate_approvals(facts);
+    let _ = writeln!(out, "approvals counted: [{}]", report.counted.join(", "));
+    for (user, why) in &report.not_counted {
+        let _ = writeln!(out, "approval not counted: @{user} {why}");
+    }
 }

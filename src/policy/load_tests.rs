@@ -203,11 +203,11 @@ fn shipped_examples_load() {
                 .join("\n")
         )
     });
-    let seed = set
+    let example = set
         .for_repo("kukie-org/kukie-infra")
-        .expect("seed 000 example");
-    assert!(!seed.project("argocd-bootstrap").unwrap().comment_apply);
-    assert_eq!(seed.project("eks").unwrap().inputs, vec!["ADMIN_CIDRS"]);
+        .expect("example policy for kukie-org/kukie-infra");
+    assert!(!example.project("argocd-bootstrap").unwrap().comment_apply);
+    assert_eq!(example.project("eks").unwrap().inputs, vec!["ADMIN_CIDRS"]);
     assert_eq!(
         set.for_repo("acme/billing-infra").unwrap().file,
         "policies/example-monorepo-workspaces.yaml"

@@ -109,7 +109,7 @@ pub struct ProjectPolicy {
     pub session_policy: Option<String>,
     /// See `defaults.session_duration`.
     pub session_duration: Option<DurationSpec>,
-    /// See `defaults.parallelism` (seed 003 used 4 for fresh EKS API servers).
+    /// See `defaults.parallelism` (a lower value spares a freshly created EKS API server).
     pub parallelism: Option<u32>,
     /// See `defaults.timeout`.
     pub timeout: Option<DurationSpec>,

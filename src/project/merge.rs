@@ -6,13 +6,13 @@
 //! `depends_on` may name layout or policy projects; unknown names and cycles are problems
 //! reported in the layout file.
 
-use super::layout::RepoLayout;
+use super::layout::{LayoutProject, RepoLayout};
 use super::spec::{ProjectId, ProjectSpec};
 use crate::policy::locate::{idx, key};
 use crate::policy::resolve::resolve_project;
 use crate::policy::schema::ProjectPolicy;
 use crate::policy::validate::Checker;
-use crate::policy::{PolicyProblem, ProjectOrigin, RepoPolicy};
+use crate::policy::{PolicyProblem, ProjectOrigin, RepoPolicy, ResolvedProject};
 use std::collections::BTreeSet;
 
 /// The policy with layout projects added, and what was left out and why.
@@ -48,101 +48,19 @@ pub fn merge_layout(
     }
     let mut added: Vec<usize> = Vec::new();
     for (i, project) in layout.projects.iter().enumerate() {
-        let (Some(id), Some(dir)) = (project.id(), super::normalize_dir(&project.dir)) else {
-            continue;
-        };
-        let workspace = project
-            .workspace
-            .clone()
-            .unwrap_or_else(|| "default".into());
-        if policy.project(id.as_str()).is_some() || policy.project_at(&dir, &workspace).is_some() {
-            notes.push(format!(
-                "{}: project `{id}` ignored: the admin policy declares it",
-                layout.file
-            ));
-            continue;
-        }
-        if policy.is_excluded(&dir) {
-            notes.push(format!(
-                "{}: project `{id}` ignored: `{dir}` is excluded by the admin policy",
-                layout.file
-            ));
-            continue;
-        }
-        let spec = ProjectSpec {
-            id,
-            dir: dir.clone(),
-            workspace: workspace.clone(),
-            depends_on: project
-                .depends_on
-                .iter()
-                .map(|d| ProjectId::new(d.as_str()))
-                .collect(),
-            when_modified: project.when_modified.clone(),
-        };
-        let as_policy = ProjectPolicy {
-            name: project.name.clone(),
-            dir,
-            workspace: Some(workspace),
-            terraform: None,
-            plan_role: None,
-            apply_role: None,
-            session_policy: None,
-            session_duration: None,
-            parallelism: None,
-            timeout: None,
-            network: None,
-            depends_on: project.depends_on.clone(),
-            autoplan: None,
-            when_modified: project.when_modified.clone(),
-            comment_apply: None,
-            inputs: Vec::new(),
-            permissions: None,
-        };
-        merged.projects.push(resolve_project(
-            spec,
-            &as_policy,
-            &policy.defaults,
-            &policy.permissions,
-            ProjectOrigin::RepoLayout,
-        ));
-        added.push(i);
-    }
-    let mut checker = Checker::new(&layout.file, &layout.source);
-    let known: BTreeSet<ProjectId> = merged.projects.iter().map(|p| p.id().clone()).collect();
-    for &i in &added {
-        for (j, dep) in layout.projects[i].depends_on.iter().enumerate() {
-            if !known.contains(&ProjectId::new(dep.as_str())) {
-                checker.at(
-                    &[key("projects"), idx(i), key("depends_on"), idx(j)],
-                    format!("depends_on names unknown project `{dep}`"),
-                );
+        match resolve_layout_project(policy, &layout.file, project) {
+            None => {}
+            Some(Err(note)) => notes.push(note),
+            Some(Ok(resolved)) => {
+                merged.projects.push(resolved);
+                added.push(i);
             }
         }
     }
+    let mut checker = Checker::new(&layout.file, &layout.source);
+    check_unknown_dependencies(&mut checker, layout, &added, &merged);
     if checker.problems.is_empty() {
-        if let Some(cycle) = super::order::find_cycle(&merged.specs()) {
-            let walk = cycle
-                .iter()
-                .map(ProjectId::as_str)
-                .collect::<Vec<_>>()
-                .join(" -> ");
-            let at = cycle.windows(2).find_map(|pair| {
-                let i = layout
-                    .projects
-                    .iter()
-                    .position(|p| p.id().as_ref() == Some(&pair[0]))?;
-                let j = layout.projects[i]
-                    .depends_on
-                    .iter()
-                    .position(|d| d == pair[1].as_str())?;
-                Some(vec![key("projects"), idx(i), key("depends_on"), idx(j)])
-            });
-            checker.at(
-                &at.unwrap_or_default(),
-                format!("depends_on forms a cycle: {walk}"),
-            );
-        }
+        check_cycle(&mut checker, layout, &merged);
     }
     if checker.problems.is_empty() {
         Ok(LayoutMerge {
@@ -152,6 +70,116 @@ pub fn merge_layout(
     } else {
         Err(checker.problems)
     }
+}
+
+/// One layout project resolved against the policy; `Err` is the note saying why it is ignored,
+/// `None` a project without a usable id or dir (the layout's own checks report those).
+fn resolve_layout_project(
+    policy: &RepoPolicy,
+    layout_file: &str,
+    project: &LayoutProject,
+) -> Option<Result<ResolvedProject, String>> {
+    let (Some(id), Some(dir)) = (project.id(), super::normalize_dir(&project.dir)) else {
+        return None;
+    };
+    let workspace = project
+        .workspace
+        .clone()
+        .unwrap_or_else(|| "default".into());
+    if policy.project(id.as_str()).is_some() || policy.project_at(&dir, &workspace).is_some() {
+        return Some(Err(format!(
+            "{layout_file}: project `{id}` ignored: the admin policy declares it"
+        )));
+    }
+    if policy.is_excluded(&dir) {
+        return Some(Err(format!(
+            "{layout_file}: project `{id}` ignored: `{dir}` is excluded by the admin policy"
+        )));
+    }
+    let spec = ProjectSpec {
+        id,
+        dir: dir.clone(),
+        workspace: workspace.clone(),
+        depends_on: project
+            .depends_on
+            .iter()
+            .map(|d| ProjectId::new(d.as_str()))
+            .collect(),
+        when_modified: project.when_modified.clone(),
+    };
+    let as_policy = ProjectPolicy {
+        name: project.name.clone(),
+        dir,
+        workspace: Some(workspace),
+        terraform: None,
+        plan_role: None,
+        apply_role: None,
+        session_policy: None,
+        session_duration: None,
+        parallelism: None,
+        timeout: None,
+        network: None,
+        depends_on: project.depends_on.clone(),
+        autoplan: None,
+        when_modified: project.when_modified.clone(),
+        comment_apply: None,
+        inputs: Vec::new(),
+        permissions: None,
+    };
+    Some(Ok(resolve_project(
+        spec,
+        &as_policy,
+        &policy.defaults,
+        &policy.permissions,
+        ProjectOrigin::RepoLayout,
+    )))
+}
+
+/// `depends_on` of the added layout projects (indexes `added`) must name a merged project.
+fn check_unknown_dependencies(
+    checker: &mut Checker,
+    layout: &RepoLayout,
+    added: &[usize],
+    merged: &RepoPolicy,
+) {
+    let known: BTreeSet<ProjectId> = merged.projects.iter().map(|p| p.id().clone()).collect();
+    for &i in added {
+        for (j, dep) in layout.projects[i].depends_on.iter().enumerate() {
+            if !known.contains(&ProjectId::new(dep.as_str())) {
+                checker.at(
+                    &[key("projects"), idx(i), key("depends_on"), idx(j)],
+                    format!("depends_on names unknown project `{dep}`"),
+                );
+            }
+        }
+    }
+}
+
+/// A `depends_on` cycle among the merged projects, reported at the first layout edge on it.
+fn check_cycle(checker: &mut Checker, layout: &RepoLayout, merged: &RepoPolicy) {
+    let Some(cycle) = super::order::find_cycle(&merged.specs()) else {
+        return;
+    };
+    let walk = cycle
+        .iter()
+        .map(ProjectId::as_str)
+        .collect::<Vec<_>>()
+        .join(" -> ");
+    let at = cycle.windows(2).find_map(|pair| {
+        let i = layout
+            .projects
+            .iter()
+            .position(|p| p.id().as_ref() == Some(&pair[0]))?;
+        let j = layout.projects[i]
+            .depends_on
+            .iter()
+            .position(|d| d == pair[1].as_str())?;
+        Some(vec![key("projects"), idx(i), key("depends_on"), idx(j)])
+    });
+    checker.at(
+        &at.unwrap_or_default(),
+        format!("depends_on forms a cycle: {walk}"),
+    );
 }
 
 #[cfg(test)]

@@ -184,8 +184,9 @@ mod tests {
         list.iter().map(|s| ProjectId::new(*s)).collect()
     }
 
-    /// Seed 003: network → ops/cluster → dev/cluster → ops/platform → dev/platform.
-    fn seed003() -> Vec<ProjectSpec> {
+    /// Two environments on a shared network: network → ops/cluster → dev/cluster →
+    /// ops/platform → dev/platform.
+    fn two_environments() -> Vec<ProjectSpec> {
         vec![
             spec("dev-platform", &["dev-cluster", "ops-platform"]),
             spec("ops-platform", &["ops-cluster"]),
@@ -196,8 +197,8 @@ mod tests {
     }
 
     #[test]
-    fn orders_seed003_roots() {
-        let all = seed003();
+    fn orders_two_environment_roots() {
+        let all = two_environments();
         let selected: Vec<ProjectId> = all.iter().map(|p| p.id.clone()).collect();
         let got = order_by_dependencies(&selected, &all).unwrap();
         assert_eq!(

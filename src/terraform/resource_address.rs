@@ -14,7 +14,11 @@ pub struct InstanceAddress {
 /// `module.a["k"].module.b[0].aws_x.y["z"]` → calls `[a, b]`, resource `aws_x.y`.
 /// `None` when the text is not a resource instance address.
 pub fn split_instance_address(address: &str) -> Option<InstanceAddress> {
-    let segments = split_segments(address)?;
+    let split = split_segments(address);
+    if !split.balanced {
+        return None;
+    }
+    let segments = split.segments;
     let mut names = segments.iter().map(|s| strip_key(s));
     let mut module_calls = Vec::new();
     let mut rest: Vec<&str> = Vec::new();
@@ -36,11 +40,21 @@ pub fn split_instance_address(address: &str) -> Option<InstanceAddress> {
     })
 }
 
-/// Splits on `.` outside `[...]` and string literals.
-fn split_segments(address: &str) -> Option<Vec<&str>> {
+/// An address or reference split on `.` outside `[...]` and string literals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddressSegments<'a> {
+    pub segments: Vec<&'a str>,
+    /// Every `[` and `"` is closed and no `]` closes nothing; a well-formed address.
+    pub balanced: bool,
+}
+
+/// Splits `text` on `.` outside `[...]` and string literals (`a.b["x.y"].c` → `a`, `b["x.y"]`,
+/// `c`). An unmatched `]` is skipped over and marks the text unbalanced.
+pub fn split_segments(text: &str) -> AddressSegments<'_> {
     let mut segments = Vec::new();
     let (mut depth, mut in_string, mut escaped, mut start) = (0usize, false, false, 0usize);
-    for (i, c) in address.char_indices() {
+    let mut stray_close = false;
+    for (i, c) in text.char_indices() {
         if in_string {
             match c {
                 _ if escaped => escaped = false,
@@ -53,22 +67,26 @@ fn split_segments(address: &str) -> Option<Vec<&str>> {
         match c {
             '"' => in_string = true,
             '[' => depth += 1,
-            ']' => depth = depth.checked_sub(1)?,
+            ']' => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => stray_close = true,
+            },
             '.' if depth == 0 => {
-                segments.push(&address[start..i]);
+                segments.push(&text[start..i]);
                 start = i + 1;
             }
             _ => {}
         }
     }
-    if in_string || depth != 0 {
-        return None;
+    segments.push(&text[start..]);
+    AddressSegments {
+        segments,
+        balanced: !stray_close && !in_string && depth == 0,
     }
-    segments.push(&address[start..]);
-    Some(segments)
 }
 
-fn strip_key(segment: &str) -> &str {
+/// A segment without its instance key: `foo["k"]` → `foo`.
+pub fn strip_key(segment: &str) -> &str {
     segment.split_once('[').map_or(segment, |(name, _)| name)
 }
 
@@ -117,5 +135,53 @@ mod tests {
                 .map(|(calls, r)| (calls.into_iter().map(String::from).collect(), r.to_string()));
             assert_eq!(split(address), want, "{address}");
         }
+    }
+
+    #[test]
+    fn splits_segments_outside_keys_and_strings() {
+        let cases: Vec<(&str, Vec<&str>, bool)> = vec![
+            (r#"a.b["x.y"].c"#, vec!["a", r#"b["x.y"]"#, "c"], true),
+            (
+                "module.m[0].aws_x.y",
+                vec!["module", "m[0]", "aws_x", "y"],
+                true,
+            ),
+            (
+                r#"module.files.local_file.foo["file1.txt"]"#,
+                vec!["module", "files", "local_file", r#"foo["file1.txt"]"#],
+                true,
+            ),
+            (
+                r#"aws_x.y["a\"].b"]"#,
+                vec!["aws_x", r#"y["a\"].b"]"#],
+                true,
+            ),
+            (
+                "var.m[var.k[0].x].y",
+                vec!["var", "m[var.k[0].x]", "y"],
+                true,
+            ),
+            ("data.t.n.attr", vec!["data", "t", "n", "attr"], true),
+            ("each.value", vec!["each", "value"], true),
+            ("var.x", vec!["var", "x"], true),
+            ("", vec![""], true),
+            ("aws_x.y[0", vec!["aws_x", "y[0"], false),
+            ("a]b.c", vec!["a]b", "c"], false),
+            (r#"a["x.y"#, vec![r#"a["x.y"#], false),
+        ];
+        for (text, segments, balanced) in cases {
+            assert_eq!(
+                split_segments(text),
+                AddressSegments { segments, balanced },
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn strips_instance_keys() {
+        assert_eq!(strip_key(r#"foo["a.b"]"#), "foo");
+        assert_eq!(strip_key("m[0]"), "m");
+        assert_eq!(strip_key("plain"), "plain");
     }
 }

@@ -305,56 +305,72 @@ impl RawLine<'_> {
                 outputs: parsed!(self.outputs),
                 meta,
             },
-            "apply_start" => UiMessage::ApplyStart {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "apply_progress" => UiMessage::ApplyProgress {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "apply_complete" => UiMessage::ApplyComplete {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "apply_errored" => UiMessage::ApplyErrored {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "provision_start" => UiMessage::ProvisionStart {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "provision_progress" => UiMessage::ProvisionProgress {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "provision_complete" => UiMessage::ProvisionComplete {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "provision_errored" => UiMessage::ProvisionErrored {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "refresh_start" => UiMessage::RefreshStart {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            "refresh_complete" => UiMessage::RefreshComplete {
-                hook: parsed!(self.hook),
-                meta,
-            },
-            other => match ephemeral_phase(other) {
-                Some(phase) => UiMessage::Ephemeral {
-                    hook: parsed!(self.hook),
-                    phase,
-                    meta,
-                },
-                None => UiMessage::Other { meta, type_ },
-            },
+            _ => hook_message(type_, self.hook, meta),
         };
         Ok(message)
+    }
+}
+
+/// The messages whose payload is a `hook` object (apply, provision, refresh, ephemeral); any
+/// other type, or a missing or malformed hook, is `Other`.
+fn hook_message(type_: String, hook: Option<&RawValue>, meta: UiMeta) -> UiMessage {
+    macro_rules! parsed {
+        ($raw:expr) => {
+            match payload($raw) {
+                Some(value) => value,
+                None => return UiMessage::Other { meta, type_ },
+            }
+        };
+    }
+    match type_.as_str() {
+        "apply_start" => UiMessage::ApplyStart {
+            hook: parsed!(hook),
+            meta,
+        },
+        "apply_progress" => UiMessage::ApplyProgress {
+            hook: parsed!(hook),
+            meta,
+        },
+        "apply_complete" => UiMessage::ApplyComplete {
+            hook: parsed!(hook),
+            meta,
+        },
+        "apply_errored" => UiMessage::ApplyErrored {
+            hook: parsed!(hook),
+            meta,
+        },
+        "provision_start" => UiMessage::ProvisionStart {
+            hook: parsed!(hook),
+            meta,
+        },
+        "provision_progress" => UiMessage::ProvisionProgress {
+            hook: parsed!(hook),
+            meta,
+        },
+        "provision_complete" => UiMessage::ProvisionComplete {
+            hook: parsed!(hook),
+            meta,
+        },
+        "provision_errored" => UiMessage::ProvisionErrored {
+            hook: parsed!(hook),
+            meta,
+        },
+        "refresh_start" => UiMessage::RefreshStart {
+            hook: parsed!(hook),
+            meta,
+        },
+        "refresh_complete" => UiMessage::RefreshComplete {
+            hook: parsed!(hook),
+            meta,
+        },
+        other => match ephemeral_phase(other) {
+            Some(phase) => UiMessage::Ephemeral {
+                hook: parsed!(hook),
+                phase,
+                meta,
+            },
+            None => UiMessage::Other { meta, type_ },
+        },
     }
 }
 

@@ -237,6 +237,9 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
     if !valid_event_name(event) {
         return Err(IntakeError::BadEventName);
     }
+    if !HANDLED_EVENTS.contains(&event) {
+        return route_unhandled(body);
+    }
     let shape_error = |e: serde_json::Error| match e.classify() {
         serde_json::error::Category::Data => IntakeError::MissingFields {
             event: event.to_string(),
@@ -244,22 +247,7 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
         },
         _ => IntakeError::MalformedJson(e.to_string()),
     };
-    if !HANDLED_EVENTS.contains(&event) {
-        let envelope: Envelope =
-            serde_json::from_slice(body).map_err(|e| IntakeError::MalformedJson(e.to_string()))?;
-        return Ok(Routed {
-            action: envelope.action,
-            repo: envelope.repository.map(|r| r.full_name),
-            installation_id: envelope.installation.map(|i| i.id),
-            jobs: Vec::new(),
-            ignored: Some("event not handled"),
-        });
-    }
     let d: Delivery = serde_json::from_slice(body).map_err(shape_error)?;
-    let need = |field: &'static str| IntakeError::MissingFields {
-        event: event.to_string(),
-        detail: format!("missing field `{field}`"),
-    };
     let mut routed = Routed {
         action: d.action.clone(),
         repo: d.repository.as_ref().map(|r| r.full_name.clone()),
@@ -267,108 +255,144 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
         jobs: Vec::new(),
         ignored: None,
     };
-    let action = d.action.as_deref().unwrap_or("");
-    match (event, action) {
-        ("ping", _) => routed.ignored = Some("ping"),
-        ("issue_comment", "created") => {
-            let issue = d.issue.ok_or_else(|| need("issue"))?;
-            let comment = d.comment.ok_or_else(|| need("comment"))?;
-            let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
-            let Some(installation) = d.installation else {
-                routed.ignored = Some("no installation");
-                return Ok(routed);
-            };
-            let job = CommentJob {
-                repo: repo_ref(installation.id, repository),
-                number: issue.number,
-                is_pull_request: issue.pull_request.is_some(),
-                comment_id: comment.id,
-                body: comment.body.unwrap_or_default(),
-                author_is_bot: comment.user.kind == "Bot",
-                author: comment.user.login,
-                author_association: comment.author_association,
-            };
-            routed.jobs.push(RoutedJob {
-                kind: JobKind::Comment,
-                pr: Some(job.number),
-                payload: to_json(&job),
-            });
-        }
-        ("issue_comment", _) => {
-            routed.ignored = Some("comment not created (edited comments never execute)")
-        }
+    let action = d.action.clone().unwrap_or_default();
+    let job = match (event, action.as_str()) {
+        ("ping", _) => Err("ping"),
+        ("issue_comment", "created") => comment_job(event, d)?,
+        ("issue_comment", _) => Err("comment not created (edited comments never execute)"),
         ("pull_request", "opened" | "reopened" | "synchronize" | "closed") => {
-            let pr = d.pull_request.ok_or_else(|| need("pull_request"))?;
-            let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
-            let sender = d.sender.ok_or_else(|| need("sender"))?;
-            let Some(installation) = d.installation else {
-                routed.ignored = Some("no installation");
-                return Ok(routed);
-            };
-            let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
-            let job = PullRequestJob {
-                repo: repo_ref(installation.id, repository),
-                number: pr.number,
-                action: action.to_string(),
-                is_fork: head_repo != Some(repository.full_name.as_str()),
-                head_sha: pr.head.sha,
-                head_ref: pr.head.name,
-                base_ref: pr.base.name,
-                author: pr.user.login,
-                sender: sender.login,
-                merged: pr.merged.unwrap_or(false),
-            };
-            routed.jobs.push(RoutedJob {
-                kind: JobKind::PullRequest,
-                pr: Some(job.number),
-                payload: to_json(&job),
-            });
+            pull_request_job(event, &action, d)?
         }
-        ("pull_request", _) => routed.ignored = Some("pull_request action not handled"),
-        ("pull_request_review", _) => {
-            let review = d.review.ok_or_else(|| need("review"))?;
-            let pr = d.pull_request.ok_or_else(|| need("pull_request"))?;
-            let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
-            let Some(installation) = d.installation else {
-                routed.ignored = Some("no installation");
-                return Ok(routed);
-            };
-            let job = ReviewJob {
-                repo: repo_ref(installation.id, repository),
-                number: pr.number,
-                action: action.to_string(),
-                review_id: review.id,
-                reviewer: review.user.login,
-                state: review.state,
-                commit_id: review.commit_id,
-            };
-            routed.jobs.push(RoutedJob {
-                kind: JobKind::Review,
-                pr: Some(job.number),
-                payload: to_json(&job),
-            });
-        }
-        ("installation", _) => {
-            let installation = d.installation.ok_or_else(|| need("installation"))?;
-            let account = installation
-                .account
-                .ok_or_else(|| need("installation.account"))?;
-            let sender = d.sender.ok_or_else(|| need("sender"))?;
-            let job = InstallationJob {
-                installation_id: installation.id,
-                action: action.to_string(),
-                account: account.login,
-                sender: sender.login,
-            };
-            routed.jobs.push(RoutedJob {
-                kind: JobKind::Installation,
-                pr: None,
-                payload: to_json(&job),
-            });
-        }
-        _ => routed.ignored = Some("event not handled"),
+        ("pull_request", _) => Err("pull_request action not handled"),
+        ("pull_request_review", _) => review_job(event, &action, d)?,
+        ("installation", _) => installation_job(event, &action, d)?,
+        _ => Err("event not handled"),
+    };
+    match job {
+        Ok(job) => routed.jobs.push(job),
+        Err(reason) => routed.ignored = Some(reason),
     }
     Ok(routed)
+}
+
+/// An event tfgate does not act on: only the envelope is read, for the delivery log.
+fn route_unhandled(body: &[u8]) -> Result<Routed, IntakeError> {
+    let envelope: Envelope =
+        serde_json::from_slice(body).map_err(|e| IntakeError::MalformedJson(e.to_string()))?;
+    Ok(Routed {
+        action: envelope.action,
+        repo: envelope.repository.map(|r| r.full_name),
+        installation_id: envelope.installation.map(|i| i.id),
+        jobs: Vec::new(),
+        ignored: Some("event not handled"),
+    })
+}
+
+/// A job to enqueue, or why the delivery is ignored.
+type JobOrIgnored = Result<RoutedJob, &'static str>;
+
+fn missing(event: &str, field: &'static str) -> IntakeError {
+    IntakeError::MissingFields {
+        event: event.to_string(),
+        detail: format!("missing field `{field}`"),
+    }
+}
+
+fn comment_job(event: &str, d: Delivery) -> Result<JobOrIgnored, IntakeError> {
+    let need = |field| missing(event, field);
+    let issue = d.issue.ok_or_else(|| need("issue"))?;
+    let comment = d.comment.ok_or_else(|| need("comment"))?;
+    let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
+    let Some(installation) = d.installation else {
+        return Ok(Err("no installation"));
+    };
+    let job = CommentJob {
+        repo: repo_ref(installation.id, repository),
+        number: issue.number,
+        is_pull_request: issue.pull_request.is_some(),
+        comment_id: comment.id,
+        body: comment.body.unwrap_or_default(),
+        author_is_bot: comment.user.kind == "Bot",
+        author: comment.user.login,
+        author_association: comment.author_association,
+    };
+    Ok(Ok(RoutedJob {
+        kind: JobKind::Comment,
+        pr: Some(job.number),
+        payload: to_json(&job),
+    }))
+}
+
+fn pull_request_job(event: &str, action: &str, d: Delivery) -> Result<JobOrIgnored, IntakeError> {
+    let need = |field| missing(event, field);
+    let pr = d.pull_request.ok_or_else(|| need("pull_request"))?;
+    let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
+    let sender = d.sender.ok_or_else(|| need("sender"))?;
+    let Some(installation) = d.installation else {
+        return Ok(Err("no installation"));
+    };
+    let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
+    let job = PullRequestJob {
+        repo: repo_ref(installation.id, repository),
+        number: pr.number,
+        action: action.to_string(),
+        is_fork: head_repo != Some(repository.full_name.as_str()),
+        head_sha: pr.head.sha,
+        head_ref: pr.head.name,
+        base_ref: pr.base.name,
+        author: pr.user.login,
+        sender: sender.login,
+        merged: pr.merged.unwrap_or(false),
+    };
+    Ok(Ok(RoutedJob {
+        kind: JobKind::PullRequest,
+        pr: Some(job.number),
+        payload: to_json(&job),
+    }))
+}
+
+fn review_job(event: &str, action: &str, d: Delivery) -> Result<JobOrIgnored, IntakeError> {
+    let need = |field| missing(event, field);
+    let review = d.review.ok_or_else(|| need("review"))?;
+    let pr = d.pull_request.ok_or_else(|| need("pull_request"))?;
+    let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
+    let Some(installation) = d.installation else {
+        return Ok(Err("no installation"));
+    };
+    let job = ReviewJob {
+        repo: repo_ref(installation.id, repository),
+        number: pr.number,
+        action: action.to_string(),
+        review_id: review.id,
+        reviewer: review.user.login,
+        state: review.state,
+        commit_id: review.commit_id,
+    };
+    Ok(Ok(RoutedJob {
+        kind: JobKind::Review,
+        pr: Some(job.number),
+        payload: to_json(&job),
+    }))
+}
+
+fn installation_job(event: &str, action: &str, d: Delivery) -> Result<JobOrIgnored, IntakeError> {
+    let need = |field| missing(event, field);
+    let installation = d.installation.ok_or_else(|| need("installation"))?;
+    let account = installation
+        .account
+        .ok_or_else(|| need("installation.account"))?;
+    let sender = d.sender.ok_or_else(|| need("sender"))?;
+    let job = InstallationJob {
+        installation_id: installation.id,
+        action: action.to_string(),
+        account: account.login,
+        sender: sender.login,
+    };
+    Ok(Ok(RoutedJob {
+        kind: JobKind::Installation,
+        pr: None,
+        payload: to_json(&job),
+    }))
 }
 
 fn repo_ref(installation_id: i64, r: &Repository) -> RepoRef {

@@ -21,9 +21,8 @@ const MAX_BATCH: usize = 256;
 /// When the previous batch held more than one delivery (requests are arriving together) and
 /// fewer than [`LINGER_BELOW`] are waiting, the SQLite writer waits [`LINGER`] before committing.
 const LINGER_BELOW: usize = 16;
-/// 750 µs against 500 µs (tenth session, interleaved): ~15 % less WAL per delivery, p99 lower
-/// by ~0.5 ms at the same throughput; 250 µs wrote ~25 % more WAL than 500 (p99 4.8–5.9 ms),
-/// no linger ~170 % more (p99 13–14 ms).
+/// How long the SQLite writer lingers for more deliveries under load: fewer, larger commits write
+/// less WAL per delivery (values compared in bench/README.md).
 const LINGER: std::time::Duration = std::time::Duration::from_micros(750);
 
 type Reply = oneshot::Sender<Result<DeliveryOutcome, String>>;
@@ -88,7 +87,7 @@ fn sqlite_write_loop(
         fill(&mut batch, &mut rx);
         if last_size > 1 && batch.len() < LINGER_BELOW {
             // Under load: wait a moment for more. Fewer, larger commits write far fewer WAL
-            // pages per delivery, which measured faster for throughput and for p99 alike.
+            // pages per delivery.
             std::thread::sleep(LINGER);
             fill(&mut batch, &mut rx);
         }
