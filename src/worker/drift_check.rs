@@ -115,17 +115,7 @@ pub async fn analyse(
             hcl: &hcl,
         },
     );
-    let warnings = drift_warnings(&report, &statuses)
-        .into_iter()
-        .map(|w| DriftWarning {
-            address: w.address,
-            attribute_paths: w.attribute_paths,
-            input_name: w.input_name,
-            fingerprint_before: w.fingerprint_before,
-            fingerprint_after: w.fingerprint_after,
-            explained_by: w.explained_by,
-        })
-        .collect();
+    let warnings = drift_warnings(&report, &statuses);
     Ok(PlanDrift {
         warnings,
         drifted_inputs: report.drifted_inputs(),
