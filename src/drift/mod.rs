@@ -25,6 +25,7 @@ mod hcl_index;
 mod hcl_scan;
 mod lockfile;
 mod paths;
+mod plan_drift;
 mod reference;
 mod report;
 mod status;
@@ -36,6 +37,7 @@ pub use fingerprint::{fingerprint, Fingerprint, FingerprintError, HEX_LEN, SHORT
 pub use hcl_index::{HclIndex, LocalSource, ModuleSource, ResourceSource};
 pub use hcl_scan::{scan_hcl, FileScan};
 pub use lockfile::{parse_lockfile, render_lockfile, InputsLock, LockfileError, LOCKFILE_NAME};
+pub use plan_drift::{plan_drift, DriftFacts, DriftNote, PlanDrift};
 pub use report::{CauseTrace, ChangeAttribution, DriftReport, DriftWarningLine, Verdict};
 pub use status::{input_statuses, InputStatus, SharedInputRef};
 pub use warnings::{drift_warnings, NO_FINGERPRINT};

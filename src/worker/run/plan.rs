@@ -10,6 +10,7 @@ use super::prepare::Prepared;
 use super::{public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{run_aad, seal, BlobPurpose};
 use crate::db::runs;
+use crate::drift::{DriftNote, LOCKFILE_NAME};
 use crate::github::{api, facts};
 use crate::inputs::{self, LiveInputs};
 use crate::jobs::{JobError, RunCommand};
@@ -166,9 +167,11 @@ impl RunCtx<'_> {
             Ok(d) => {
                 results.drift_warnings.extend(d.warnings);
                 let name = &p.spec.id.0;
-                results
-                    .notes
-                    .extend(d.notes.into_iter().map(|n| format!("`{name}`: {n}")));
+                results.notes.extend(
+                    d.notes
+                        .iter()
+                        .map(|n| format!("`{name}`: {}", drift_note_text(n))),
+                );
                 Ok(RootDrift {
                     drifted_inputs: d.drifted_inputs,
                 })
@@ -255,4 +258,22 @@ fn fingerprints(live: &LiveInputs) -> BTreeMap<String, String> {
         .iter()
         .map(|(k, v)| (k.clone(), v.as_hex().to_string()))
         .collect()
+}
+
+fn drift_note_text(note: &DriftNote) -> String {
+    match note {
+        DriftNote::InputUnreadable { input } => format!(
+            "shared input `{input}` could not be read on the server; the plan ran without it"
+        ),
+        DriftNote::LockFileInvalid { line } => {
+            format!("`{LOCKFILE_NAME}` is not valid (line {line}); it was ignored")
+        }
+        DriftNote::LockFileDiffers {
+            input,
+            committed,
+            live,
+        } => format!(
+            "shared input `{input}` differs from `{LOCKFILE_NAME}` (committed {committed} → live {live})"
+        ),
+    }
 }
