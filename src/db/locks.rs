@@ -35,6 +35,18 @@ pub async fn acquire(
     .execute(&db.pool)
     .await
     .context("taking a project lock")?;
+    // Asked for again: a release waiting for a run to finish no longer applies.
+    sqlx::query(
+        "UPDATE locks SET release_pending = 0 \
+         WHERE repo = $1 AND project = $2 AND workspace = $3 AND pr = $4",
+    )
+    .bind(repo)
+    .bind(project)
+    .bind(workspace)
+    .bind(pr)
+    .execute(&db.pool)
+    .await
+    .context("keeping a project lock")?;
     let (holder, by): (i64, String) = sqlx::query_as(
         "SELECT pr, acquired_by FROM locks WHERE repo = $1 AND project = $2 AND workspace = $3",
     )
@@ -54,24 +66,111 @@ pub async fn acquire(
     })
 }
 
-/// Release the PR's locks (all, or one project's); returns how many.
-pub async fn release(db: &Db, repo: &str, pr: i64, project: Option<&str>) -> Result<u64> {
-    let n = match project {
-        Some(p) => {
-            sqlx::query("DELETE FROM locks WHERE repo = $1 AND pr = $2 AND project = $3")
-                .bind(repo)
-                .bind(pr)
-                .bind(p)
-                .execute(&db.pool)
-                .await?
-        }
-        None => {
-            sqlx::query("DELETE FROM locks WHERE repo = $1 AND pr = $2")
-                .bind(repo)
-                .bind(pr)
-                .execute(&db.pool)
-                .await?
-        }
+/// What `/unlock` or a closed PR did to the PR's locks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Released {
+    /// Locks released now.
+    pub released: u64,
+    /// Locks of roots with a running plan or apply: released when that run finishes.
+    pub kept_until_run_ends: u64,
+}
+
+const ROOT_IS_RUNNING: &str = "EXISTS (SELECT 1 FROM root_runs c WHERE c.repo = locks.repo \
+     AND c.project = locks.project AND c.workspace = locks.workspace)";
+
+/// Release the PR's locks (all, or one project's). A lock whose root has a running plan or
+/// apply is not pulled from under it: it is marked and goes when the run finishes.
+pub async fn release(db: &Db, repo: &str, pr: i64, project: Option<&str>) -> Result<Released> {
+    let scope = match project {
+        Some(_) => "repo = $1 AND pr = $2 AND project = $3",
+        None => "repo = $1 AND pr = $2",
     };
-    Ok(n.rows_affected())
+    let mark = format!("UPDATE locks SET release_pending = 1 WHERE {scope} AND {ROOT_IS_RUNNING}");
+    let delete = format!("DELETE FROM locks WHERE {scope} AND NOT {ROOT_IS_RUNNING}");
+    let mut counts = [0u64; 2];
+    for (i, sql) in [mark, delete].iter().enumerate() {
+        let mut query = sqlx::query(sql).bind(repo).bind(pr);
+        if let Some(p) = project {
+            query = query.bind(p);
+        }
+        counts[i] = query
+            .execute(&db.pool)
+            .await
+            .context("releasing locks")?
+            .rows_affected();
+    }
+    Ok(Released {
+        released: counts[1],
+        kept_until_run_ends: counts[0],
+    })
+}
+
+/// Whether a run may start on a root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RootClaim {
+    /// This run holds the root until it finishes.
+    Claimed,
+    /// Another run is planning or applying the root.
+    Busy { run_id: i64, command: String },
+}
+
+/// The root of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct RootKey<'a> {
+    pub repo: &'a str,
+    pub project: &'a str,
+    pub workspace: &'a str,
+}
+
+/// Claim `root` for `run_id` (of `job_id`). A claim whose run is no longer running, or that
+/// an earlier attempt of the same job left, is taken over.
+pub async fn claim_root(
+    db: &Db,
+    root: RootKey<'_>,
+    run_id: i64,
+    job_id: Option<i64>,
+    command: &str,
+) -> Result<RootClaim> {
+    sqlx::query(
+        "DELETE FROM root_runs WHERE repo = $1 AND project = $2 AND workspace = $3 \
+         AND (job_id = $4 OR NOT EXISTS (SELECT 1 FROM runs r \
+              WHERE r.id = root_runs.run_id AND r.status = 'running'))",
+    )
+    .bind(root.repo)
+    .bind(root.project)
+    .bind(root.workspace)
+    .bind(job_id)
+    .execute(&db.pool)
+    .await
+    .context("clearing a finished run's claim")?;
+    sqlx::query(
+        "INSERT INTO root_runs (repo, project, workspace, run_id, job_id, command) \
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (repo, project, workspace) DO NOTHING",
+    )
+    .bind(root.repo)
+    .bind(root.project)
+    .bind(root.workspace)
+    .bind(run_id)
+    .bind(job_id)
+    .bind(command)
+    .execute(&db.pool)
+    .await
+    .context("claiming a root")?;
+    let (holder, held_for): (i64, String) = sqlx::query_as(
+        "SELECT run_id, command FROM root_runs WHERE repo = $1 AND project = $2 AND workspace = $3",
+    )
+    .bind(root.repo)
+    .bind(root.project)
+    .bind(root.workspace)
+    .fetch_one(&db.pool)
+    .await
+    .context("reading a root's claim")?;
+    Ok(if holder == run_id {
+        RootClaim::Claimed
+    } else {
+        RootClaim::Busy {
+            run_id: holder,
+            command: held_for,
+        }
+    })
 }

@@ -73,6 +73,37 @@ pub async fn finish(
     .execute(&db.pool)
     .await
     .context("finishing a run")?;
+    release_root(db, id).await
+}
+
+/// The root the run held is free again; a lock released meanwhile goes now.
+async fn release_root(db: &Db, run_id: i64) -> Result<()> {
+    sqlx::query("DELETE FROM root_runs WHERE run_id = $1")
+        .bind(run_id)
+        .execute(&db.pool)
+        .await
+        .context("releasing a run's root")?;
+    sqlx::query(
+        "DELETE FROM locks WHERE release_pending = 1 \
+         AND EXISTS (SELECT 1 FROM runs r WHERE r.id = $1 AND r.repo = locks.repo \
+             AND r.project = locks.project AND r.workspace = locks.workspace) \
+         AND NOT EXISTS (SELECT 1 FROM root_runs c WHERE c.repo = locks.repo \
+             AND c.project = locks.project AND c.workspace = locks.workspace)",
+    )
+    .bind(run_id)
+    .execute(&db.pool)
+    .await
+    .context("releasing a lock whose release waited for the run")?;
+    Ok(())
+}
+
+/// Forget a run that never started (its root was busy).
+pub async fn discard(db: &Db, id: i64) -> Result<()> {
+    sqlx::query("DELETE FROM runs WHERE id = $1 AND status = 'running'")
+        .bind(id)
+        .execute(&db.pool)
+        .await
+        .context("discarding a run")?;
     Ok(())
 }
 

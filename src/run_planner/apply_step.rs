@@ -8,13 +8,31 @@ use super::record::{PlanRecord, RunStatus};
 /// Why a root of an `/apply` was not run; the next `/apply` resumes there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SkipReason {
-    NoCurrentPlan { project: String },
-    Locked { project: String },
-    AwaitingInputDecision { project: String },
-    NoReadablePlan { project: String },
-    NoTerraform { project: String },
-    CouldNotStart { project: String },
-    Failed { project: String },
+    NoCurrentPlan {
+        project: String,
+    },
+    Locked {
+        project: String,
+    },
+    /// Another plan or apply of the root is running.
+    Busy {
+        project: String,
+    },
+    AwaitingInputDecision {
+        project: String,
+    },
+    NoReadablePlan {
+        project: String,
+    },
+    NoTerraform {
+        project: String,
+    },
+    CouldNotStart {
+        project: String,
+    },
+    Failed {
+        project: String,
+    },
 }
 
 /// The plan run an apply would apply, as stored.

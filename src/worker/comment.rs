@@ -156,13 +156,24 @@ async fn answer(
         reply(gh, comment, &body).await?;
     }
     if !actions.unlock.is_empty() {
-        let mut released = 0;
+        let mut total = locks::Released::default();
         for project in &actions.unlock {
-            released += locks::release(&state.db, &repo, comment.number, project.as_deref())
+            let r = locks::release(&state.db, &repo, comment.number, project.as_deref())
                 .await
                 .map_err(JobError::Transient)?;
+            total.released += r.released;
+            total.kept_until_run_ends += r.kept_until_run_ends;
         }
-        let body = format!("Released {released} lock(s) held by this pull request.");
+        let mut body = format!(
+            "Released {} lock(s) held by this pull request.",
+            total.released
+        );
+        if total.kept_until_run_ends > 0 {
+            body.push_str(&format!(
+                " {} lock(s) stay held while a plan or apply runs; each is released when its run ends.",
+                total.kept_until_run_ends
+            ));
+        }
         reply(gh, comment, &body).await?;
     }
     if !actions.cancel.is_empty() {

@@ -212,9 +212,16 @@ impl RunCtx<'_> {
                 return Ok(results.stop(SkipReason::NoTerraform { project }, Some(note)));
             }
         };
-        match self.prepare(p, RunCommand::Apply, &BTreeMap::new()).await {
+        let Some(run_id) = self.begin(p, RunCommand::Apply).await? else {
+            return Ok(results.stop(SkipReason::Busy { project }, None));
+        };
+        match self
+            .prepare(p, RunCommand::Apply, run_id, &BTreeMap::new())
+            .await
+        {
             Ok(prepared) => Ok(Some((setup, plan_file, prepared))),
             Err(e) => {
+                self.abandon(run_id, RunCommand::Apply).await?;
                 tracing::error!(project = %project, error = %format!("{e:#}"), "could not prepare the apply");
                 let note = format!(
                     "`{project}`: the apply could not start ({}).",
@@ -426,6 +433,7 @@ fn skip_text(reason: &SkipReason) -> String {
         SkipReason::NoReadablePlan { project } => format!("`{project}` has no readable plan"),
         SkipReason::NoTerraform { project } => format!("`{project}` has no Terraform"),
         SkipReason::CouldNotStart { project } => format!("`{project}` could not start"),
+        SkipReason::Busy { project } => format!("`{project}` is busy with another run"),
         SkipReason::Failed { project } => format!("`{project}` failed"),
     }
 }

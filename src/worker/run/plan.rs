@@ -76,9 +76,13 @@ impl RunCtx<'_> {
         results: &mut PlanResults,
     ) -> Result<(), JobError> {
         let live = inputs::live_inputs(&inputs::fingerprint_key(self.state), self.policy, p);
-        let prepared = match self.prepare(p, RunCommand::Plan, &live.env).await {
+        let Some(run_id) = self.begin(p, RunCommand::Plan).await? else {
+            return Ok(());
+        };
+        let prepared = match self.prepare(p, RunCommand::Plan, run_id, &live.env).await {
             Ok(x) => x,
             Err(e) => {
+                self.abandon(run_id, RunCommand::Plan).await?;
                 tracing::error!(project = %p.spec.id.0, error = %format!("{e:#}"), "could not prepare the plan");
                 let line = format!(
                     "`{}`: the plan could not start ({}).",

@@ -10,13 +10,14 @@ use anyhow::{anyhow, Context, Result};
 use super::{render_err, RunCtx};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
 use crate::checkout::{fetch_tarball, ExtractLimits, Workdir};
-use crate::db::locks::{self, LockOutcome};
+use crate::db::locks::{self, LockOutcome, RootClaim, RootKey};
 use crate::db::runs::{self, NewRun};
 use crate::inputs;
 use crate::jobs::{JobError, RunCommand};
 use crate::policy::{ResolvedProject, SessionPolicy};
 use crate::redact::{RedactionConfig, Redactor};
 use crate::render::{LockHeld, Notice, NoticeBody};
+use crate::run_planner::record::RunStatus;
 use crate::run_planner::settings::{run_profile, session_tags, terraform_binary};
 use crate::tfrun::{self, RunSettings};
 use crate::worker::cloudtrail_poll;
@@ -93,14 +94,74 @@ impl RunCtx<'_> {
         Ok(false)
     }
 
-    /// Record the run, check out the authorised commit and assume the command's role.
+    /// Record the run and claim its root: `None` (and the PR told who is running it) when
+    /// another plan or apply holds the root.
+    pub(super) async fn begin(
+        &self,
+        p: &ResolvedProject,
+        command: RunCommand,
+    ) -> Result<Option<i64>, JobError> {
+        let run_id = self
+            .create_run(p, command)
+            .await
+            .map_err(JobError::Transient)?;
+        let repo = self.run.repo.full_name();
+        let root = RootKey {
+            repo: &repo,
+            project: &p.spec.id.0,
+            workspace: &p.spec.workspace,
+        };
+        let claim = locks::claim_root(
+            &self.state.db,
+            root,
+            run_id,
+            Some(self.job.id),
+            command.name(),
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        let RootClaim::Busy {
+            run_id: holder,
+            command: held_for,
+        } = claim
+        else {
+            return Ok(Some(run_id));
+        };
+        runs::discard(&self.state.db, run_id)
+            .await
+            .map_err(JobError::Transient)?;
+        let doing = if held_for == "apply" {
+            "applied"
+        } else {
+            "planned"
+        };
+        self.post(&format!(
+            "`{}` is being {doing} by run {holder}; wait for it to finish, then comment again.",
+            p.spec.id.0
+        ))
+        .await?;
+        Ok(None)
+    }
+
+    /// Finish a run that could not start, so that its root is free again.
+    pub(super) async fn abandon(&self, run_id: i64, command: RunCommand) -> Result<(), JobError> {
+        let status = match command {
+            RunCommand::Plan => RunStatus::PlanFailed,
+            RunCommand::Apply => RunStatus::ApplyFailed,
+        };
+        runs::finish(&self.state.db, run_id, status, None, None, None)
+            .await
+            .map_err(JobError::Transient)
+    }
+
+    /// Check out the authorised commit and assume the command's role.
     pub(super) async fn prepare(
         &self,
         p: &ResolvedProject,
         command: RunCommand,
+        run_id: i64,
         input_env: &BTreeMap<String, String>,
     ) -> Result<Prepared> {
-        let run_id = self.create_run(p, command).await?;
         let workdir = Workdir::create(&self.state.config.work_dir, run_id)
             .context("creating the run's workdir")?;
         self.check_out(&workdir.path().join("repo")).await?;
