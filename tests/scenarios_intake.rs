@@ -6,7 +6,24 @@ mod support;
 use axum::http::StatusCode;
 use support::*;
 
-scenario!(help_gets_the_help_text, |h| {
+/// tfgate answers only on repositories with a policy, to commenters it lets plan.
+const POLICY: &str = r#"
+repos: ["Codertocat/Hello-World"]
+defaults:
+  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
+  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
+projects:
+  - name: network
+    dir: infra/network
+"#;
+
+fn alice_may_plan(h: &Harness) {
+    h.github
+        .with(|g| g.permissions.insert("alice".into(), "write".into()));
+}
+
+scenario!(help_gets_the_help_text, policy = POLICY, |h| {
+    alice_may_plan(&h);
     let (status, _) = h
         .deliver("issue_comment", &pr_comment("/help", "alice"))
         .await;
@@ -19,14 +36,13 @@ scenario!(help_gets_the_help_text, |h| {
     assert!(h.github.reactions().is_empty());
 });
 
-scenario!(accepted_command_gets_eyes, |h| {
-    h.deliver(
-        "issue_comment",
-        &pr_comment("/plan -d infra/network", "alice"),
-    )
-    .await;
-    h.run_jobs().await;
-    assert_eq!(h.github.reactions(), vec![(492700400, "eyes".to_string())]);
+scenario!(accepted_command_gets_eyes, policy = POLICY, |h| {
+    alice_may_plan(&h);
+    let comment = pr_comment("/plan -d infra/network", "alice");
+    h.deliver("issue_comment", &comment).await;
+    h.run_jobs_except(&["run"]).await;
+    let id = comment["comment"]["id"].as_i64().unwrap();
+    assert_eq!(h.github.reactions(), vec![(id, "eyes".to_string())]);
     assert_eq!(h.github.token_requests(), 1);
 });
 
@@ -61,7 +77,8 @@ async fn the_tarball_token_is_requested_once_per_installation_until_forgotten() 
     );
 }
 
-scenario!(rejected_flag_gets_exact_reply, |h| {
+scenario!(rejected_flag_gets_exact_reply, policy = POLICY, |h| {
+    alice_may_plan(&h);
     h.deliver(
         "issue_comment",
         &pr_comment("/plan -- -chdir=/etc", "alice"),

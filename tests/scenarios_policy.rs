@@ -152,11 +152,82 @@ scenario!(
     }
 );
 
-scenario!(reader_cannot_plan, policy = POLICY, |h| {
-    setup(&h);
-    let replies = reply_to(&h, "/plan -p eks", "reader").await;
-    assert!(replies[0].contains("write"), "{replies:?}");
-});
+scenario!(
+    reader_gets_no_reply_on_a_public_repo,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        let replies = reply_to(&h, "/plan -p eks\n/paln\n/help", "reader").await;
+        assert!(replies.is_empty(), "{replies:?}");
+        assert!(h.github.reactions().is_empty());
+        assert_eq!(h.jobs_of("run").await, 0);
+    }
+);
+
+scenario!(
+    reader_gets_one_short_reply_on_a_private_repo,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        let before = h.github.comments().len();
+        let mut comment = pr_comment("/plan -p eks\n/paln\n/help\n/apply", "reader");
+        comment["repository"]["private"] = true.into();
+        h.deliver("issue_comment", &comment).await;
+        h.run_jobs().await;
+        let replies = &h.github.comments()[before..];
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert!(replies[0].body.contains("at least `write`"), "{replies:?}");
+        assert!(
+            !replies[0].body.contains("/paln"),
+            "no work for an outsider: {replies:?}"
+        );
+    }
+);
+
+scenario!(
+    a_comment_of_many_bad_lines_gets_one_reply,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        let body = "/paln\n".repeat(500) + "/plan -- -chdir=/etc\n/help";
+        let replies = reply_to(&h, &body, "alice").await;
+        assert_eq!(replies.len(), 1, "one reply whatever the comment holds");
+        assert!(replies[0].contains("-chdir"), "{}", replies[0]);
+    }
+);
+
+scenario!(
+    a_replayed_comment_runs_nothing_twice,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        let comment = pr_comment("/plan -p eks", "alice");
+        h.deliver("issue_comment", &comment).await;
+        h.deliver("issue_comment", &comment).await; // same comment id, new delivery id
+        h.run_jobs_except(&["run"]).await;
+        assert_eq!(h.jobs_of("run").await, 1);
+        assert_eq!(h.github.reactions().len(), 1);
+    }
+);
+
+scenario!(
+    commands_past_the_hourly_limit_are_refused,
+    policy = &format!("{POLICY}commands_per_hour: 2\n"),
+    |h| {
+        setup(&h);
+        reply_to(&h, "/plan -p eks", "alice").await;
+        reply_to(&h, "/plan -p eks", "alice").await;
+        let third = reply_to(&h, "/plan -p eks", "alice").await;
+        assert_eq!(third.len(), 1);
+        assert!(third[0].contains("ran 2 tfgate commands"), "{third:?}");
+        assert_eq!(h.jobs_of("run").await, 2);
+        assert!(
+            reply_to(&h, "/plan -p eks", "bob").await.is_empty(),
+            "the limit is per user"
+        );
+        assert_eq!(h.jobs_of("run").await, 3);
+    }
+);
 
 scenario!(repo_without_policy_is_told_once, |h| {
     let first = reply_to(&h, "/plan", "alice").await;

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod checkpoint;
+pub mod comments;
 pub mod deliveries;
 mod held_open;
 pub mod inputs;

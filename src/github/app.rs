@@ -10,6 +10,9 @@ use octocrab::Octocrab;
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
+use crate::policy::GitHubPermission;
+use crate::webhook::event::RepoRef;
+
 /// What the App-manifest flow writes into the data directory (mode 0600).
 #[derive(Clone, Serialize, Deserialize)]
 pub struct AppCredentials {
@@ -85,7 +88,13 @@ pub struct GitHubApp {
     installations: Mutex<HashMap<i64, Arc<Octocrab>>>,
     /// Tokens handed out by [`GitHubApp::installation_token`], with when each was issued.
     tokens: Mutex<HashMap<i64, (SecretString, std::time::Instant)>>,
+    /// Repository permissions looked up, per (repository, user), with when.
+    permissions: Mutex<HashMap<(String, String), (GitHubPermission, std::time::Instant)>>,
 }
+
+/// How long a looked-up repository permission is reused: long enough that a burst of
+/// comments costs one call, short enough that a revoked permission takes effect soon.
+const PERMISSION_REUSE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// GitHub's installation tokens expire one hour after they are issued; one is handed out again
 /// for 50 minutes, so a run that starts with it has at least 10 left to download the tarball.
@@ -119,6 +128,7 @@ impl GitHubApp {
             app_client,
             installations: Mutex::new(HashMap::new()),
             tokens: Mutex::new(HashMap::new()),
+            permissions: Mutex::new(HashMap::new()),
         })
     }
 
@@ -162,6 +172,30 @@ impl GitHubApp {
             .expect("token cache lock")
             .insert(installation_id, (token.clone(), issued));
         Ok(token)
+    }
+
+    /// The user's permission on the repository, looked up at most once a minute.
+    pub async fn user_permission(
+        &self,
+        gh: &Octocrab,
+        repo: &RepoRef,
+        user: &str,
+    ) -> Result<GitHubPermission> {
+        let key = (repo.full_name(), user.to_string());
+        let cached = self
+            .permissions
+            .lock()
+            .expect("permission cache lock")
+            .get(&key)
+            .copied();
+        if let Some((permission, _)) = cached.filter(|(_, at)| at.elapsed() < PERMISSION_REUSE) {
+            return Ok(permission);
+        }
+        let permission = crate::github::facts::user_permission(gh, repo, user).await?;
+        let mut map = self.permissions.lock().expect("permission cache lock");
+        map.retain(|_, (_, at)| at.elapsed() < PERMISSION_REUSE);
+        map.insert(key, (permission, std::time::Instant::now()));
+        Ok(permission)
     }
 
     /// Forget an installation (uninstalled or suspended).

@@ -33,6 +33,10 @@ pub struct RepoPolicy {
     pub min_approvals: u32,
     pub required_checks: Vec<String>,
     pub allow_fork_prs: bool,
+    /// `None`: reply on private repositories only.
+    pub reply_to_outsiders: Option<bool>,
+    /// Per user and hour; `0` means no limit.
+    pub commands_per_hour: u32,
     pub inputs: Vec<Input>,
     /// Validated regular expressions (compile them with `regex::Regex::new`).
     pub redact_patterns: Vec<String>,

@@ -45,6 +45,13 @@ pub struct PolicyFile {
     /// Whether PRs from forks may run commands at all. Default false.
     #[serde(default)]
     pub allow_fork_prs: bool,
+    /// Whether a commenter the policy lets run no command gets one short reply. Default:
+    /// yes on private repositories, no on public ones.
+    #[serde(default)]
+    pub reply_to_outsiders: Option<bool>,
+    /// Commands one user may run per hour on the repository; `0` means no limit. Default 30.
+    #[serde(default = "default_commands_per_hour")]
+    pub commands_per_hour: u32,
     /// Shared inputs fed to plans from outside the repository (fingerprinted for drift).
     #[serde(default)]
     pub inputs: Vec<InputSpec>,
@@ -65,6 +72,10 @@ pub(crate) fn default_apply_requirements() -> Vec<ApplyRequirement> {
 
 pub(crate) fn default_min_approvals() -> u32 {
     1
+}
+
+pub(crate) fn default_commands_per_hour() -> u32 {
+    30
 }
 
 /// Settings shared by all projects of a file.

@@ -71,6 +71,8 @@ pub(crate) fn validate_file(
         min_approvals: file.min_approvals,
         required_checks: file.required_checks.clone(),
         allow_fork_prs: file.allow_fork_prs,
+        reply_to_outsiders: file.reply_to_outsiders,
+        commands_per_hour: file.commands_per_hour,
         inputs,
         redact_patterns: file.redact_patterns.clone(),
         on_input_drift: file.on_input_drift,

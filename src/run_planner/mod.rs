@@ -8,6 +8,7 @@ pub mod cancel;
 pub mod comment;
 pub mod decisions;
 pub mod enqueue;
+pub mod gate;
 pub mod record;
 pub mod settings;
 pub mod start;

@@ -53,6 +53,9 @@ struct Repository {
     full_name: String,
     name: String,
     owner: Owner,
+    /// `None` when absent (treated as public: the safe side for replies to outsiders).
+    #[serde(default)]
+    private: Option<bool>,
 }
 
 /// What an unhandled event is stored with.
@@ -162,6 +165,9 @@ pub struct CommentJob {
     pub author: String,
     pub author_is_bot: bool,
     pub author_association: Option<String>,
+    /// Whether anyone can read the repository (decides replies to outsiders).
+    #[serde(default)]
+    pub repo_is_public: bool,
 }
 
 /// Payload of a `pull_request` job.
@@ -315,6 +321,7 @@ fn comment_job(event: &str, d: Delivery) -> Result<JobOrIgnored, IntakeError> {
         author_is_bot: comment.user.kind == "Bot",
         author: comment.user.login,
         author_association: comment.author_association,
+        repo_is_public: repository.private != Some(true),
     };
     Ok(Ok(RoutedJob {
         kind: JobKind::Comment,

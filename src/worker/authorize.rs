@@ -6,13 +6,14 @@ use std::sync::Arc;
 
 use octocrab::Octocrab;
 
+use super::comment::Replies;
 use super::github_error;
 use super::layout::policy_for_pr;
 use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
 use crate::github::{api, facts};
 use crate::jobs::JobError;
-use crate::policy::{not_enabled_reply, Actor, RepoPolicy};
+use crate::policy::{not_enabled_reply, Actor, GitHubPermission, RepoPolicy};
 use crate::project::layout_problems_reply;
 use crate::run_planner::decisions::{
     allowed_targets, decide_commands, teams_named, AllowedTarget, CommandDecision,
@@ -52,48 +53,40 @@ pub(super) async fn audit(
         .map_err(JobError::Transient)
 }
 
-pub(super) async fn reply(gh: &Octocrab, comment: &CommentJob, body: &str) -> Result<(), JobError> {
-    api::create_comment(gh, &comment.repo, comment.number, body)
-        .await
-        .map(|_| ())
-        .map_err(github_error)
-}
-
-/// Decide every accepted command; `None` when the repository has no policy.
+/// Decide every accepted command under `policy` (the admin's, before the base layout).
 pub async fn authorize(
     state: &Arc<AppState>,
     gh: &Octocrab,
     comment: &CommentJob,
+    policy: &RepoPolicy,
+    permission: GitHubPermission,
     commands: &[Command],
-) -> Result<Option<Authorized>, JobError> {
-    let Some(policy) = repo_policy(state, gh, comment).await? else {
-        return Ok(None);
-    };
+    replies: &mut Replies,
+) -> Result<Authorized, JobError> {
     let pr_facts = facts::pr_facts(gh, &comment.repo, comment.number)
         .await
         .map_err(github_error)?;
     let (policy, layout_problems) =
-        policy_for_pr(gh, &comment.repo, &policy, &pr_facts.base_ref).await?;
+        policy_for_pr(gh, &comment.repo, policy, &pr_facts.base_ref).await?;
     if !layout_problems.is_empty() {
-        let body = layout_problems_reply(&pr_facts.base_ref, &layout_problems);
-        reply(gh, comment, &body).await?;
+        replies.push(layout_problems_reply(&pr_facts.base_ref, &layout_problems));
     }
-    let actor = commenter(gh, comment, &policy).await?;
+    let actor = commenter(gh, comment, &policy, permission).await?;
     let decisions = decide_commands(&actor, commands, &policy, &pr_facts);
-    record_decisions(state, gh, comment, &decisions).await?;
-    Ok(Some(Authorized {
+    record_decisions(state, comment, &decisions, replies).await?;
+    Ok(Authorized {
         allowed: allowed_targets(&decisions),
         policy,
         head_sha: pr_facts.head_sha,
-    }))
+    })
 }
 
 /// The admin policy of the repository. Without one, the PR is told once how an admin enables
 /// tfgate, and the command is audited as ignored.
-async fn repo_policy(
+pub async fn repo_policy(
     state: &AppState,
-    gh: &Octocrab,
     comment: &CommentJob,
+    replies: &mut Replies,
 ) -> Result<Option<RepoPolicy>, JobError> {
     let repo = comment.repo.full_name();
     let set = state.policies.current();
@@ -108,7 +101,7 @@ async fn repo_policy(
         .await
         .map_err(JobError::Transient)?;
     if !told {
-        reply(gh, comment, &not_enabled_reply(&repo)).await?;
+        replies.push(not_enabled_reply(&repo));
     }
     audit(state, comment, "command", NOT_ENABLED_RULE, "ignored", None).await?;
     Ok(None)
@@ -119,10 +112,8 @@ async fn commenter(
     gh: &Octocrab,
     comment: &CommentJob,
     policy: &RepoPolicy,
+    permission: GitHubPermission,
 ) -> Result<Actor, JobError> {
-    let permission = facts::user_permission(gh, &comment.repo, &comment.author)
-        .await
-        .map_err(github_error)?;
     let mut teams = Vec::new();
     for team in teams_named(policy) {
         if api::team_member(gh, &comment.repo.owner, &team, &comment.author)
@@ -143,9 +134,9 @@ async fn commenter(
 /// Audit every decision and post every denial, in order.
 async fn record_decisions(
     state: &AppState,
-    gh: &Octocrab,
     comment: &CommentJob,
     decisions: &[CommandDecision],
+    replies: &mut Replies,
 ) -> Result<(), JobError> {
     for d in decisions {
         match d {
@@ -159,7 +150,7 @@ async fn record_decisions(
                     None,
                 )
                 .await?;
-                reply(gh, comment, r).await?;
+                replies.push(*r);
             }
             CommandDecision::Decided {
                 policy_command,
@@ -182,7 +173,7 @@ async fn record_decisions(
                 )
                 .await?;
                 if let Some(reason) = decision.reason() {
-                    reply(gh, comment, reason).await?;
+                    replies.push(reason);
                 }
             }
         }

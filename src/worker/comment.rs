@@ -8,18 +8,20 @@ use std::sync::Arc;
 use anyhow::anyhow;
 use octocrab::Octocrab;
 
-use super::authorize::{authorize, reply, Authorized};
+use super::authorize::{authorize, repo_policy, Authorized};
 use super::{github_error, payload};
 use crate::command::{parse_comment, Command};
-use crate::db::{locks, runs};
-use crate::github::api;
+use crate::db::{comments, locks, runs};
+use crate::github::{api, GitHubApp};
 use crate::inputs;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob, RunJob};
+use crate::policy::{GitHubPermission, RepoPolicy};
 use crate::run_planner::cancel::{cancel_reply, cancel_steps};
 use crate::run_planner::comment::{comment_effects, CommentEffect};
 use crate::run_planner::enqueue::{
     apply_projects, command_actions, max_attempts, CommandActions, CommandRequest,
 };
+use crate::run_planner::gate::{comment_gate, CommentGate, GateFacts};
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 
@@ -36,21 +38,130 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     let gh = app
         .installation(comment.repo.installation_id)
         .map_err(JobError::Permanent)?;
-    let accepted = carry_out_effects(&gh, &comment, effects).await?;
-    if accepted.is_empty() {
+    let repo = comment.repo.full_name();
+    let first = comments::claim(
+        &state.db,
+        &repo,
+        comment.comment_id,
+        &comment.author,
+        job.id,
+    )
+    .await
+    .map_err(JobError::Transient)?;
+    if !first {
+        tracing::info!(repo = %repo, comment = comment.comment_id, "comment already handled; nothing done");
         return Ok(());
     }
-    match authorize(state, &gh, &comment, &accepted).await? {
-        Some(authorized) => act(state, &gh, &comment, authorized).await,
-        None => Ok(()),
+    let mut replies = Replies::default();
+    let outcome = respond(state, &app, &gh, &comment, effects, &mut replies).await;
+    replies.post(&gh, &comment).await?;
+    outcome
+}
+
+/// Everything a comment job answers, posted as one comment.
+#[derive(Default)]
+pub(super) struct Replies(Vec<String>);
+
+impl Replies {
+    pub fn push(&mut self, body: impl Into<String>) {
+        self.0.push(body.into());
+    }
+
+    async fn post(self, gh: &Octocrab, comment: &CommentJob) -> Result<(), JobError> {
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        let body = self.0.join("\n\n---\n\n");
+        api::create_comment(gh, &comment.repo, comment.number, &body)
+            .await
+            .map(|_| ())
+            .map_err(github_error)
     }
 }
 
-/// React and reply; returns the accepted commands.
+/// Gate the commenter, then react, reply, authorize and act.
+async fn respond(
+    state: &Arc<AppState>,
+    app: &GitHubApp,
+    gh: &Octocrab,
+    comment: &CommentJob,
+    effects: Vec<CommentEffect>,
+    replies: &mut Replies,
+) -> Result<(), JobError> {
+    let Some(policy) = repo_policy(state, comment, replies).await? else {
+        return Ok(());
+    };
+    let permission = app
+        .user_permission(gh, &comment.repo, &comment.author)
+        .await
+        .map_err(github_error)?;
+    let accepted = effects
+        .iter()
+        .filter(|e| matches!(e, CommentEffect::Accept(_)))
+        .count();
+    if !passes_gate(state, comment, &policy, permission, accepted, replies).await? {
+        return Ok(());
+    }
+    let accepted = carry_out_effects(gh, comment, effects, replies).await?;
+    if accepted.is_empty() {
+        return Ok(());
+    }
+    let authorized = authorize(state, gh, comment, &policy, permission, &accepted, replies).await?;
+    act(state, comment, authorized, replies).await
+}
+
+/// Whether the commenter may have tfgate work for this comment (`run_planner::gate`); counts
+/// the comment's commands against their hourly limit when they may.
+async fn passes_gate(
+    state: &AppState,
+    comment: &CommentJob,
+    policy: &RepoPolicy,
+    permission: GitHubPermission,
+    commands_now: usize,
+    replies: &mut Replies,
+) -> Result<bool, JobError> {
+    let repo = comment.repo.full_name();
+    let commands_last_hour = comments::commands_last_hour(&state.db, &repo, &comment.author)
+        .await
+        .map_err(JobError::Transient)?;
+    let facts = GateFacts {
+        permission,
+        repo_is_public: comment.repo_is_public,
+        commands_last_hour,
+        commands_now,
+    };
+    match comment_gate(policy, facts) {
+        CommentGate::Proceed => {
+            comments::set_commands(&state.db, &repo, comment.comment_id, commands_now as i64)
+                .await
+                .map_err(JobError::Transient)?;
+            Ok(true)
+        }
+        CommentGate::Outsider { reply, needed } => {
+            if reply {
+                replies.push(format!(
+                    "@{}, tfgate commands on this repository need at least `{needed}` permission; you have less.",
+                    comment.author
+                ));
+            }
+            Ok(false)
+        }
+        CommentGate::RateLimited { limit } => {
+            replies.push(format!(
+                "@{}, you ran {limit} tfgate commands on this repository in the last hour, the most the policy allows; nothing was run. Comment again later.",
+                comment.author
+            ));
+            Ok(false)
+        }
+    }
+}
+
+/// React and collect the replies; returns the accepted commands.
 async fn carry_out_effects(
     gh: &Octocrab,
     comment: &CommentJob,
     effects: Vec<CommentEffect>,
+    replies: &mut Replies,
 ) -> Result<Vec<Command>, JobError> {
     let mut accepted = Vec::new();
     for effect in effects {
@@ -60,7 +171,7 @@ async fn carry_out_effects(
                     .await
                     .map_err(github_error)?;
             }
-            CommentEffect::Reply(body) => reply(gh, comment, &body).await?,
+            CommentEffect::Reply(body) => replies.push(body),
             CommentEffect::Accept(cmd) => accepted.push(cmd),
         }
     }
@@ -70,9 +181,9 @@ async fn carry_out_effects(
 /// Carry out what the allowed commands ask for.
 async fn act(
     state: &Arc<AppState>,
-    gh: &Octocrab,
     comment: &CommentJob,
     authorized: Authorized,
+    replies: &mut Replies,
 ) -> Result<(), JobError> {
     let Authorized {
         policy,
@@ -103,7 +214,7 @@ async fn act(
     };
     let actions = command_actions(&request, &allowed, &policy.specs(), &plan_runs)
         .map_err(|e| JobError::Permanent(anyhow!(e)))?;
-    answer(state, gh, comment, &policy, &actions).await?;
+    answer(state, comment, &policy, &actions, replies).await?;
     for run in &actions.runs {
         enqueue_run(state, run).await?;
     }
@@ -115,7 +226,7 @@ async fn act(
 async fn current_plans(
     state: &AppState,
     comment: &CommentJob,
-    policy: &crate::policy::RepoPolicy,
+    policy: &RepoPolicy,
     projects: &[String],
     head_sha: &str,
 ) -> Result<BTreeMap<String, i64>, JobError> {
@@ -145,15 +256,15 @@ async fn current_plans(
 /// The replies of `/unlock`, `/cancel` and `/inputs` (one each).
 async fn answer(
     state: &AppState,
-    gh: &Octocrab,
     comment: &CommentJob,
-    policy: &crate::policy::RepoPolicy,
+    policy: &RepoPolicy,
     actions: &CommandActions,
+    replies: &mut Replies,
 ) -> Result<(), JobError> {
     let repo = comment.repo.full_name();
     if actions.inputs {
         let body = inputs::inputs_reply(&inputs::fingerprint_key(state), policy);
-        reply(gh, comment, &body).await?;
+        replies.push(body);
     }
     if !actions.unlock.is_empty() {
         let mut total = locks::Released::default();
@@ -174,11 +285,11 @@ async fn answer(
                 total.kept_until_run_ends
             ));
         }
-        reply(gh, comment, &body).await?;
+        replies.push(body);
     }
     if !actions.cancel.is_empty() {
         let body = cancel_queued_runs(state, &repo, comment.number, &actions.cancel).await?;
-        reply(gh, comment, &body).await?;
+        replies.push(body);
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ fn job(body: &str) -> CommentJob {
         author: "alice".into(),
         author_is_bot: false,
         author_association: Some("MEMBER".into()),
+        repo_is_public: false,
     }
 }
 
