@@ -18,6 +18,8 @@ mod samples;
 mod templates;
 
 #[cfg(test)]
+mod notice_snapshot_tests;
+#[cfg(test)]
 mod renderer_tests;
 #[cfg(test)]
 mod snapshot_tests;
@@ -32,6 +34,9 @@ pub use check_run::{annotations_for_apply, annotations_for_plan, CHECK_RUN_TITLE
 pub use fit::char_count;
 pub use marker::{marker, parse_marker, CommentKind, Marker, MarkerKey};
 pub use model::*;
+/// Comment facts of the sample models, for tests of the producers of view models.
+#[cfg(test)]
+pub(crate) use samples::meta as samples_meta;
 pub use templates::DEFAULT_TEMPLATES;
 
 use apply_view::{apply_view, optional_row_count};
@@ -255,6 +260,7 @@ impl Renderer {
             samples::plan_no_changes(),
             samples::plan_with_drift(),
             samples::plan_failed_config_error(),
+            samples::plan_with_every_note(),
         ] {
             self.render_plan(&plan).map_err(as_template_error)?;
             self.check_run_plan(&plan).map_err(as_template_error)?;
@@ -264,11 +270,15 @@ impl Renderer {
             samples::apply_partial_failure(),
             samples::apply_interrupted(),
             samples::apply_config_error(),
+            samples::apply_with_every_skip_reason(),
         ] {
             self.render_apply(&apply).map_err(as_template_error)?;
             self.check_run_apply(&apply).map_err(as_template_error)?;
         }
-        for notice in samples::notices() {
+        for notice in samples::notices()
+            .into_iter()
+            .chain(samples::alternate_notices())
+        {
             self.render_notice(&notice).map_err(as_template_error)?;
         }
         Ok(())
@@ -323,5 +333,15 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::Interrupted(_) => CommentKind::Interrupted,
         NoticeBody::Help { .. } => CommentKind::Help,
         NoticeBody::InternalError => CommentKind::InternalError,
+        NoticeBody::LocksReleased { .. } => CommentKind::LocksReleased,
+        NoticeBody::CancelReport(_) => CommentKind::CancelReport,
+        NoticeBody::InputsReport(_) => CommentKind::InputsReport,
+        NoticeBody::LayoutProblems { .. } => CommentKind::LayoutProblems,
+        NoticeBody::NotAPullRequest => CommentKind::NotAPullRequest,
+        NoticeBody::NoAffectedRoot => CommentKind::NoAffectedRoot,
+        NoticeBody::ProjectsGone { .. } => CommentKind::ProjectsGone,
+        NoticeBody::InputDriftRefused { .. } => CommentKind::InputDriftRefused,
+        NoticeBody::HeadMoved { .. } => CommentKind::HeadMoved,
+        NoticeBody::JobFailed { .. } => CommentKind::JobFailed,
     }
 }

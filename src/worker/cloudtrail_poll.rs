@@ -23,7 +23,7 @@ use crate::github::api;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
 use crate::jobs::{EnrichJob, PendingFailure};
 use crate::redact::{RedactionConfig, Redactor};
-use crate::render::{Renderer, RootApply};
+use crate::render::{Renderer, RootApply, RunNote};
 use crate::state::AppState;
 
 /// The `Username` of a run's session in CloudTrail.
@@ -162,9 +162,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         root.pending_enrichment = pending_here && !done;
     }
     if done && (!still.is_empty() || gave_up) {
-        e.comment.notes.push(
-            "CloudTrail did not confirm every denied action in time; an admin can read the run's raw log with `tfgate logs`.".into(),
-        );
+        e.comment.notes.push(RunNote::CloudTrailUnconfirmed);
     }
     if done || found_any {
         let app = state

@@ -13,14 +13,14 @@ use crate::drift::{
 };
 use crate::inputs::LiveInputs;
 use crate::policy::ResolvedProject;
-use crate::render::DriftWarning;
+use crate::render::{DriftWarning, RunNote};
 use crate::terraform::parse_plan_json;
 
 pub struct PlanDrift {
     pub warnings: Vec<DriftWarning>,
     pub drifted_inputs: Vec<String>,
     /// Lines for the comment's notes (e.g. the lock file disagrees, an input is unreadable).
-    pub notes: Vec<String>,
+    pub notes: Vec<RunNote>,
 }
 
 /// Read the checkout's `.tf` / `.tfvars` files (repo-relative paths) for the HCL index.
@@ -60,11 +60,13 @@ pub async fn analyse(
     checkout: &Path,
     pr_files: &[String],
 ) -> Result<PlanDrift> {
-    let mut notes: Vec<String> = live
+    let project_name = &project.spec.id.0;
+    let mut notes: Vec<RunNote> = live
         .missing
         .iter()
-        .map(|n| {
-            format!("shared input `{n}` could not be read on the server; the plan ran without it")
+        .map(|n| RunNote::InputUnreadable {
+            project: project_name.clone(),
+            input: n.clone(),
         })
         .collect();
     let last: BTreeMap<String, Fingerprint> =
@@ -77,10 +79,10 @@ pub async fn analyse(
         Ok(text) => match parse_lockfile(&text) {
             Ok(lock) => Some(lock),
             Err(e) => {
-                notes.push(format!(
-                    "`{LOCKFILE_NAME}` is not valid (line {}); it was ignored",
-                    e.line
-                ));
+                notes.push(RunNote::LockFileInvalid {
+                    project: project_name.clone(),
+                    line: e.line as u64,
+                });
                 None
             }
         },
@@ -102,15 +104,16 @@ pub async fn analyse(
     );
     for s in &statuses {
         if s.lock_matches == Some(false) {
-            notes.push(format!(
-                "shared input `{}` differs from `{LOCKFILE_NAME}` (committed {} → live {})",
-                s.name,
-                s.committed_lock
+            notes.push(RunNote::LockFileDiffers {
+                project: project_name.clone(),
+                input: s.name.clone(),
+                committed: s
+                    .committed_lock
                     .as_ref()
                     .map(|f| f.short().to_string())
                     .unwrap_or_default(),
-                s.current.short()
-            ));
+                live: s.current.short().to_string(),
+            });
         }
     }
     let (changed, bumped) = input_sets(&statuses);

@@ -10,7 +10,7 @@ impl RunCtx<'_> {
         let repo = self.run.repo.full_name();
         let mut roots: Vec<RootApply> = Vec::new();
         let mut notes = Vec::new();
-        let mut stopped: Option<String> = None;
+        let mut stopped: Option<SkipReason> = None;
         let mut pending: Vec<PendingFailure> = Vec::new();
         let mut last_run = 0;
         for p in projects {
@@ -40,18 +40,24 @@ impl RunCtx<'_> {
                     })
                     .map_err(render_err)?;
                 post(self.gh, self.run, &body).await?;
-                stopped = Some(format!("`{name}` has no current plan"));
+                stopped = Some(SkipReason::NoCurrentPlan {
+                    project: name.clone(),
+                });
                 continue;
             };
             if applied
                 .as_ref()
                 .is_some_and(|a| a.status == "applied" && a.id > plan.id)
             {
-                notes.push(format!("`{name}` was already applied at this commit."));
+                notes.push(RunNote::AlreadyApplied {
+                    project: name.clone(),
+                });
                 continue;
             }
             if !self.lock(p).await? {
-                stopped = Some(format!("`{name}` is locked by another pull request"));
+                stopped = Some(SkipReason::Locked {
+                    project: name.clone(),
+                });
                 continue;
             }
             let plan_outcome: serde_json::Value = plan
@@ -91,7 +97,9 @@ impl RunCtx<'_> {
                 }
                 ApplyGate::Refuse { reply } => {
                     post(self.gh, self.run, &format!("`{name}`: {reply}")).await?;
-                    stopped = Some(format!("`{name}` waits for a shared-input decision"));
+                    stopped = Some(SkipReason::AwaitingInputDecision {
+                        project: name.clone(),
+                    });
                     continue;
                 }
             }
@@ -107,22 +115,30 @@ impl RunCtx<'_> {
             }) {
                 Some(Ok(f)) => f,
                 unreadable => {
-                    let why = match (unreadable, self.state.config.retention_days) {
-                        (None, Some(days)) => {
-                            format!("its plan is no longer stored (plans are kept {days} days)")
-                        }
-                        _ => "the stored plan could not be read".to_string(),
-                    };
-                    notes.push(format!("`{name}`: {why}; run `/plan` again."));
-                    stopped = Some(format!("`{name}` has no readable plan"));
+                    notes.push(match (unreadable, self.state.config.retention_days) {
+                        (None, Some(days)) => RunNote::PlanExpired {
+                            project: name.clone(),
+                            retention_days: days,
+                        },
+                        _ => RunNote::PlanUnreadable {
+                            project: name.clone(),
+                        },
+                    });
+                    stopped = Some(SkipReason::NoReadablePlan {
+                        project: name.clone(),
+                    });
                     continue;
                 }
             };
             let project_setup = match self.setup_for(&setup, p) {
                 Ok(s) => s,
-                Err(e) => {
-                    notes.push(format!("`{}`: {e}.", p.spec.id.0));
-                    stopped = Some(format!("`{}` has no Terraform", p.spec.id.0));
+                Err(_) => {
+                    notes.push(RunNote::TerraformMissing {
+                        project: name.clone(),
+                    });
+                    stopped = Some(SkipReason::NoTerraform {
+                        project: name.clone(),
+                    });
                     continue;
                 }
             };
@@ -130,11 +146,14 @@ impl RunCtx<'_> {
                 Ok(x) => x,
                 Err(e) => {
                     tracing::error!(project = %name, error = %format!("{e:#}"), "could not prepare the apply");
-                    notes.push(format!(
-                        "`{name}`: the apply could not start ({}).",
-                        public_line(&e)
-                    ));
-                    stopped = Some(format!("`{name}` could not start"));
+                    notes.push(RunNote::CouldNotStart {
+                        project: name.clone(),
+                        command: "apply".into(),
+                        reason: public_line(&e),
+                    });
+                    stopped = Some(SkipReason::CouldNotStart {
+                        project: name.clone(),
+                    });
                     continue;
                 }
             };
@@ -211,7 +230,9 @@ impl RunCtx<'_> {
                     .await
                     .map_err(JobError::Transient)?;
             } else {
-                stopped = Some(format!("`{name}` failed"));
+                stopped = Some(SkipReason::Failed {
+                    project: name.clone(),
+                });
             }
             roots.push(model);
         }
@@ -311,13 +332,13 @@ fn planned_from_outcome(outcome: Option<&str>) -> Vec<PlannedChangeRef> {
         .unwrap_or_default()
 }
 
-fn skipped(p: &ResolvedProject, reason: &str) -> RootApply {
+fn skipped(p: &ResolvedProject, reason: &SkipReason) -> RootApply {
     RootApply {
         project: p.spec.id.0.clone(),
         dir: p.spec.dir.clone(),
         workspace: p.spec.workspace.clone(),
         status: ApplyStatus::Skipped {
-            reason: format!("not run: {reason}; the next `/apply` resumes here"),
+            reason: reason.clone(),
         },
         counts: ApplyCounts::default(),
         rows: Vec::new(),

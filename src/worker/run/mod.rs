@@ -34,7 +34,7 @@ use crate::render::from_outcome::RootIdent;
 use crate::render::from_outcome::{apply_model, plan_model};
 use crate::render::{
     ApplyComment, ApplyCounts, ApplyStatus, CommentMeta, LockHeld, Notice, NoticeBody, PlanComment,
-    PlanStale, PlanStatus, Renderer, RootApply, RunInterrupted,
+    PlanStale, PlanStatus, Renderer, RootApply, RunInterrupted, RunNote, SkipReason,
 };
 use crate::sandbox::Network;
 use crate::state::AppState;

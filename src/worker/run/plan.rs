@@ -20,8 +20,10 @@ impl RunCtx<'_> {
             let live = inputs::live_inputs(&key, self.policy, p);
             let project_setup = match self.setup_for(&setup, p) {
                 Ok(s) => s,
-                Err(e) => {
-                    notes.push(format!("`{}`: {e}.", p.spec.id.0));
+                Err(_) => {
+                    notes.push(RunNote::TerraformMissing {
+                        project: p.spec.id.0.clone(),
+                    });
                     continue;
                 }
             };
@@ -29,11 +31,11 @@ impl RunCtx<'_> {
                 Ok(x) => x,
                 Err(e) => {
                     tracing::error!(project = %p.spec.id.0, error = %format!("{e:#}"), "could not prepare the plan");
-                    notes.push(format!(
-                        "`{}`: the plan could not start ({}).",
-                        p.spec.id.0,
-                        public_line(&e)
-                    ));
+                    notes.push(RunNote::CouldNotStart {
+                        project: p.spec.id.0.clone(),
+                        command: "plan".into(),
+                        reason: public_line(&e),
+                    });
                     continue;
                 }
             };
@@ -94,19 +96,14 @@ impl RunCtx<'_> {
                 {
                     Ok(d) => {
                         drift_warnings.extend(d.warnings);
-                        notes.extend(
-                            d.notes
-                                .into_iter()
-                                .map(|n| format!("`{}`: {n}", p.spec.id.0)),
-                        );
+                        notes.extend(d.notes);
                         drifted = d.drifted_inputs;
                     }
                     Err(e) => {
                         tracing::error!(error = %format!("{e:#}"), "drift analysis failed");
-                        notes.push(format!(
-                            "`{}`: shared-input drift could not be checked.",
-                            p.spec.id.0
-                        ));
+                        notes.push(RunNote::DriftUnchecked {
+                            project: p.spec.id.0.clone(),
+                        });
                     }
                 }
             }
