@@ -146,9 +146,13 @@ mod tests {
 
     #[test]
     fn the_rendered_report_says_what_the_old_reply_said() {
-        std::env::set_var("TFGATE_TEST_INPUTS_REPORT_CIDRS", "10.0.0.0/8");
+        let dir = tempfile::tempdir().unwrap();
+        let readable = dir.path().join("cidrs");
+        std::fs::write(&readable, "10.0.0.0/8\n").unwrap();
         let with_inputs = format!(
-            "{POLICY}inputs:\n  - name: ADMIN_CIDRS\n    variable: admin_cidrs\n    source: env:TFGATE_TEST_INPUTS_REPORT_CIDRS\n  - name: GONE\n    variable: gone\n    source: env:TFGATE_TEST_INPUTS_REPORT_UNSET\n"
+            "{POLICY}inputs:\n  - name: ADMIN_CIDRS\n    variable: admin_cidrs\n    source: file:{}\n  - name: GONE\n    variable: gone\n    source: file:{}\n",
+            readable.display(),
+            dir.path().join("missing").display()
         );
         for text in [POLICY.to_string(), with_inputs] {
             let policy = crate::policy::load_policy("p.yaml", &text).unwrap();
