@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::drift::{fingerprint, Fingerprint, SharedInputRef};
 use crate::policy::{InputSource, RepoPolicy, ResolvedProject};
+use crate::render::{InputRow, InputsReport};
 use crate::state::AppState;
 
 /// The label of the fingerprint subkey derived from the server's sealing key.
@@ -71,6 +72,34 @@ pub fn all_values(policy: &RepoPolicy) -> Vec<String> {
         .collect()
 }
 
+/// The `/inputs` reply's view model (rendered by `inputs_report.md.j2`): each shared input of
+/// the repository with its live fingerprint (never its value), and the `tfgate.inputs.lock`
+/// text that commits to the current values.
+pub fn inputs_report(key: &[u8], policy: &RepoPolicy) -> InputsReport {
+    let mut lock = BTreeMap::new();
+    let inputs = policy
+        .inputs
+        .iter()
+        .map(|input| {
+            let fp = read_value(&input.source).map(|v| fingerprint(key, &input.name, &v));
+            let fingerprint_short = fp.as_ref().map(|f| f.short().to_string());
+            if let Some(f) = fp {
+                lock.insert(input.name.clone(), f);
+            }
+            InputRow {
+                name: input.name.clone(),
+                variable: input.variable.clone(),
+                fingerprint_short,
+            }
+        })
+        .collect();
+    InputsReport {
+        inputs,
+        lock_file_name: crate::drift::LOCKFILE_NAME.to_string(),
+        lock_file: crate::drift::render_lockfile(&lock),
+    }
+}
+
 /// The `/inputs` reply: each shared input of the repository with its live fingerprint (never
 /// its value), and the `tfgate.inputs.lock` lines that commit to the current values.
 pub fn inputs_reply(key: &[u8], policy: &RepoPolicy) -> String {
@@ -98,4 +127,41 @@ pub fn inputs_reply(key: &[u8], policy: &RepoPolicy) -> String {
         crate::drift::LOCKFILE_NAME,
         crate::drift::render_lockfile(&lock)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{samples_meta, CommentKind, Notice, NoticeBody, Renderer};
+
+    const POLICY: &str = "repos: [acme/*]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n";
+
+    fn rendered(key: &[u8], policy: &RepoPolicy) -> String {
+        let notice = Notice {
+            meta: samples_meta(30),
+            body: NoticeBody::InputsReport(inputs_report(key, policy)),
+        };
+        Renderer::new().unwrap().render_notice(&notice).unwrap()
+    }
+
+    #[test]
+    fn the_rendered_report_says_what_the_old_reply_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let readable = dir.path().join("cidrs");
+        std::fs::write(&readable, "10.0.0.0/8\n").unwrap();
+        let with_inputs = format!(
+            "{POLICY}inputs:\n  - name: ADMIN_CIDRS\n    variable: admin_cidrs\n    source: file:{}\n  - name: GONE\n    variable: gone\n    source: file:{}\n",
+            readable.display(),
+            dir.path().join("missing").display()
+        );
+        for text in [POLICY.to_string(), with_inputs] {
+            let policy = crate::policy::load_policy("p.yaml", &text).unwrap();
+            let key = [7u8; 32];
+            let old = inputs_reply(&key, &policy);
+            let new = rendered(&key, &policy);
+            assert!(new.starts_with(old.trim_end()), "old:\n{old}\nnew:\n{new}");
+            let marker = crate::render::parse_marker(&new).unwrap();
+            assert_eq!(marker.kind, CommentKind::InputsReport);
+        }
+    }
 }

@@ -173,181 +173,203 @@ async fn main() {
 
 async fn run(cli: Cli) -> Result<i32> {
     let config = Config::resolve(&cli.config)?;
-    match &cli.command {
-        Cmd::Render {
-            what: RenderCmd::Plan { file },
-        } => {
-            print!("{}", cli::results::render_plan(file)?);
-            return Ok(0);
-        }
-        Cmd::Render {
-            what: RenderCmd::Apply { file, plan },
-        } => {
-            print!("{}", cli::results::render_apply(file, plan.as_deref())?);
-            return Ok(0);
-        }
+    match cli.command {
+        Cmd::Render { what } => render(&config, what),
         Cmd::Classify => {
             print!("{}", cli::results::classify_stdin()?);
-            return Ok(0);
+            Ok(0)
         }
         Cmd::Redact { patterns } => {
-            cli::results::redact_stdin(patterns.clone())?;
-            return Ok(0);
+            cli::results::redact_stdin(patterns)?;
+            Ok(0)
         }
-        Cmd::Run { what } => {
-            let (args, apply) = match what {
-                RunCmd::Plan(a) => (a, false),
-                RunCmd::Apply(a) => (a, true),
-            };
-            let network = match args.network.as_str() {
-                "shared" => tfgate::sandbox::Network::Shared,
-                "none" => tfgate::sandbox::Network::None,
-                other => anyhow::bail!("--network must be shared or none, not {other}"),
-            };
-            let (code, md) = cli::run::run_local(
-                &config,
-                cli::run::LocalRun {
-                    dir: &args.dir,
-                    apply,
-                    network,
-                    keep_state: args.keep_state,
-                },
-            )
-            .await?;
-            print!("{md}");
-            return Ok(code);
+        Cmd::Run { what } => run_local(&config, what).await,
+        Cmd::Policy { command } => policy(&config, command),
+        command => {
+            tfgate::logging::init(config.log_format);
+            run_logged(config, command).await?;
+            Ok(0)
         }
-        _ => {}
     }
-    if let Cmd::Policy { command } = cli.command {
-        return match command {
-            PolicyCmd::Check { dir } => {
-                cli::policy::check(dir.as_deref().unwrap_or(&config.policy_dir))
-            }
-            PolicyCmd::Explain {
-                repo,
-                user,
-                permission,
-                teams,
-                command,
-                project,
-                dir,
-                workspace,
-                pr_facts,
-                layout,
-            } => cli::policy::explain_cmd(cli::policy::ExplainArgs {
-                dir: &config.policy_dir,
-                repo: &repo,
-                user: &user,
-                permission: &permission,
-                teams,
-                command: &command,
-                project,
-                target_dir: dir,
-                workspace,
-                pr_facts: pr_facts.as_deref(),
-                layout: layout.as_deref(),
-            }),
-            PolicyCmd::ImportAtlantis { file } => cli::policy::import_atlantis(&file),
-        };
-    }
-    tfgate::logging::init(config.log_format);
-    match cli.command {
+}
+
+/// The commands that log (servers, database and admin commands).
+async fn run_logged(config: Config, command: Cmd) -> Result<()> {
+    match command {
         Cmd::Serve => {
             let workers = config.workers;
             let state = AppState::build(config).await?;
-            tfgate::server::serve(state, workers).await?;
+            tfgate::server::serve(state, workers).await
         }
-        Cmd::Worker => {
-            // A worker on its own SQLite file would create an empty database that no server
-            // writes to, and wait on it forever (e.g. a fly `worker` machine without the volume).
-            if let Some(path) = tfgate::db::sqlite_file_path(&config.database_url) {
-                anyhow::ensure!(
-                    path.exists(),
-                    "no database at {}: `tfgate worker` works the queue that `tfgate serve` \
-                     writes, so it needs the same database (the same SQLite file, or \
-                     DATABASE_URL set to PostgreSQL for workers on other machines)",
-                    path.display()
-                );
-            }
-            let workers = config.workers;
-            let state = AppState::build(config).await?;
-            tfgate::server::worker_only(state, workers).await?;
-        }
+        Cmd::Worker => worker(config).await,
         Cmd::Migrate => {
             std::fs::create_dir_all(&config.data_dir)?;
             Db::open(&config.database_url).await?;
             println!("migrations applied");
+            Ok(())
         }
-        Cmd::Logs { run_id } => print!("{}", cli::logs::logs(&config, run_id).await?),
+        Cmd::Logs { run_id } => {
+            print!("{}", cli::logs::logs(&config, run_id).await?);
+            Ok(())
+        }
         Cmd::Inputs {
             what: InputsCmd::Fingerprint { repo },
-        } => {
-            let set = match tfgate::policy::store::load_dir(&config.policy_dir)? {
-                Ok(set) => set,
-                Err(problems) => {
-                    for p in problems {
-                        eprintln!("{p}");
-                    }
-                    anyhow::bail!("the policy directory has problems");
-                }
-            };
-            let policy = set
-                .for_repo(&repo)
-                .ok_or_else(|| anyhow::anyhow!("no policy covers {repo}"))?;
-            let key = tfgate::crypto::load_or_create_key(
-                &config.data_dir,
-                config.encryption_key.as_ref(),
-            )?;
-            print!(
-                "{}",
-                tfgate::inputs::inputs_reply(&tfgate::inputs::key_from_seal(&key), policy)
-            );
-        }
+        } => inputs_fingerprint(&config, &repo),
+        Cmd::Prune => prune(&config).await,
+        Cmd::Jobs { json, limit } => list_jobs(&config, json, limit).await,
         Cmd::Policy { .. }
         | Cmd::Render { .. }
         | Cmd::Classify
         | Cmd::Redact { .. }
-        | Cmd::Run { .. } => {
-            unreachable!("handled above")
-        }
-        Cmd::Prune => {
-            let Some(days) = config.retention_days else {
-                println!("retention is off (TFGATE_RETENTION_DAYS=0): nothing pruned");
-                return Ok(0);
-            };
-            let db = Db::open(&config.database_url).await?;
-            let p = tfgate::db::retention::prune_older_than(&db, days).await?;
-            println!(
-                "pruned what is older than {days} days: {} jobs, {} deliveries, \
-                 plan files and logs of {} runs",
-                p.jobs, p.deliveries, p.run_blobs
-            );
-        }
-        Cmd::Jobs { json, limit } => {
-            let db = Db::open(&config.database_url).await?;
-            let rows = queue::recent(&db, limit).await?;
-            if json {
-                for r in rows {
-                    println!("{}", serde_json::to_string(&r)?);
-                }
-            } else {
-                println!(
-                    "{:>6}  {:<13} {:<38} {:<10} {:>8}",
-                    "ID", "KIND", "DELIVERY", "STATUS", "ATTEMPTS"
-                );
-                for r in rows {
-                    println!(
-                        "{:>6}  {:<13} {:<38} {:<10} {:>8}",
-                        r.id,
-                        r.kind,
-                        r.delivery_id.as_deref().unwrap_or("-"),
-                        r.status,
-                        r.attempts
-                    );
-                }
-            }
-        }
+        | Cmd::Run { .. } => unreachable!("handled in run"),
     }
+}
+
+/// `tfgate render plan|apply`: the markdown the bot would post, with the configured templates.
+fn render(config: &Config, what: RenderCmd) -> Result<i32> {
+    let renderer = tfgate::state::renderer_for(config)?;
+    let md = match what {
+        RenderCmd::Plan { file } => cli::results::render_plan(&renderer, &file)?,
+        RenderCmd::Apply { file, plan } => {
+            cli::results::render_apply(&renderer, &file, plan.as_deref())?
+        }
+    };
+    print!("{md}");
     Ok(0)
+}
+
+async fn run_local(config: &Config, what: RunCmd) -> Result<i32> {
+    let (args, apply) = match what {
+        RunCmd::Plan(a) => (a, false),
+        RunCmd::Apply(a) => (a, true),
+    };
+    let network = match args.network.as_str() {
+        "shared" => tfgate::sandbox::Network::Shared,
+        "none" => tfgate::sandbox::Network::None,
+        other => anyhow::bail!("--network must be shared or none, not {other}"),
+    };
+    let (code, md) = cli::run::run_local(
+        config,
+        cli::run::LocalRun {
+            dir: &args.dir,
+            apply,
+            network,
+            keep_state: args.keep_state,
+        },
+    )
+    .await?;
+    print!("{md}");
+    Ok(code)
+}
+
+fn policy(config: &Config, command: PolicyCmd) -> Result<i32> {
+    match command {
+        PolicyCmd::Check { dir } => {
+            cli::policy::check(dir.as_deref().unwrap_or(&config.policy_dir))
+        }
+        PolicyCmd::Explain {
+            repo,
+            user,
+            permission,
+            teams,
+            command,
+            project,
+            dir,
+            workspace,
+            pr_facts,
+            layout,
+        } => cli::policy::explain_cmd(cli::policy::ExplainArgs {
+            dir: &config.policy_dir,
+            repo: &repo,
+            user: &user,
+            permission: &permission,
+            teams,
+            command: &command,
+            project,
+            target_dir: dir,
+            workspace,
+            pr_facts: pr_facts.as_deref(),
+            layout: layout.as_deref(),
+        }),
+        PolicyCmd::ImportAtlantis { file } => cli::policy::import_atlantis(&file),
+    }
+}
+
+async fn worker(config: Config) -> Result<()> {
+    // A worker on its own SQLite file would create an empty database that no server
+    // writes to, and wait on it forever (e.g. a fly `worker` machine without the volume).
+    if let Some(path) = tfgate::db::sqlite_file_path(&config.database_url) {
+        anyhow::ensure!(
+            path.exists(),
+            "no database at {}: `tfgate worker` works the queue that `tfgate serve` \
+             writes, so it needs the same database (the same SQLite file, or \
+             DATABASE_URL set to PostgreSQL for workers on other machines)",
+            path.display()
+        );
+    }
+    let workers = config.workers;
+    let state = AppState::build(config).await?;
+    tfgate::server::worker_only(state, workers).await
+}
+
+fn inputs_fingerprint(config: &Config, repo: &str) -> Result<()> {
+    let set = match tfgate::policy::store::load_dir(&config.policy_dir)? {
+        Ok(set) => set,
+        Err(problems) => {
+            for p in problems {
+                eprintln!("{p}");
+            }
+            anyhow::bail!("the policy directory has problems");
+        }
+    };
+    let policy = set
+        .for_repo(repo)
+        .ok_or_else(|| anyhow::anyhow!("no policy covers {repo}"))?;
+    let key = tfgate::crypto::load_or_create_key(&config.data_dir, config.encryption_key.as_ref())?;
+    print!(
+        "{}",
+        tfgate::inputs::inputs_reply(&tfgate::inputs::key_from_seal(&key), policy)
+    );
+    Ok(())
+}
+
+async fn prune(config: &Config) -> Result<()> {
+    let Some(days) = config.retention_days else {
+        println!("retention is off (TFGATE_RETENTION_DAYS=0): nothing pruned");
+        return Ok(());
+    };
+    let db = Db::open(&config.database_url).await?;
+    let p = tfgate::db::retention::prune_older_than(&db, days).await?;
+    println!(
+        "pruned what is older than {days} days: {} jobs, {} deliveries, \
+         plan files and logs of {} runs",
+        p.jobs, p.deliveries, p.run_blobs
+    );
+    Ok(())
+}
+
+async fn list_jobs(config: &Config, json: bool, limit: i64) -> Result<()> {
+    let db = Db::open(&config.database_url).await?;
+    let rows = queue::recent(&db, limit).await?;
+    if json {
+        for r in rows {
+            println!("{}", serde_json::to_string(&r)?);
+        }
+        return Ok(());
+    }
+    println!(
+        "{:>6}  {:<13} {:<38} {:<10} {:>8}",
+        "ID", "KIND", "DELIVERY", "STATUS", "ATTEMPTS"
+    );
+    for r in rows {
+        println!(
+            "{:>6}  {:<13} {:<38} {:<10} {:>8}",
+            r.id,
+            r.kind,
+            r.delivery_id.as_deref().unwrap_or("-"),
+            r.status,
+            r.attempts
+        );
+    }
+    Ok(())
 }

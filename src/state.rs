@@ -11,6 +11,7 @@ use crate::db::Db;
 use crate::github::{AppCredentials, GitHubApp};
 use crate::metrics::Metrics;
 use crate::policy::store::PolicyStore;
+use crate::render::Renderer;
 use crate::webhook::intake::IntakeWriter;
 
 pub struct AppState {
@@ -24,6 +25,8 @@ pub struct AppState {
     pub policies: PolicyStore,
     /// Seals plan files and raw logs at rest.
     pub seal_key: Arc<crate::crypto::SealKey>,
+    /// The comment templates (defaults plus `template_dir` overrides), compiled once.
+    pub renderer: Arc<Renderer>,
     aws_base: tokio::sync::OnceCell<aws_config::SdkConfig>,
     github: RwLock<Option<Arc<GitHubApp>>>,
     secrets: RwLock<Arc<[SecretString]>>,
@@ -40,6 +43,7 @@ impl AppState {
     }
 
     pub fn with_db(config: Config, db: Db) -> Result<Arc<AppState>> {
+        let renderer = Arc::new(renderer_for(&config)?);
         let policies = PolicyStore::open(&config.policy_dir)?;
         let seal_key = Arc::new(
             crate::crypto::load_or_create_key(&config.data_dir, config.encryption_key.as_ref())
@@ -61,6 +65,7 @@ impl AppState {
             wake,
             policies,
             seal_key,
+            renderer,
             aws_base: tokio::sync::OnceCell::new(),
             github: RwLock::new(github.map(Arc::new)),
             secrets: RwLock::new(secrets.into()),
@@ -137,6 +142,13 @@ impl AppState {
             None => false,
         }
     }
+}
+
+/// The renderer of `config.template_dir`'s overrides over the embedded templates; a broken
+/// or missing override directory stops start-up with the file (and line) to fix.
+pub fn renderer_for(config: &Config) -> Result<Renderer> {
+    Renderer::with_template_dir(config.template_dir.as_deref())
+        .context("loading the comment templates (TFGATE_TEMPLATE_DIR)")
 }
 
 /// App credentials from configuration (id + key file) or from the manifest flow's file.

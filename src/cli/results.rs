@@ -38,7 +38,7 @@ fn local_root(path: &Path) -> RootIdent {
 }
 
 /// Markdown of the plan comment for a `terraform show -json` file.
-pub fn render_plan(path: &Path) -> Result<String> {
+pub fn render_plan(renderer: &Renderer, path: &Path) -> Result<String> {
     let redactor = Redactor::new(&RedactionConfig::default())?;
     // The file and its parse are dropped before rendering: only the summary is needed.
     let summary = {
@@ -53,7 +53,7 @@ pub fn render_plan(path: &Path) -> Result<String> {
         &mut Placeholders::new(),
     );
     drop(summary);
-    Ok(Renderer::new()?.render_plan(&PlanComment {
+    Ok(renderer.render_plan(&PlanComment {
         meta: meta(),
         repo_root_summaries: vec![root],
         drift_warnings: vec![],
@@ -64,7 +64,7 @@ pub fn render_plan(path: &Path) -> Result<String> {
 
 /// Markdown of the apply comment for an `apply -json` stream (optionally with its plan JSON,
 /// so resources that were never reached are listed too).
-pub fn render_apply(path: &Path, plan: Option<&Path>) -> Result<String> {
+pub fn render_apply(renderer: &Renderer, path: &Path, plan: Option<&Path>) -> Result<String> {
     let text = read(path)?;
     let stream = parse_ui_stream(&text).with_context(|| format!("parsing {}", path.display()))?;
     let planned = match plan {
@@ -85,7 +85,7 @@ pub fn render_apply(path: &Path, plan: Option<&Path>) -> Result<String> {
         &redactor,
         &mut Placeholders::new(),
     );
-    Ok(Renderer::new()?.render_apply(&ApplyComment {
+    Ok(renderer.render_apply(&ApplyComment {
         meta: meta(),
         roots: vec![root],
         notes: vec![],

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::from_outcome::{apply_model, plan_model};
-use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus, Renderer};
+use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus};
 use crate::sandbox::Network;
 use crate::terraform::{parse_plan_json, plan_summary};
 use crate::tfrun::{self, setup_from_config, RunSettings};
@@ -80,7 +80,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
     };
     let redactor = Redactor::new(&RedactionConfig::default())?;
     let mut ph = Placeholders::new();
-    let renderer = Renderer::new()?;
+    let renderer = crate::state::renderer_for(config)?;
     let plan = tfrun::plan(&setup, work.path(), root_rel, &settings, &mut |_| {}).await?;
     let model = plan_model(
         &root,

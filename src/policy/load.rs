@@ -183,6 +183,17 @@ pub fn not_enabled_reply(repo: &str) -> String {
     )
 }
 
+/// The notice form of the not-enabled reply (`not_enabled.md.j2`: a heading saying tfgate is
+/// not enabled here, "Nothing was run." and how an admin enables it).
+pub fn not_enabled_notice(repo: &str) -> crate::render::NoticeBody {
+    crate::render::NoticeBody::NotEnabled {
+        how_to_enable: format!(
+            "An admin enables it by adding a policy file whose `repos` matches `{repo}` to the \
+             tfgate server's `policies/` directory (see policies/README.md)."
+        ),
+    }
+}
+
 #[cfg(test)]
 #[path = "load_tests.rs"]
 mod tests;

@@ -172,6 +172,26 @@ fn policy_file_names() {
 }
 
 #[test]
+fn not_enabled_notice_says_how_to_enable_the_repo() {
+    let notice = crate::render::Notice {
+        meta: crate::render::samples_meta(4),
+        body: not_enabled_notice("acme/web"),
+    };
+    let text = crate::render::Renderer::new()
+        .unwrap()
+        .render_notice(&notice)
+        .unwrap();
+    assert!(
+        text.starts_with(
+            "## tfgate is not enabled on this repository\n\nNothing was run. An admin enables \
+             it by adding a policy file whose `repos` matches `acme/web` to the tfgate server's \
+             `policies/` directory (see policies/README.md).\n"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn not_enabled_reply_names_the_repo() {
     let text = not_enabled_reply("acme/web");
     assert!(text.contains("`acme/web`") && text.contains("policies/"));

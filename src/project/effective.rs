@@ -7,6 +7,7 @@
 use super::layout::{parse_layout, LAYOUT_FILE_NAME};
 use super::merge::merge_layout;
 use crate::policy::{PolicyProblem, RepoPolicy};
+use crate::render::NoticeBody;
 
 /// `layout`: the file's text on the base branch, `None` when the branch has none.
 pub fn policy_with_base_layout(
@@ -21,6 +22,15 @@ pub fn policy_with_base_layout(
     match merged {
         Ok(m) => (m.policy, Vec::new()),
         Err(problems) => (policy.clone(), problems),
+    }
+}
+
+/// The notice the PR gets when the base branch's layout has problems
+/// (rendered by `layout_problems.md.j2`).
+pub fn layout_problems_notice(base_ref: &str, problems: &[PolicyProblem]) -> NoticeBody {
+    NoticeBody::LayoutProblems {
+        base_ref: base_ref.to_string(),
+        problems: problems.iter().map(ToString::to_string).collect(),
     }
 }
 
@@ -94,6 +104,15 @@ mod tests {
                 reply.starts_with("`tfgate.yaml` on `main` has problems"),
                 "{reply}"
             );
+            let notice = crate::render::Notice {
+                meta: crate::render::samples_meta(3),
+                body: layout_problems_notice("main", &problems),
+            };
+            let text = crate::render::Renderer::new()
+                .unwrap()
+                .render_notice(&notice)
+                .unwrap();
+            assert!(text.starts_with(&format!("{reply}\n")), "{text}");
         }
     }
 }

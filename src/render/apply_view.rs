@@ -10,6 +10,7 @@ use crate::enrich::EnrichmentView;
 
 use super::model::{
     AdviceView, ApplyComment, ApplyCounts, ApplyRow, ApplyStatus, CommentMeta, ConfigErrorView,
+    RunNote,
 };
 
 pub fn optional_row_count(comment: &ApplyComment) -> usize {
@@ -24,7 +25,7 @@ pub fn optional_row_count(comment: &ApplyComment) -> usize {
 #[derive(Debug, Serialize)]
 pub struct ApplyView<'a> {
     pub meta: &'a CommentMeta,
-    pub notes: &'a [String],
+    pub notes: &'a [RunNote],
     pub roots: Vec<RootApplyView<'a>>,
     pub omitted_rows_total: usize,
     pub in_check_run: bool,

@@ -30,6 +30,10 @@ pub fn base_environment() -> Environment<'static> {
     env.add_filter("code", |v: String| {
         Value::from_safe_string(escape::code_span(&v, false))
     });
+    env.add_filter("code_list", |v: Vec<String>| {
+        let spans: Vec<String> = v.iter().map(|x| escape::code_span(x, false)).collect();
+        Value::from_safe_string(spans.join(", "))
+    });
     env.add_filter("cell_code", |v: String| {
         Value::from_safe_string(escape::code_span(&v, true))
     });

@@ -23,10 +23,20 @@ pub enum CommentKind {
     Interrupted,
     Help,
     InternalError,
+    LocksReleased,
+    CancelReport,
+    InputsReport,
+    LayoutProblems,
+    NotAPullRequest,
+    NoAffectedRoot,
+    ProjectsGone,
+    InputDriftRefused,
+    HeadMoved,
+    JobFailed,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 10] = [
+    pub const ALL: [CommentKind; 20] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -37,6 +47,16 @@ impl CommentKind {
         CommentKind::Interrupted,
         CommentKind::Help,
         CommentKind::InternalError,
+        CommentKind::LocksReleased,
+        CommentKind::CancelReport,
+        CommentKind::InputsReport,
+        CommentKind::LayoutProblems,
+        CommentKind::NotAPullRequest,
+        CommentKind::NoAffectedRoot,
+        CommentKind::ProjectsGone,
+        CommentKind::InputDriftRefused,
+        CommentKind::HeadMoved,
+        CommentKind::JobFailed,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,6 +71,16 @@ impl CommentKind {
             CommentKind::Interrupted => "interrupted",
             CommentKind::Help => "help",
             CommentKind::InternalError => "internal_error",
+            CommentKind::LocksReleased => "locks_released",
+            CommentKind::CancelReport => "cancel_report",
+            CommentKind::InputsReport => "inputs_report",
+            CommentKind::LayoutProblems => "layout_problems",
+            CommentKind::NotAPullRequest => "not_a_pull_request",
+            CommentKind::NoAffectedRoot => "no_affected_root",
+            CommentKind::ProjectsGone => "projects_gone",
+            CommentKind::InputDriftRefused => "input_drift_refused",
+            CommentKind::HeadMoved => "head_moved",
+            CommentKind::JobFailed => "job_failed",
         }
     }
 
@@ -217,7 +247,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn marker_round_trips(kind_index in 0usize..10, pr in proptest::num::u64::ANY, root in "\\PC{0,40}", run in "\\PC{0,20}") {
+        fn marker_round_trips(kind_index in 0usize..CommentKind::ALL.len(), pr in proptest::num::u64::ANY, root in "\\PC{0,40}", run in "\\PC{0,20}") {
             let kind = CommentKind::ALL[kind_index];
             let k = key(&root, &run);
             let text = marker(kind, pr, &k);

@@ -10,6 +10,7 @@ pub mod escape;
 mod filters;
 mod fit;
 pub mod from_outcome;
+mod load;
 mod marker;
 pub mod model;
 mod plan_view;
@@ -17,9 +18,15 @@ mod samples;
 mod templates;
 
 #[cfg(test)]
+mod notice_snapshot_tests;
+#[cfg(test)]
 mod renderer_tests;
 #[cfg(test)]
 mod snapshot_tests;
+#[cfg(test)]
+mod template_dir_tests;
+
+use std::path::Path;
 
 use minijinja::{context, Environment, Value};
 
@@ -27,6 +34,9 @@ pub use check_run::{annotations_for_apply, annotations_for_plan, CHECK_RUN_TITLE
 pub use fit::char_count;
 pub use marker::{marker, parse_marker, CommentKind, Marker, MarkerKey};
 pub use model::*;
+/// Comment facts of the sample models, for tests of the producers of view models.
+#[cfg(test)]
+pub(crate) use samples::meta as samples_meta;
 pub use templates::DEFAULT_TEMPLATES;
 
 use apply_view::{apply_view, optional_row_count};
@@ -42,8 +52,21 @@ pub enum RenderError {
     /// A template failed to compile or to render the built-in sample models at load time.
     #[error("template {name} is broken: {message}")]
     Template { name: String, message: String },
-    /// An override file whose name matches no tfgate template (partials `_*.md.j2` may be new).
-    #[error("override {0} does not match any tfgate template")]
+    /// A template that does not compile: the file to fix, its line and minijinja's message.
+    #[error("{file}:{line}: {message}")]
+    Syntax {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    /// The template override directory (or a file in it) could not be read.
+    #[error("template directory {dir}: {message}")]
+    TemplateDir { dir: String, message: String },
+    /// An override file whose name matches no tfgate template (new files must be partials,
+    /// named `_*.j2`, for other templates to include).
+    #[error(
+        "override {0} does not match any tfgate template (a new file must be a partial named `_*.j2`)"
+    )]
     UnknownTemplate(String),
     /// Rendering failed for a real model (a template bug the samples did not exercise).
     #[error("rendering {name} failed: {message}")]
@@ -66,27 +89,38 @@ pub struct Renderer {
 impl Renderer {
     /// The embedded default templates.
     pub fn new() -> Result<Renderer, RenderError> {
-        Renderer::with_override_dir(Vec::new())
+        Renderer::with_template_dir(None)
     }
 
-    /// Defaults, with admin overrides applied. `files` are `(file name, source)` pairs the
-    /// caller read from the override directory; a file replaces the default of the same
-    /// name, and new partials (`_*.md.j2`) may be added for overrides to include.
-    /// Every template is compiled and rendered with sample models here, so a broken
-    /// override is reported now, not when a run needs it.
-    pub fn with_override_dir(files: Vec<(String, String)>) -> Result<Renderer, RenderError> {
+    /// The defaults, overridden by every `*.j2` file in `dir` (the `--template-dir` option):
+    /// a file replaces the default of the same name, and new partials (`_*.j2`) may be added
+    /// for overrides to include. Every template is compiled and rendered with sample models
+    /// here, so a broken override is reported at start-up (file and line), not when a run
+    /// needs it. A directory that cannot be read is an error naming it.
+    pub fn with_template_dir(dir: Option<&Path>) -> Result<Renderer, RenderError> {
+        let files = match dir {
+            Some(dir) => load::read_override_dir(dir)?,
+            None => Vec::new(),
+        };
+        Renderer::from_files(files)
+    }
+
+    /// Defaults with overrides given as `(file name, source)` pairs (tests, previews).
+    pub fn with_override_files(files: Vec<(String, String)>) -> Result<Renderer, RenderError> {
+        let files = files
+            .into_iter()
+            .map(|(name, source)| load::TemplateFile {
+                origin: name.clone(),
+                name,
+                source,
+            })
+            .collect();
+        Renderer::from_files(files)
+    }
+
+    fn from_files(files: Vec<load::TemplateFile>) -> Result<Renderer, RenderError> {
         let mut env = filters::base_environment();
-        for (name, source) in DEFAULT_TEMPLATES {
-            add_template(&mut env, name.to_string(), source.to_string())?;
-        }
-        for (name, source) in files {
-            let known = DEFAULT_TEMPLATES.iter().any(|(n, _)| *n == name);
-            let new_partial = name.starts_with('_') && name.ends_with(".md.j2");
-            if !known && !new_partial {
-                return Err(RenderError::UnknownTemplate(name));
-            }
-            add_template(&mut env, name, source)?;
-        }
+        load::compile_all(&mut env, files)?;
         let renderer = Renderer { env };
         renderer.render_samples()?;
         Ok(renderer)
@@ -226,6 +260,7 @@ impl Renderer {
             samples::plan_no_changes(),
             samples::plan_with_drift(),
             samples::plan_failed_config_error(),
+            samples::plan_with_every_note(),
         ] {
             self.render_plan(&plan).map_err(as_template_error)?;
             self.check_run_plan(&plan).map_err(as_template_error)?;
@@ -235,27 +270,19 @@ impl Renderer {
             samples::apply_partial_failure(),
             samples::apply_interrupted(),
             samples::apply_config_error(),
+            samples::apply_with_every_skip_reason(),
         ] {
             self.render_apply(&apply).map_err(as_template_error)?;
             self.check_run_apply(&apply).map_err(as_template_error)?;
         }
-        for notice in samples::notices() {
+        for notice in samples::notices()
+            .into_iter()
+            .chain(samples::alternate_notices())
+        {
             self.render_notice(&notice).map_err(as_template_error)?;
         }
         Ok(())
     }
-}
-
-fn add_template(
-    env: &mut Environment<'static>,
-    name: String,
-    source: String,
-) -> Result<(), RenderError> {
-    env.add_template_owned(name.clone(), source)
-        .map_err(|e| RenderError::Template {
-            name,
-            message: e.to_string(),
-        })
 }
 
 /// minijinja wraps errors in included templates; report the innermost one, naming the
@@ -306,5 +333,15 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::Interrupted(_) => CommentKind::Interrupted,
         NoticeBody::Help { .. } => CommentKind::Help,
         NoticeBody::InternalError => CommentKind::InternalError,
+        NoticeBody::LocksReleased { .. } => CommentKind::LocksReleased,
+        NoticeBody::CancelReport(_) => CommentKind::CancelReport,
+        NoticeBody::InputsReport(_) => CommentKind::InputsReport,
+        NoticeBody::LayoutProblems { .. } => CommentKind::LayoutProblems,
+        NoticeBody::NotAPullRequest => CommentKind::NotAPullRequest,
+        NoticeBody::NoAffectedRoot => CommentKind::NoAffectedRoot,
+        NoticeBody::ProjectsGone { .. } => CommentKind::ProjectsGone,
+        NoticeBody::InputDriftRefused { .. } => CommentKind::InputDriftRefused,
+        NoticeBody::HeadMoved { .. } => CommentKind::HeadMoved,
+        NoticeBody::JobFailed { .. } => CommentKind::JobFailed,
     }
 }

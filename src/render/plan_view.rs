@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::model::{
     AdviceView, AttrView, CommentMeta, DriftWarning, FailureRow, PlanComment, PlanCounts,
-    PlanStatus,
+    PlanStatus, RunNote,
 };
 
 /// How much of the optional detail to keep.
@@ -49,7 +49,7 @@ pub struct PlanView<'a> {
     pub meta: &'a CommentMeta,
     pub drift_warnings: &'a [DriftWarning],
     pub denials: &'a [String],
-    pub notes: &'a [String],
+    pub notes: &'a [RunNote],
     pub roots: Vec<RootPlanView<'a>>,
     pub omitted_resources_total: usize,
     pub omitted_attributes_total: usize,

@@ -166,7 +166,7 @@ fn essentials_over_the_limit_are_an_error_not_a_cut() {
 }
 
 fn with_overrides(files: &[(&str, &str)]) -> Result<Renderer, RenderError> {
-    Renderer::with_override_dir(
+    Renderer::with_override_files(
         files
             .iter()
             .map(|(n, s)| (n.to_string(), s.to_string()))
@@ -210,7 +210,6 @@ fn override_may_add_a_partial_for_other_overrides() {
 #[test]
 fn broken_overrides_fail_at_load_time() {
     let cases: &[(&str, &str, &str)] = &[
-        ("plan.md.j2", "{% if %}", "syntax error"),
         (
             "apply.md.j2",
             "{{ roots|no_such_filter }}",
@@ -240,6 +239,21 @@ fn broken_overrides_fail_at_load_time() {
             Err(other) => panic!("{name}: unexpected error {other}"),
             Ok(_) => panic!("{name}: broken override accepted"),
         }
+    }
+}
+
+#[test]
+fn a_syntax_error_names_the_file_and_line() {
+    match with_overrides(&[("plan.md.j2", "line one\n{% if %}")]) {
+        Err(RenderError::Syntax {
+            file,
+            line,
+            message,
+        }) => {
+            assert_eq!((file.as_str(), line), ("plan.md.j2", 2));
+            assert!(message.contains("syntax error"), "{message}");
+        }
+        other => panic!("expected a syntax error, got {other:?}"),
     }
 }
 

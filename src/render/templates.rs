@@ -27,6 +27,7 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "_header.md.j2",
         include_str!("../../templates/_header.md.j2"),
     ),
+    ("_notes.md.j2", include_str!("../../templates/_notes.md.j2")),
     (
         "_plan_details.md.j2",
         include_str!("../../templates/_plan_details.md.j2"),
@@ -39,7 +40,15 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "_resource_table.md.j2",
         include_str!("../../templates/_resource_table.md.j2"),
     ),
+    (
+        "_skip_reason.md.j2",
+        include_str!("../../templates/_skip_reason.md.j2"),
+    ),
     ("apply.md.j2", include_str!("../../templates/apply.md.j2")),
+    (
+        "cancel_report.md.j2",
+        include_str!("../../templates/cancel_report.md.j2"),
+    ),
     (
         "check_run_apply_summary.md.j2",
         include_str!("../../templates/check_run_apply_summary.md.j2"),
@@ -56,7 +65,19 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "command_rejected.md.j2",
         include_str!("../../templates/command_rejected.md.j2"),
     ),
+    (
+        "head_moved.md.j2",
+        include_str!("../../templates/head_moved.md.j2"),
+    ),
     ("help.md.j2", include_str!("../../templates/help.md.j2")),
+    (
+        "input_drift_refused.md.j2",
+        include_str!("../../templates/input_drift_refused.md.j2"),
+    ),
+    (
+        "inputs_report.md.j2",
+        include_str!("../../templates/inputs_report.md.j2"),
+    ),
     (
         "internal_error.md.j2",
         include_str!("../../templates/internal_error.md.j2"),
@@ -66,8 +87,28 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/interrupted.md.j2"),
     ),
     (
+        "job_failed.md.j2",
+        include_str!("../../templates/job_failed.md.j2"),
+    ),
+    (
+        "layout_problems.md.j2",
+        include_str!("../../templates/layout_problems.md.j2"),
+    ),
+    (
         "lock_held.md.j2",
         include_str!("../../templates/lock_held.md.j2"),
+    ),
+    (
+        "locks_released.md.j2",
+        include_str!("../../templates/locks_released.md.j2"),
+    ),
+    (
+        "no_affected_root.md.j2",
+        include_str!("../../templates/no_affected_root.md.j2"),
+    ),
+    (
+        "not_a_pull_request.md.j2",
+        include_str!("../../templates/not_a_pull_request.md.j2"),
     ),
     (
         "not_enabled.md.j2",
@@ -81,5 +122,9 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     (
         "policy_denied.md.j2",
         include_str!("../../templates/policy_denied.md.j2"),
+    ),
+    (
+        "projects_gone.md.j2",
+        include_str!("../../templates/projects_gone.md.j2"),
     ),
 ];

@@ -5,6 +5,7 @@
 //! `/cancel -p eks` never cancels the `network` plan queued in the same job.
 
 use crate::jobs::RunJob;
+use crate::render::{CancelReport, CancelledRun};
 
 /// What `/cancel` does to one queued run job.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +44,21 @@ pub fn cancel_steps(queued: &[(i64, RunJob)], projects: &[String]) -> Vec<Cancel
 }
 
 const NEVER_STOPS_A_RUN: &str = "A run that has started is never stopped by a comment.";
+
+/// The one reply to `/cancel` as a view model (rendered by `cancel_report.md.j2`).
+/// `cancelled` are the steps' `cancelled` parts of the jobs that were changed, in queue order.
+pub fn cancel_report(asked: &[String], cancelled: &[(String, Vec<String>)]) -> CancelReport {
+    CancelReport {
+        asked: asked.to_vec(),
+        cancelled: cancelled
+            .iter()
+            .map(|(command, projects)| CancelledRun {
+                command: command.clone(),
+                projects: projects.clone(),
+            })
+            .collect(),
+    }
+}
 
 /// The one reply to `/cancel`: what was cancelled (command and projects, in queue order), or
 /// that nothing was queued for the projects asked about.
@@ -130,6 +146,33 @@ mod tests {
         ];
         for (asked, want) in cases {
             assert_eq!(cancel_steps(&queued, &names(asked)), want, "{asked:?}");
+        }
+    }
+
+    #[test]
+    fn the_rendered_report_says_what_the_old_reply_said() {
+        use crate::render::{samples_meta, Notice, NoticeBody, Renderer};
+        let renderer = Renderer::new().unwrap();
+        // (asked, cancelled (command, projects))
+        type Case = (Vec<String>, Vec<(String, Vec<String>)>);
+        let cases: Vec<Case> = vec![
+            (
+                names(&["eks", "network"]),
+                vec![
+                    ("plan".into(), names(&["eks", "network"])),
+                    ("apply".into(), names(&["eks"])),
+                ],
+            ),
+            (names(&["eks"]), vec![]),
+        ];
+        for (asked, cancelled) in cases {
+            let notice = Notice {
+                meta: samples_meta(7),
+                body: NoticeBody::CancelReport(cancel_report(&asked, &cancelled)),
+            };
+            let text = renderer.render_notice(&notice).unwrap();
+            let old = cancel_reply(&asked, &cancelled);
+            assert!(text.starts_with(&format!("{old}\n")), "{text}");
         }
     }
 

@@ -17,7 +17,7 @@ use crate::render::{
     FailureRow, PlanCounts, PlanStatus, PlannedResourceView, RootApply, RootPlan, SourceLocation,
 };
 use crate::terraform::{
-    display_path, Action, ApplyOutcome, Diagnostic, PlanSummary, ResourceStatus,
+    display_path, Action, ApplyOutcome, Diagnostic, PlanSummary, ResourceOutcome, ResourceStatus,
 };
 
 /// Which root a result is about.
@@ -221,48 +221,13 @@ pub fn apply_root(
     let mut rows = Vec::new();
     let mut denials = Vec::new();
     for r in &outcome.resources {
-        let action = r.action.map(Action::as_str).unwrap_or("-").to_string();
-        let address = redactor.redact_address(&r.address, ph);
-        let mut row = ApplyRow {
-            address,
-            action,
-            result: ApplyResult::Done,
-            aws_code: None,
-            category_id: None,
-            category_label: None,
-            iam_action: None,
-            deny_kind_label: None,
-            location: None,
-        };
         match &r.status {
             ResourceStatus::Done => counts.done += 1,
-            ResourceStatus::NotReached => {
-                counts.not_reached += 1;
-                row.result = ApplyResult::NotReached;
-            }
-            ResourceStatus::Started => {
-                counts.failed += 1;
-                row.result = ApplyResult::Interrupted;
-            }
-            ResourceStatus::Failed { diagnostics, .. } => {
-                counts.failed += 1;
-                row.result = ApplyResult::Failed;
-                let text: Vec<String> = diagnostics.iter().map(diagnostic_text).collect();
-                let ctx = ClassifyContext {
-                    has_address: true,
-                    refers_to_fresh_resource: refers_to_fresh(&r.address),
-                    fresh_identifiers: Vec::new(),
-                };
-                let c = classify(&text.join("\n"), &ctx);
-                categories.insert(c.category);
-                row.aws_code = safe_code(c.aws_code, redactor, ph);
-                row.category_id = Some(c.category.id().to_string());
-                row.category_label = Some(c.category.label().to_string());
-                row.iam_action = safe_action(c.iam_action, redactor);
-                row.deny_kind_label = c.deny_kind.map(|k| k.label().to_string());
-                row.location = diagnostics.iter().find_map(|d| location(d, redactor, ph));
-            }
+            ResourceStatus::NotReached => counts.not_reached += 1,
+            ResourceStatus::Started | ResourceStatus::Failed { .. } => counts.failed += 1,
         }
+        let (row, category) = apply_row(r, refers_to_fresh, redactor, ph);
+        categories.extend(category);
         if let ResourceStatus::Failed {
             diagnostics,
             failed_at,
@@ -279,7 +244,77 @@ pub fn apply_root(
         }
         rows.push(row);
     }
-    let config_errors: Vec<ConfigErrorView> = outcome
+    let config_errors = config_error_views(outcome, &mut categories, redactor, ph);
+    let status = apply_status(&counts, &rows, !config_errors.is_empty());
+    RootApply {
+        project: root.project.clone(),
+        dir: root.dir.clone(),
+        workspace: root.workspace.clone(),
+        status,
+        counts,
+        rows,
+        advice: advice_for(&categories),
+        config_errors,
+        pending_enrichment: false,
+        denials,
+    }
+}
+
+/// One resource's row, and the failure category when it failed.
+fn apply_row(
+    r: &ResourceOutcome,
+    refers_to_fresh: &dyn Fn(&str) -> bool,
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> (ApplyRow, Option<Category>) {
+    let mut row = ApplyRow {
+        address: redactor.redact_address(&r.address, ph),
+        action: r.action.map(Action::as_str).unwrap_or("-").to_string(),
+        result: ApplyResult::Done,
+        aws_code: None,
+        category_id: None,
+        category_label: None,
+        iam_action: None,
+        deny_kind_label: None,
+        location: None,
+    };
+    let diagnostics = match &r.status {
+        ResourceStatus::Done => return (row, None),
+        ResourceStatus::NotReached => {
+            row.result = ApplyResult::NotReached;
+            return (row, None);
+        }
+        ResourceStatus::Started => {
+            row.result = ApplyResult::Interrupted;
+            return (row, None);
+        }
+        ResourceStatus::Failed { diagnostics, .. } => diagnostics,
+    };
+    row.result = ApplyResult::Failed;
+    let text: Vec<String> = diagnostics.iter().map(diagnostic_text).collect();
+    let ctx = ClassifyContext {
+        has_address: true,
+        refers_to_fresh_resource: refers_to_fresh(&r.address),
+        fresh_identifiers: Vec::new(),
+    };
+    let c = classify(&text.join("\n"), &ctx);
+    row.aws_code = safe_code(c.aws_code, redactor, ph);
+    row.category_id = Some(c.category.id().to_string());
+    row.category_label = Some(c.category.label().to_string());
+    row.iam_action = safe_action(c.iam_action, redactor);
+    row.deny_kind_label = c.deny_kind.map(|k| k.label().to_string());
+    row.location = diagnostics.iter().find_map(|d| location(d, redactor, ph));
+    (row, Some(c.category))
+}
+
+/// Diagnostics attached to no resource (configuration errors): file, line and category.
+fn config_error_views(
+    outcome: &ApplyOutcome,
+    categories: &mut BTreeSet<Category>,
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> Vec<ConfigErrorView> {
+    outcome
         .unattached_diagnostics
         .iter()
         .map(|d| {
@@ -301,10 +336,12 @@ pub fn apply_root(
                 summary_category: c.category.label().to_string(),
             }
         })
-        .collect();
-    let failed_any = counts.failed > 0 || !config_errors.is_empty();
-    let interrupted = rows.iter().any(|r| r.result == ApplyResult::Interrupted);
-    let status = if interrupted {
+        .collect()
+}
+
+fn apply_status(counts: &ApplyCounts, rows: &[ApplyRow], config_errors: bool) -> ApplyStatus {
+    let failed_any = counts.failed > 0 || config_errors;
+    if rows.iter().any(|r| r.result == ApplyResult::Interrupted) {
         ApplyStatus::Interrupted
     } else if !failed_any {
         ApplyStatus::Succeeded
@@ -312,18 +349,6 @@ pub fn apply_root(
         ApplyStatus::PartiallyFailed
     } else {
         ApplyStatus::Failed
-    };
-    RootApply {
-        project: root.project.clone(),
-        dir: root.dir.clone(),
-        workspace: root.workspace.clone(),
-        status,
-        counts,
-        rows,
-        advice: advice_for(&categories),
-        config_errors,
-        pending_enrichment: false,
-        denials,
     }
 }
 

@@ -6,6 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
+mod notes;
+mod reports;
+
+pub use notes::{RunNote, SkipReason};
+pub use reports::{CancelReport, CancelledRun, InputRow, InputsReport};
+
 /// Facts shared by every comment: where it goes and which run produced it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommentMeta {
@@ -51,8 +57,8 @@ pub struct PlanComment {
     pub drift_warnings: Vec<DriftWarning>,
     /// Policy denials that apply to this plan (e.g. a root that can never be applied by comment).
     pub denials: Vec<String>,
-    /// Other notes for the reader.
-    pub notes: Vec<String>,
+    /// Other notes for the reader (one line each, after the roots).
+    pub notes: Vec<RunNote>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -146,7 +152,7 @@ pub struct DriftWarning {
 pub struct ApplyComment {
     pub meta: CommentMeta,
     pub roots: Vec<RootApply>,
-    pub notes: Vec<String>,
+    pub notes: Vec<RunNote>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,7 +162,7 @@ pub enum ApplyStatus {
     PartiallyFailed,
     Failed,
     Interrupted,
-    Skipped { reason: String },
+    Skipped { reason: SkipReason },
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -276,6 +282,45 @@ pub enum NoticeBody {
     },
     /// Generic line plus the run id; never any detail.
     InternalError,
+    /// `/unlock`: how many locks of this pull request were released.
+    LocksReleased {
+        released: u64,
+    },
+    /// `/cancel`: what was cancelled, or that nothing was queued.
+    CancelReport(CancelReport),
+    /// `/inputs`: each shared input's live fingerprint and the lock-file lines.
+    InputsReport(InputsReport),
+    /// The base branch's `tfgate.yaml` has problems; its projects are not used.
+    LayoutProblems {
+        base_ref: String,
+        /// One problem per line (`file:line:col: message`).
+        problems: Vec<String>,
+    },
+    /// A command on an issue, not a pull request.
+    NotAPullRequest,
+    /// A command without `-p`/`-d` on a PR that changes no declared root.
+    NoAffectedRoot,
+    /// Projects of a queued command that the policy or layout no longer declares.
+    ProjectsGone {
+        base_ref: String,
+        projects: Vec<String>,
+    },
+    /// An apply refused because shared inputs drifted (the reply is the drift module's).
+    InputDriftRefused {
+        project: String,
+        reply: String,
+    },
+    /// The PR head moved between accepting a command and running it; nothing was run.
+    HeadMoved {
+        authorised_sha_short: String,
+        head_sha_short: String,
+        /// `plan` or `apply`.
+        command: String,
+    },
+    /// A command that could not finish; `what` says what failed (never provider text).
+    JobFailed {
+        what: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

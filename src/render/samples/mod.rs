@@ -5,6 +5,9 @@
 
 use super::model::*;
 
+mod notes;
+pub use notes::{alternate_notices, apply_with_every_skip_reason, plan_with_every_note};
+
 pub fn meta(pr: u64) -> CommentMeta {
     CommentMeta {
         pr,
@@ -26,7 +29,7 @@ fn attr(path: &str, before: Option<&str>, after: Option<&str>) -> AttrView {
     }
 }
 
-fn eks_root(status: PlanStatus, counts: PlanCounts) -> RootPlan {
+pub(super) fn eks_root(status: PlanStatus, counts: PlanCounts) -> RootPlan {
     RootPlan {
         project: "eks".into(),
         dir: "infra/eks".into(),
@@ -96,7 +99,7 @@ pub fn plan_with_changes() -> PlanComment {
         repo_root_summaries: vec![root],
         drift_warnings: vec![],
         denials: vec![],
-        notes: vec!["Comment `/apply` to apply this plan.".into()],
+        notes: vec![RunNote::ApplyToProceed],
     }
 }
 
@@ -170,7 +173,7 @@ fn row(address: &str, action: &str, result: ApplyResult) -> ApplyRow {
     }
 }
 
-fn apply_root(status: ApplyStatus, rows: Vec<ApplyRow>) -> RootApply {
+pub(super) fn apply_root(status: ApplyStatus, rows: Vec<ApplyRow>) -> RootApply {
     let count = |r: ApplyResult| rows.iter().filter(|row| row.result == r).count() as u32;
     RootApply {
         project: "eks".into(),
@@ -285,7 +288,9 @@ pub fn apply_partial_failure() -> ApplyComment {
     root.denials = vec![seed_000_denial()];
     let mut skipped = apply_root(
         ApplyStatus::Skipped {
-            reason: "depends on `eks`, which failed".into(),
+            reason: SkipReason::DependencyFailed {
+                dependency: "eks".into(),
+            },
         },
         vec![],
     );
@@ -315,7 +320,7 @@ pub fn apply_interrupted() -> ApplyComment {
     ApplyComment {
         meta: meta(23),
         roots: vec![root],
-        notes: vec!["Run `/plan` again to see what is left.".into()],
+        notes: vec![RunNote::PlanAgainToSeeWhatIsLeft],
     }
 }
 
@@ -368,6 +373,7 @@ pub fn notices() -> Vec<Notice> {
         },
         NoticeBody::InternalError,
     ];
+    let bodies = bodies.into_iter().chain(notes::new_notice_bodies());
     bodies
         .into_iter()
         .map(|body| Notice {

@@ -1,0 +1,194 @@
+//! The configuration's sources: flags / environment variables (clap) and the optional
+//! `tfgate.toml`, and the layering of the first over the second.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// Values that may come from flags or environment variables (clap fills these).
+#[derive(Debug, Default, Clone, clap::Args)]
+pub struct ConfigArgs {
+    /// Path of an optional TOML configuration file.
+    #[arg(long, env = "TFGATE_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
+    /// Address the HTTP server listens on.
+    #[arg(long, env = "TFGATE_ADDR", global = true)]
+    pub addr: Option<SocketAddr>,
+    /// Directory for the SQLite database, App credentials and keys.
+    #[arg(long, env = "TFGATE_DATA_DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// Database URL: `sqlite://…` (default, in the data directory) or `postgres://…`.
+    #[arg(long, env = "DATABASE_URL", global = true, hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Webhook secret(s), comma-separated; any of them is accepted (rotation).
+    #[arg(
+        long,
+        env = "TFGATE_WEBHOOK_SECRET",
+        global = true,
+        hide_env_values = true
+    )]
+    pub webhook_secret: Option<String>,
+    /// GitHub App id.
+    #[arg(long, env = "TFGATE_APP_ID", global = true)]
+    pub app_id: Option<u64>,
+    /// GitHub App slug (the `@name` of the bot).
+    #[arg(long, env = "TFGATE_APP_SLUG", global = true)]
+    pub app_slug: Option<String>,
+    /// Path of the GitHub App private key (PEM).
+    #[arg(long, env = "TFGATE_PRIVATE_KEY_PATH", global = true)]
+    pub private_key_path: Option<PathBuf>,
+    /// The GitHub App private key itself (PEM), for platforms that hand secrets over as
+    /// environment variables. Meant for the environment: a flag would show in `ps`.
+    #[arg(
+        long,
+        env = "TFGATE_PRIVATE_KEY",
+        global = true,
+        hide = true,
+        hide_env_values = true
+    )]
+    pub private_key: Option<String>,
+    /// GitHub REST API base URL (GitHub Enterprise: `https://HOST/api/v3`).
+    #[arg(long, env = "TFGATE_GITHUB_API_URL", global = true)]
+    pub github_api_url: Option<String>,
+    /// GitHub web URL, used by the App-manifest setup flow.
+    #[arg(long, env = "TFGATE_GITHUB_URL", global = true)]
+    pub github_url: Option<String>,
+    /// Public URL of this server (webhook and setup callback URLs are built from it).
+    #[arg(long, env = "TFGATE_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+    /// Number of embedded workers `serve` runs (0: none; run `tfgate worker` separately).
+    #[arg(long, env = "TFGATE_WORKERS", global = true)]
+    pub workers: Option<usize>,
+    /// Largest webhook body accepted, in bytes.
+    #[arg(long, env = "TFGATE_MAX_BODY_BYTES", global = true)]
+    pub max_body_bytes: Option<usize>,
+    /// Log format: `text` or `json`.
+    #[arg(long, env = "TFGATE_LOG_FORMAT", global = true)]
+    pub log_format: Option<String>,
+    /// Directory of server-side policy files.
+    #[arg(long, env = "TFGATE_POLICY_DIR", global = true)]
+    pub policy_dir: Option<PathBuf>,
+    /// Directory whose templates override the embedded comment templates.
+    #[arg(long, env = "TFGATE_TEMPLATE_DIR", global = true)]
+    pub template_dir: Option<PathBuf>,
+    /// Job lease in seconds; a job whose worker stops heartbeating is re-claimed after it.
+    #[arg(long, env = "TFGATE_JOB_LEASE_SECS", global = true)]
+    pub job_lease_secs: Option<u64>,
+    /// Attempts before a job that keeps failing transiently is given up.
+    #[arg(long, env = "TFGATE_JOB_MAX_ATTEMPTS", global = true)]
+    pub job_max_attempts: Option<i64>,
+    /// The Terraform (or OpenTofu) binary.
+    #[arg(long, env = "TFGATE_TERRAFORM", global = true)]
+    pub terraform: Option<PathBuf>,
+    /// A Terraform CLI configuration file given to every run (e.g. a provider mirror).
+    #[arg(long, env = "TFGATE_TF_CLI_CONFIG", global = true)]
+    pub tf_cli_config: Option<PathBuf>,
+    /// A provider filesystem mirror directory, bound read-only into the sandbox.
+    #[arg(long, env = "TFGATE_PROVIDER_MIRROR", global = true)]
+    pub provider_mirror: Option<PathBuf>,
+    /// `bwrap` (default) or `none` (development only: no isolation, warns on every run).
+    #[arg(long, env = "TFGATE_SANDBOX", global = true)]
+    pub sandbox: Option<String>,
+    /// Key sealing plan files and raw logs (32 bytes, base64); default: a key file created
+    /// (mode 0600) in the data directory.
+    #[arg(
+        long,
+        env = "TFGATE_ENCRYPTION_KEY",
+        global = true,
+        hide_env_values = true
+    )]
+    pub encryption_key: Option<String>,
+    /// AWS region for STS and CloudTrail calls.
+    #[arg(long, env = "TFGATE_AWS_REGION", global = true)]
+    pub aws_region: Option<String>,
+    /// Override every AWS endpoint (tests: moto); unset for real AWS.
+    #[arg(long, env = "TFGATE_AWS_ENDPOINT_URL", global = true)]
+    pub aws_endpoint_url: Option<String>,
+    /// Where run workdirs are created (default: DATA_DIR/work).
+    #[arg(long, env = "TFGATE_WORK_DIR", global = true)]
+    pub work_dir: Option<PathBuf>,
+    /// Override the CloudTrail endpoint only (tests: a local fake); default: as other AWS calls.
+    #[arg(long, env = "TFGATE_CLOUDTRAIL_ENDPOINT_URL", global = true)]
+    pub cloudtrail_endpoint_url: Option<String>,
+    /// Seconds between CloudTrail polls, comma-separated (default 30,60,90,120,180,180,180,60).
+    #[arg(long, env = "TFGATE_ENRICH_SCHEDULE", global = true)]
+    pub enrich_schedule: Option<String>,
+    /// Days finished jobs, their deliveries and old runs' plan files and logs are kept; 0 keeps
+    /// everything (default 30, at least 8).
+    #[arg(long, env = "TFGATE_RETENTION_DAYS", global = true)]
+    pub retention_days: Option<u32>,
+}
+
+/// The optional `tfgate.toml`; keys are the flag names with `_` (e.g. `data_dir`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ConfigFile {
+    pub(super) addr: Option<SocketAddr>,
+    pub(super) data_dir: Option<PathBuf>,
+    pub(super) database_url: Option<String>,
+    pub(super) webhook_secret: Option<String>,
+    pub(super) app_id: Option<u64>,
+    pub(super) app_slug: Option<String>,
+    pub(super) private_key_path: Option<PathBuf>,
+    pub(super) github_api_url: Option<String>,
+    pub(super) github_url: Option<String>,
+    pub(super) public_url: Option<String>,
+    pub(super) workers: Option<usize>,
+    pub(super) max_body_bytes: Option<usize>,
+    pub(super) log_format: Option<String>,
+    pub(super) policy_dir: Option<PathBuf>,
+    pub(super) template_dir: Option<PathBuf>,
+    pub(super) job_lease_secs: Option<u64>,
+    pub(super) job_max_attempts: Option<i64>,
+    pub(super) terraform: Option<PathBuf>,
+    pub(super) tf_cli_config: Option<PathBuf>,
+    pub(super) provider_mirror: Option<PathBuf>,
+    pub(super) sandbox: Option<String>,
+    pub(super) encryption_key: Option<String>,
+    pub(super) aws_region: Option<String>,
+    pub(super) aws_endpoint_url: Option<String>,
+    pub(super) work_dir: Option<PathBuf>,
+    pub(super) cloudtrail_endpoint_url: Option<String>,
+    pub(super) enrich_schedule: Option<String>,
+    pub(super) retention_days: Option<u32>,
+}
+
+impl ConfigArgs {
+    /// Each value set by a flag or environment variable, else the file's.
+    pub(super) fn over(&self, file: ConfigFile) -> ConfigFile {
+        ConfigFile {
+            addr: self.addr.or(file.addr),
+            data_dir: self.data_dir.clone().or(file.data_dir),
+            database_url: self.database_url.clone().or(file.database_url),
+            webhook_secret: self.webhook_secret.clone().or(file.webhook_secret),
+            app_id: self.app_id.or(file.app_id),
+            app_slug: self.app_slug.clone().or(file.app_slug),
+            private_key_path: self.private_key_path.clone().or(file.private_key_path),
+            github_api_url: self.github_api_url.clone().or(file.github_api_url),
+            github_url: self.github_url.clone().or(file.github_url),
+            public_url: self.public_url.clone().or(file.public_url),
+            workers: self.workers.or(file.workers),
+            max_body_bytes: self.max_body_bytes.or(file.max_body_bytes),
+            log_format: self.log_format.clone().or(file.log_format),
+            policy_dir: self.policy_dir.clone().or(file.policy_dir),
+            template_dir: self.template_dir.clone().or(file.template_dir),
+            job_lease_secs: self.job_lease_secs.or(file.job_lease_secs),
+            job_max_attempts: self.job_max_attempts.or(file.job_max_attempts),
+            terraform: self.terraform.clone().or(file.terraform),
+            tf_cli_config: self.tf_cli_config.clone().or(file.tf_cli_config),
+            provider_mirror: self.provider_mirror.clone().or(file.provider_mirror),
+            sandbox: self.sandbox.clone().or(file.sandbox),
+            encryption_key: self.encryption_key.clone().or(file.encryption_key),
+            aws_region: self.aws_region.clone().or(file.aws_region),
+            aws_endpoint_url: self.aws_endpoint_url.clone().or(file.aws_endpoint_url),
+            work_dir: self.work_dir.clone().or(file.work_dir),
+            cloudtrail_endpoint_url: self
+                .cloudtrail_endpoint_url
+                .clone()
+                .or(file.cloudtrail_endpoint_url),
+            enrich_schedule: self.enrich_schedule.clone().or(file.enrich_schedule),
+            retention_days: self.retention_days.or(file.retention_days),
+        }
+    }
+}

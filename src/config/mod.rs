@@ -1,0 +1,226 @@
+//! Server configuration: command-line flags, then `TFGATE_*` environment variables, then an
+//! optional `tfgate.toml`, then defaults. Unknown keys in the file are rejected.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use secrecy::SecretString;
+
+mod args;
+#[cfg(test)]
+mod tests;
+
+pub use args::ConfigArgs;
+use args::ConfigFile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub addr: SocketAddr,
+    pub data_dir: PathBuf,
+    pub database_url: String,
+    pub webhook_secrets: Vec<SecretString>,
+    pub app_id: Option<u64>,
+    pub app_slug: String,
+    pub private_key_path: Option<PathBuf>,
+    /// `TFGATE_PRIVATE_KEY`: the PEM itself.
+    pub private_key: Option<SecretString>,
+    pub github_api_url: String,
+    pub github_url: String,
+    pub public_url: Option<String>,
+    pub workers: usize,
+    pub max_body_bytes: usize,
+    pub log_format: LogFormat,
+    pub policy_dir: PathBuf,
+    pub template_dir: Option<PathBuf>,
+    pub job_lease_secs: u64,
+    pub job_max_attempts: i64,
+    pub terraform: PathBuf,
+    pub tf_cli_config: Option<PathBuf>,
+    pub provider_mirror: Option<PathBuf>,
+    pub sandbox: crate::sandbox::SandboxMode,
+    pub encryption_key: Option<SecretString>,
+    pub aws_region: String,
+    pub aws_endpoint_url: Option<String>,
+    pub work_dir: PathBuf,
+    pub cloudtrail_endpoint_url: Option<String>,
+    /// Delays between CloudTrail polls (about 15 minutes in all by default).
+    pub enrich_schedule: Vec<std::time::Duration>,
+    /// Days rows are kept before pruning (`None`: forever); see [`crate::db::retention`].
+    pub retention_days: Option<u32>,
+}
+
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+pub const DEFAULT_MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
+
+impl Config {
+    /// Resolve flags/env (already in `args`) over the config file over defaults.
+    pub fn resolve(args: &ConfigArgs) -> Result<Config> {
+        let file_path = args.config.clone().or_else(|| {
+            let p = PathBuf::from("tfgate.toml");
+            p.exists().then_some(p)
+        });
+        let file = match &file_path {
+            Some(p) => read_config_file(p)?,
+            None => ConfigFile::default(),
+        };
+        let v = args.over(file);
+        let data_dir = v.data_dir.clone().unwrap_or_else(|| PathBuf::from("data"));
+        Ok(Config {
+            retention_days: retention_days(&v)?,
+            cloudtrail_endpoint_url: v.cloudtrail_endpoint_url,
+            enrich_schedule: enrich_schedule(v.enrich_schedule.as_deref())?,
+            encryption_key: v.encryption_key.map(SecretString::from),
+            aws_region: v.aws_region.unwrap_or_else(|| "us-east-1".into()),
+            aws_endpoint_url: v.aws_endpoint_url,
+            work_dir: v.work_dir.unwrap_or_else(|| data_dir.join("work")),
+            terraform: v.terraform.unwrap_or_else(|| PathBuf::from("terraform")),
+            tf_cli_config: v.tf_cli_config,
+            provider_mirror: v.provider_mirror,
+            sandbox: sandbox_mode(v.sandbox.as_deref())?,
+            addr: v
+                .addr
+                .unwrap_or_else(|| DEFAULT_ADDR.parse().expect("valid default address")),
+            database_url: v
+                .database_url
+                .unwrap_or_else(|| default_sqlite_url(&data_dir)),
+            data_dir,
+            webhook_secrets: split_secrets(v.webhook_secret.as_deref().unwrap_or("")),
+            app_id: v.app_id,
+            app_slug: v.app_slug.unwrap_or_else(|| "tfgate".into()),
+            private_key_path: v.private_key_path,
+            private_key: args
+                .private_key
+                .as_deref()
+                .filter(|pem| !pem.trim().is_empty())
+                .map(|pem| SecretString::from(pem_with_newlines(pem))),
+            github_api_url: trim_url(
+                v.github_api_url
+                    .unwrap_or_else(|| "https://api.github.com".into()),
+            ),
+            github_url: trim_url(v.github_url.unwrap_or_else(|| "https://github.com".into())),
+            public_url: v.public_url.map(trim_url),
+            workers: v.workers.unwrap_or(2),
+            max_body_bytes: v.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
+            log_format: log_format(v.log_format.as_deref())?,
+            policy_dir: v.policy_dir.unwrap_or_else(|| PathBuf::from("policies")),
+            template_dir: v.template_dir,
+            job_lease_secs: job_lease_secs(v.job_lease_secs)?,
+            job_max_attempts: v.job_max_attempts.unwrap_or(5),
+        })
+    }
+
+    pub fn is_postgres(&self) -> bool {
+        self.database_url.starts_with("postgres://")
+            || self.database_url.starts_with("postgresql://")
+    }
+}
+
+fn read_config_file(path: &Path) -> Result<ConfigFile> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading config file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))
+}
+
+fn log_format(value: Option<&str>) -> Result<LogFormat> {
+    match value.unwrap_or("text") {
+        "text" => Ok(LogFormat::Text),
+        "json" => Ok(LogFormat::Json),
+        other => bail!("TFGATE_LOG_FORMAT must be `text` or `json`, not `{other}`"),
+    }
+}
+
+fn sandbox_mode(value: Option<&str>) -> Result<crate::sandbox::SandboxMode> {
+    match value.unwrap_or("bwrap") {
+        "bwrap" => Ok(crate::sandbox::SandboxMode::Bwrap),
+        "none" => Ok(crate::sandbox::SandboxMode::None),
+        other => bail!("TFGATE_SANDBOX must be `bwrap` or `none`, not `{other}`"),
+    }
+}
+
+fn job_lease_secs(value: Option<u64>) -> Result<u64> {
+    let secs = value.unwrap_or(60);
+    if secs < 2 {
+        bail!("job lease must be at least 2 seconds");
+    }
+    Ok(secs)
+}
+
+fn enrich_schedule(value: Option<&str>) -> Result<Vec<std::time::Duration>> {
+    match value {
+        Some(list) => list
+            .split(',')
+            .map(|x| x.trim().parse::<u64>().map(std::time::Duration::from_secs))
+            .collect::<Result<Vec<_>, _>>()
+            .context("TFGATE_ENRICH_SCHEDULE must be comma-separated seconds"),
+        None => Ok(crate::enrich::backoff_schedule()),
+    }
+}
+
+fn retention_days(v: &ConfigFile) -> Result<Option<u32>> {
+    crate::db::retention::retention_days(
+        v.retention_days
+            .unwrap_or(crate::db::retention::DEFAULT_RETENTION_DAYS),
+    )
+    .map_err(|e| anyhow::anyhow!("TFGATE_RETENTION_DAYS: {e}"))
+}
+
+fn default_sqlite_url(data_dir: &Path) -> String {
+    format!("sqlite://{}?mode=rwc", data_dir.join("tfgate.db").display())
+}
+
+fn trim_url(s: String) -> String {
+    s.trim_end_matches('/').to_string()
+}
+
+/// A PEM given in one line with `\n` escapes (as some secret stores keep it) gets its line
+/// breaks back; one with real line breaks is kept as it is.
+fn pem_with_newlines(pem: &str) -> String {
+    if pem.contains('\n') {
+        pem.to_string()
+    } else {
+        pem.replace("\\n", "\n")
+    }
+}
+
+/// Where the App's private key comes from, checked: an App id needs exactly one key source
+/// and a key needs an App id. `None`: no App configured here (the manifest flow's file may
+/// hold one).
+pub fn app_key(config: &Config) -> Result<Option<(u64, SecretString)>> {
+    let key = match (&config.private_key, &config.private_key_path) {
+        (Some(_), Some(_)) => {
+            bail!("set TFGATE_PRIVATE_KEY or TFGATE_PRIVATE_KEY_PATH, not both")
+        }
+        (Some(pem), None) => Some(pem.clone()),
+        (None, Some(path)) => Some(SecretString::from(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("reading the App private key {}", path.display()))?,
+        )),
+        (None, None) => None,
+    };
+    match (config.app_id, key) {
+        (Some(id), Some(key)) => Ok(Some((id, key))),
+        (Some(_), None) => bail!(
+            "TFGATE_APP_ID is set but no private key: set TFGATE_PRIVATE_KEY_PATH (a PEM file) \
+             or TFGATE_PRIVATE_KEY (the PEM itself)"
+        ),
+        (None, Some(_)) => bail!("a GitHub App private key is configured but TFGATE_APP_ID is not"),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Split a comma-separated secret list, dropping empty entries and surrounding spaces.
+pub fn split_secrets(list: &str) -> Vec<SecretString> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| SecretString::from(s.to_string()))
+        .collect()
+}
