@@ -326,11 +326,23 @@ fn inputs_fingerprint(config: &Config, repo: &str) -> Result<()> {
         .for_repo(repo)
         .ok_or_else(|| anyhow::anyhow!("no policy covers {repo}"))?;
     let key = tfgate::crypto::load_or_create_key(&config.data_dir, config.encryption_key.as_ref())?;
-    print!(
-        "{}",
-        tfgate::inputs::inputs_reply(&tfgate::inputs::key_from_seal(&key), policy)
-    );
+    let report = tfgate::inputs::inputs_report(&tfgate::inputs::key_from_seal(&key), policy);
+    let body = tfgate::render::NoticeBody::InputsReport(report);
+    let text = tfgate::state::renderer_for(config)?.render_reply(&cli_meta(), &[body])?;
+    print!("{text}");
     Ok(())
+}
+
+/// Where a reply printed by the CLI would go: no PR, no run.
+fn cli_meta() -> tfgate::render::CommentMeta {
+    tfgate::render::CommentMeta {
+        pr: 0,
+        marker_root: "cli".into(),
+        run_id: "-".into(),
+        head_sha_short: None,
+        command_by: None,
+        check_run_url: None,
+    }
 }
 
 async fn prune(config: &Config) -> Result<()> {

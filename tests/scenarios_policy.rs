@@ -56,6 +56,14 @@ async fn reply_to(h: &Harness, body: &str, who: &str) -> Vec<String> {
         .collect()
 }
 
+/// The text of each reply, without the footer every tfgate comment ends with.
+fn texts(replies: Vec<String>) -> Vec<String> {
+    replies
+        .into_iter()
+        .map(|r| r.split("\n\n---\n_tfgate run").next().unwrap().to_string())
+        .collect()
+}
+
 async fn last_audit_rule(h: &Harness) -> String {
     let a = tfgate::db::audit::recent(&h.state.db, 1).await.unwrap();
     format!("{}:{}", a[0].rule.clone().unwrap_or_default(), a[0].result)
@@ -189,10 +197,16 @@ scenario!(
     policy = POLICY,
     |h| {
         setup(&h);
-        let body = "/paln\n".repeat(500) + "/plan -- -chdir=/etc\n/help";
+        let body = "/plan -- -chdir=/etc\n".to_string() + &"/paln\n".repeat(500) + "/help";
         let replies = reply_to(&h, &body, "alice").await;
         assert_eq!(replies.len(), 1, "one reply whatever the comment holds");
         assert!(replies[0].contains("-chdir"), "{}", replies[0]);
+        assert!(replies[0].contains("496 more line(s)"), "{}", replies[0]);
+        assert!(
+            replies[0].len() < 10_000,
+            "bounded: {} bytes",
+            replies[0].len()
+        );
     }
 );
 
@@ -379,7 +393,7 @@ scenario!(
         let both = queue_run(&h, "plan", &["network", "eks"]).await;
         let eks_apply = queue_run(&h, "apply", &["eks"]).await;
         assert_eq!(
-            reply_to(&h, "/cancel -p eks", "alice").await,
+            texts(reply_to(&h, "/cancel -p eks", "alice").await),
             vec![
                 "Cancelled the queued plan of `eks`; apply of `eks`. A run that has started is \
                   never stopped by a comment."
@@ -391,7 +405,7 @@ scenario!(
         );
         assert_eq!(job_state(&h, eks_apply).await.0, "cancelled");
         assert_eq!(
-            reply_to(&h, "/cancel -p eks", "alice").await,
+            texts(reply_to(&h, "/cancel -p eks", "alice").await),
             vec![
                 "Nothing to cancel: no queued plan or apply of `eks`. A run that has started \
                   is never stopped by a comment."
@@ -412,7 +426,7 @@ scenario!(
         setup(&h);
         // The PR changes two declared projects (eks, argocd): one release each, one reply.
         assert_eq!(
-            reply_to(&h, "/unlock", "alice").await,
+            texts(reply_to(&h, "/unlock", "alice").await),
             vec!["Released 0 lock(s) held by this pull request."]
         );
         let audit = tfgate::db::audit::recent(&h.state.db, 2).await.unwrap();

@@ -81,7 +81,7 @@ scenario!(
         writer_on_eks(&h);
         let apply = running_apply(&h, None).await;
         let replies = comment(&h, "/plan -p eks").await;
-        let busy = format!("`eks` is being applied by run {apply}; wait for it");
+        let busy = format!("`eks` is being applied by run `{apply}`; wait for it");
         assert!(replies.iter().any(|r| r.contains(&busy)), "{replies:?}");
         let runs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM runs")
             .fetch_one(&h.state.db.pool)

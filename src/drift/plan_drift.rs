@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::render::DriftWarning;
+use crate::render::{DriftWarning, RunNote};
 use crate::terraform::PlanJson;
 
 use super::{
@@ -43,6 +43,27 @@ pub enum DriftNote {
         committed: String,
         live: String,
     },
+}
+
+impl DriftNote {
+    /// The note as the plan comment shows it, for `project`.
+    pub fn into_run_note(self, project: &str) -> RunNote {
+        let project = project.to_string();
+        match self {
+            DriftNote::InputUnreadable { input } => RunNote::InputUnreadable { project, input },
+            DriftNote::LockFileInvalid { line } => RunNote::LockFileInvalid { project, line },
+            DriftNote::LockFileDiffers {
+                input,
+                committed,
+                live,
+            } => RunNote::LockFileDiffers {
+                project,
+                input,
+                committed,
+                live,
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]

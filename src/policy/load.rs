@@ -174,15 +174,6 @@ fn specificity(pattern: &str) -> (bool, usize) {
     (!wild, literal)
 }
 
-/// The reply posted once on a repository without a policy (never more than once per repo).
-pub fn not_enabled_reply(repo: &str) -> String {
-    format!(
-        "tfgate is installed but not enabled for `{repo}`: no admin policy covers this repository, \
-         so commands here are ignored. An admin enables it by adding a policy file whose `repos` \
-         matches `{repo}` to the tfgate server's `policies/` directory (see policies/README.md)."
-    )
-}
-
 /// The notice form of the not-enabled reply (`not_enabled.md.j2`: a heading saying tfgate is
 /// not enabled here, "Nothing was run." and how an admin enables it).
 pub fn not_enabled_notice(repo: &str) -> crate::render::NoticeBody {

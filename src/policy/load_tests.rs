@@ -192,9 +192,12 @@ fn not_enabled_notice_says_how_to_enable_the_repo() {
 }
 
 #[test]
-fn not_enabled_reply_names_the_repo() {
-    let text = not_enabled_reply("acme/web");
-    assert!(text.contains("`acme/web`") && text.contains("policies/"));
+fn not_enabled_notice_names_the_repo() {
+    let crate::render::NoticeBody::NotEnabled { how_to_enable } = not_enabled_notice("acme/web")
+    else {
+        panic!("not the not-enabled notice");
+    };
+    assert!(how_to_enable.contains("`acme/web`") && how_to_enable.contains("policies/"));
 }
 
 /// Every shipped example in `policies/` loads with zero problems, together.

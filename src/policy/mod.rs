@@ -25,8 +25,7 @@ pub use decide::{decide, Decision, Outcome, RULES};
 pub use explain::explain;
 pub use facts::{Actor, CheckRun, PolicyCommand, PrFacts, Review, ReviewState, Target};
 pub use load::{
-    is_policy_file_name, load_policies, load_policy, not_enabled_notice, not_enabled_reply,
-    AmbiguousPolicy, PolicySet,
+    is_policy_file_name, load_policies, load_policy, not_enabled_notice, AmbiguousPolicy, PolicySet,
 };
 pub use model::{
     Input, InputSource, ProjectOrigin, RepoPolicy, ResolvedProject, SessionPolicy, TerraformSpec,

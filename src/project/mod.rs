@@ -13,7 +13,7 @@ mod paths;
 mod spec;
 
 pub use affected::{affected_projects, is_project_affected, ModuleGraph, DEFAULT_WHEN_MODIFIED};
-pub use effective::{layout_problems_notice, layout_problems_reply, policy_with_base_layout};
+pub use effective::{layout_problems_notice, policy_with_base_layout};
 pub use layout::{parse_layout, LayoutProject, RepoLayout, LAYOUT_FILE_NAME};
 pub use merge::{merge_layout, LayoutMerge};
 pub use modules::find_local_module_sources;

@@ -33,10 +33,14 @@ pub enum CommentKind {
     InputDriftRefused,
     HeadMoved,
     JobFailed,
+    RootBusy,
+    Outsider,
+    RateLimited,
+    MoreRejected,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 20] = [
+    pub const ALL: [CommentKind; 24] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -57,6 +61,10 @@ impl CommentKind {
         CommentKind::InputDriftRefused,
         CommentKind::HeadMoved,
         CommentKind::JobFailed,
+        CommentKind::RootBusy,
+        CommentKind::Outsider,
+        CommentKind::RateLimited,
+        CommentKind::MoreRejected,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -81,6 +89,10 @@ impl CommentKind {
             CommentKind::InputDriftRefused => "input_drift_refused",
             CommentKind::HeadMoved => "head_moved",
             CommentKind::JobFailed => "job_failed",
+            CommentKind::RootBusy => "root_busy",
+            CommentKind::Outsider => "outsider",
+            CommentKind::RateLimited => "rate_limited",
+            CommentKind::MoreRejected => "more_rejected",
         }
     }
 

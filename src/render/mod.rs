@@ -156,6 +156,43 @@ impl Renderer {
         Ok(text)
     }
 
+    /// One reply made of several notices (a comment's answers): each notice's text without
+    /// its footer, separated by rules, then one footer and the first notice's marker.
+    pub fn render_reply(
+        &self,
+        meta: &CommentMeta,
+        bodies: &[NoticeBody],
+    ) -> Result<String, RenderError> {
+        let [first, rest @ ..] = bodies else {
+            return Ok(String::new());
+        };
+        if rest.is_empty() {
+            return self.render_notice(&Notice {
+                meta: meta.clone(),
+                body: first.clone(),
+            });
+        }
+        let mut parts = Vec::with_capacity(bodies.len() + 1);
+        for body in bodies {
+            let name = format!("{}.md.j2", notice_kind(body).as_str());
+            let ctx = context! { meta => meta, body => body, combined => true, marker => "" };
+            parts.push(self.render(&name, ctx)?.trim_end().to_string());
+        }
+        let marker = comment_marker(notice_kind(first), meta);
+        let footer =
+            self.render_with_marker("_footer.md.j2", context! { meta => meta }, &marker)?;
+        let text = format!("{}\n{footer}", parts.join("\n\n---\n\n"));
+        let chars = char_count(&text);
+        if chars > COMMENT_LIMIT_CHARS {
+            return Err(RenderError::TooLarge {
+                kind: notice_kind(first).as_str(),
+                chars,
+                limit: COMMENT_LIMIT_CHARS,
+            });
+        }
+        Ok(text)
+    }
+
     /// Renders `name` and makes sure the marker is present even if an override dropped it.
     fn render_with_marker(
         &self,
@@ -342,6 +379,10 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::ProjectsGone { .. } => CommentKind::ProjectsGone,
         NoticeBody::InputDriftRefused { .. } => CommentKind::InputDriftRefused,
         NoticeBody::HeadMoved { .. } => CommentKind::HeadMoved,
+        NoticeBody::RootBusy { .. } => CommentKind::RootBusy,
+        NoticeBody::Outsider { .. } => CommentKind::Outsider,
+        NoticeBody::RateLimited { .. } => CommentKind::RateLimited,
+        NoticeBody::MoreRejected { .. } => CommentKind::MoreRejected,
         NoticeBody::JobFailed { .. } => CommentKind::JobFailed,
     }
 }

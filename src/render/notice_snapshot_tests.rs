@@ -34,6 +34,10 @@ fn every_reply_kind_has_a_snapshot() {
         (CommentKind::InputDriftRefused, "notice_input_drift_refused"),
         (CommentKind::HeadMoved, "notice_head_moved"),
         (CommentKind::JobFailed, "notice_job_failed"),
+        (CommentKind::RootBusy, "notice_root_busy"),
+        (CommentKind::Outsider, "notice_outsider"),
+        (CommentKind::RateLimited, "notice_rate_limited"),
+        (CommentKind::MoreRejected, "notice_more_rejected"),
     ];
     for (kind, name) in kinds {
         let text = rendered(kind);
@@ -63,11 +67,11 @@ fn replies_keep_their_wording() {
         ),
         (
             CommentKind::NotAPullRequest,
-            format!("{}\n", crate::run_planner::comment::NOT_A_PULL_REQUEST),
+            "tfgate runs commands on pull requests only; comment on the pull request that changes the Terraform code.\n".to_string(),
         ),
         (
             CommentKind::NoAffectedRoot,
-            format!("{}\n", crate::run_planner::targets::NO_AFFECTED_ROOT),
+            "this pull request changes no Terraform root that the admin policy declares; name one with `-p PROJECT` or `-d DIR`.\n".to_string(),
         ),
         (
             CommentKind::ProjectsGone,

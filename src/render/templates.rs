@@ -103,6 +103,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/locks_released.md.j2"),
     ),
     (
+        "more_rejected.md.j2",
+        include_str!("../../templates/more_rejected.md.j2"),
+    ),
+    (
         "no_affected_root.md.j2",
         include_str!("../../templates/no_affected_root.md.j2"),
     ),
@@ -113,6 +117,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     (
         "not_enabled.md.j2",
         include_str!("../../templates/not_enabled.md.j2"),
+    ),
+    (
+        "outsider.md.j2",
+        include_str!("../../templates/outsider.md.j2"),
     ),
     ("plan.md.j2", include_str!("../../templates/plan.md.j2")),
     (
@@ -126,5 +134,13 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     (
         "projects_gone.md.j2",
         include_str!("../../templates/projects_gone.md.j2"),
+    ),
+    (
+        "rate_limited.md.j2",
+        include_str!("../../templates/rate_limited.md.j2"),
+    ),
+    (
+        "root_busy.md.j2",
+        include_str!("../../templates/root_busy.md.j2"),
     ),
 ];

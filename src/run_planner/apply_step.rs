@@ -3,37 +3,9 @@
 //! on with the plan run it applies. Pure; locks, the drift gate's audit and Terraform follow
 //! in the worker.
 
-use super::record::{PlanRecord, RunStatus};
+pub use crate::render::SkipReason;
 
-/// Why a root of an `/apply` was not run; the next `/apply` resumes there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SkipReason {
-    NoCurrentPlan {
-        project: String,
-    },
-    Locked {
-        project: String,
-    },
-    /// Another plan or apply of the root is running.
-    Busy {
-        project: String,
-    },
-    AwaitingInputDecision {
-        project: String,
-    },
-    NoReadablePlan {
-        project: String,
-    },
-    NoTerraform {
-        project: String,
-    },
-    CouldNotStart {
-        project: String,
-    },
-    Failed {
-        project: String,
-    },
-}
+use super::record::{PlanRecord, RunStatus};
 
 /// The plan run an apply would apply, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -43,8 +43,6 @@ pub fn cancel_steps(queued: &[(i64, RunJob)], projects: &[String]) -> Vec<Cancel
         .collect()
 }
 
-const NEVER_STOPS_A_RUN: &str = "A run that has started is never stopped by a comment.";
-
 /// The one reply to `/cancel` as a view model (rendered by `cancel_report.md.j2`).
 /// `cancelled` are the steps' `cancelled` parts of the jobs that were changed, in queue order.
 pub fn cancel_report(asked: &[String], cancelled: &[(String, Vec<String>)]) -> CancelReport {
@@ -58,29 +56,6 @@ pub fn cancel_report(asked: &[String], cancelled: &[(String, Vec<String>)]) -> C
             })
             .collect(),
     }
-}
-
-/// The one reply to `/cancel`: what was cancelled (command and projects, in queue order), or
-/// that nothing was queued for the projects asked about.
-pub fn cancel_reply(asked: &[String], cancelled: &[(String, Vec<String>)]) -> String {
-    let names = |ps: &[String]| {
-        ps.iter()
-            .map(|p| format!("`{p}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if cancelled.is_empty() {
-        return format!(
-            "Nothing to cancel: no queued plan or apply of {}. {NEVER_STOPS_A_RUN}",
-            names(asked)
-        );
-    }
-    let list = cancelled
-        .iter()
-        .map(|(command, projects)| format!("{command} of {}", names(projects)))
-        .collect::<Vec<_>>()
-        .join("; ");
-    format!("Cancelled the queued {list}. {NEVER_STOPS_A_RUN}")
 }
 
 #[cfg(test)]
@@ -150,7 +125,7 @@ mod tests {
     }
 
     #[test]
-    fn the_rendered_report_says_what_the_old_reply_said() {
+    fn the_report_names_what_was_cancelled_or_that_nothing_was_queued() {
         use crate::render::{samples_meta, Notice, NoticeBody, Renderer};
         let renderer = Renderer::new().unwrap();
         // (asked, cancelled (command, projects))
@@ -165,34 +140,29 @@ mod tests {
             ),
             (names(&["eks"]), vec![]),
         ];
+        let mut texts = Vec::new();
         for (asked, cancelled) in cases {
             let notice = Notice {
                 meta: samples_meta(7),
                 body: NoticeBody::CancelReport(cancel_report(&asked, &cancelled)),
             };
-            let text = renderer.render_notice(&notice).unwrap();
-            let old = cancel_reply(&asked, &cancelled);
-            assert!(text.starts_with(&format!("{old}\n")), "{text}");
+            texts.push(renderer.render_notice(&notice).unwrap());
         }
-    }
-
-    #[test]
-    fn one_reply_names_what_was_cancelled_or_that_nothing_was_queued() {
-        assert_eq!(
-            cancel_reply(
-                &names(&["eks", "network"]),
-                &[
-                    ("plan".into(), names(&["eks", "network"])),
-                    ("apply".into(), names(&["eks"]))
-                ]
+        assert!(
+            texts[0].starts_with(
+                "Cancelled the queued plan of `eks`, `network`; apply of `eks`. A run that has \
+             started is never stopped by a comment.\n"
             ),
-            "Cancelled the queued plan of `eks`, `network`; apply of `eks`. A run that has \
-             started is never stopped by a comment."
+            "{}",
+            texts[0]
         );
-        assert_eq!(
-            cancel_reply(&names(&["eks"]), &[]),
-            "Nothing to cancel: no queued plan or apply of `eks`. A run that has started is \
-             never stopped by a comment."
+        assert!(
+            texts[1].starts_with(
+                "Nothing to cancel: no queued plan or apply of `eks`. A run that has started is \
+             never stopped by a comment.\n"
+            ),
+            "{}",
+            texts[1]
         );
     }
 }

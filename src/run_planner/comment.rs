@@ -1,23 +1,25 @@
-//! A PR comment → effects. Bots are ignored; each rejected command gets a reply saying exactly
-//! what was wrong; `/help` and unknown `tfgate`/`@app` commands get the help text; accepted
-//! commands get one 👀 reaction and go on to policy and the run queue.
+//! A PR comment → effects. Bots are ignored; each rejected command gets a part of the one
+//! reply saying exactly what was wrong; `/help` and unknown `tfgate`/`@app` commands add the
+//! help text once; accepted commands get one 👀 reaction and go on to policy and the run queue.
 
 use crate::command::Command;
 use crate::command::{help_text, CommandKind, ParseError};
+use crate::render::NoticeBody;
 use crate::webhook::event::CommentJob;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommentEffect {
     /// React to the triggering comment.
     React(&'static str),
-    /// Post a reply on the PR.
-    Reply(String),
+    /// A part of the comment's one reply.
+    Reply(NoticeBody),
     /// A command that passed parsing; policy and execution come next.
     Accept(Command),
 }
 
-pub const NOT_A_PULL_REQUEST: &str =
-    "tfgate runs commands on pull requests only; comment on the pull request that changes the Terraform code.";
+/// Rejected lines answered one by one; the rest are counted, so that any comment gets one
+/// reply of bounded size.
+pub const REJECTIONS_SHOWN: usize = 5;
 
 /// Decide the effects of one comment, given the parser's results.
 pub fn comment_effects(
@@ -29,31 +31,33 @@ pub fn comment_effects(
         return Vec::new();
     }
     if !job.is_pull_request {
-        return vec![CommentEffect::Reply(NOT_A_PULL_REQUEST.to_string())];
+        return vec![CommentEffect::Reply(NoticeBody::NotAPullRequest)];
     }
     let mut effects = Vec::new();
     let mut accepted = Vec::new();
-    let mut help_sent = false;
+    let mut help_wanted = false;
+    let mut rejected = 0;
     for result in parsed {
         match result {
-            Ok(cmd) if cmd.kind == CommandKind::Help => {
-                if !help_sent {
-                    effects.push(CommentEffect::Reply(help_text(app_slug)));
-                    help_sent = true;
-                }
-            }
+            Ok(cmd) if cmd.kind == CommandKind::Help => help_wanted = true,
             Ok(cmd) => accepted.push(cmd),
-            Err(e @ ParseError::UnknownCommand { .. }) => {
-                let mut reply = e.to_string();
-                if !help_sent {
-                    reply.push_str("\n\n");
-                    reply.push_str(&help_text(app_slug));
-                    help_sent = true;
+            Err(e) => {
+                help_wanted |= matches!(e, ParseError::UnknownCommand { .. });
+                rejected += 1;
+                if rejected <= REJECTIONS_SHOWN {
+                    let reason = e.to_string();
+                    effects.push(CommentEffect::Reply(NoticeBody::CommandRejected { reason }));
                 }
-                effects.push(CommentEffect::Reply(reply));
             }
-            Err(e) => effects.push(CommentEffect::Reply(e.to_string())),
         }
+    }
+    if rejected > REJECTIONS_SHOWN {
+        let more = (rejected - REJECTIONS_SHOWN) as u64;
+        effects.push(CommentEffect::Reply(NoticeBody::MoreRejected { more }));
+    }
+    if help_wanted {
+        let markdown = help_text(app_slug);
+        effects.push(CommentEffect::Reply(NoticeBody::Help { markdown }));
     }
     if !accepted.is_empty() {
         effects.insert(0, CommentEffect::React("eyes"));

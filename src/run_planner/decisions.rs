@@ -10,10 +10,7 @@ use super::targets::{policy_command, targets};
 #[derive(Debug, Clone)]
 pub enum CommandDecision {
     /// A bare command on a PR that affects no declared root.
-    NoTarget {
-        command: PolicyCommand,
-        reply: &'static str,
-    },
+    NoTarget { command: PolicyCommand },
     /// The decision for one target of the command.
     Decided {
         command: Box<Command>,
@@ -45,7 +42,7 @@ pub fn decide_commands(
             continue;
         };
         match targets(cmd, policy, facts) {
-            Err(reply) => out.push(CommandDecision::NoTarget { command: pc, reply }),
+            Err(_) => out.push(CommandDecision::NoTarget { command: pc }),
             Ok(list) => out.extend(list.into_iter().map(|target| CommandDecision::Decided {
                 decision: decide(actor, pc, &target, facts, policy),
                 command: Box::new(cmd.clone()),
@@ -151,7 +148,6 @@ mod tests {
             d.as_slice(),
             [CommandDecision::NoTarget {
                 command: PolicyCommand::Plan,
-                ..
             }]
         ));
         assert!(allowed_targets(&d).is_empty());

@@ -17,14 +17,17 @@ pub fn policy_command(kind: CommandKind) -> Option<PolicyCommand> {
     }
 }
 
-pub const NO_AFFECTED_ROOT: &str = "this pull request changes no Terraform root that the admin policy declares; name one with `-p PROJECT` or `-d DIR`.";
+/// A bare command on a PR that changes no declared root (answered with
+/// `NoticeBody::NoAffectedRoot`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoAffectedRoot;
 
 /// The targets of a command: the one it names, or every root the PR affects.
 pub fn targets(
     cmd: &Command,
     policy: &RepoPolicy,
     facts: &PrFacts,
-) -> Result<Vec<Target>, &'static str> {
+) -> Result<Vec<Target>, NoAffectedRoot> {
     if cmd.project.is_some() || cmd.dir.is_some() {
         return Ok(vec![Target {
             project: cmd.project.clone(),
@@ -34,7 +37,7 @@ pub fn targets(
     }
     let affected = affected_projects(&facts.changed_files, &policy.specs(), &facts.module_calls);
     if affected.is_empty() {
-        return Err(NO_AFFECTED_ROOT);
+        return Err(NoAffectedRoot);
     }
     Ok(affected
         .into_iter()
@@ -84,7 +87,7 @@ mod tests {
         assert_eq!(t, vec![Target::project("eks")]);
         assert_eq!(
             targets(&cmd("/apply"), &p, &facts(&["README.md"])),
-            Err(NO_AFFECTED_ROOT)
+            Err(NoAffectedRoot)
         );
     }
 

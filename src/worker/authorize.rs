@@ -13,8 +13,9 @@ use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
 use crate::github::{api, facts};
 use crate::jobs::JobError;
-use crate::policy::{not_enabled_reply, Actor, GitHubPermission, RepoPolicy};
-use crate::project::layout_problems_reply;
+use crate::policy::{not_enabled_notice, Actor, GitHubPermission, RepoPolicy};
+use crate::project::layout_problems_notice;
+use crate::render::NoticeBody;
 use crate::run_planner::decisions::{
     allowed_targets, decide_commands, teams_named, AllowedTarget, CommandDecision,
 };
@@ -69,7 +70,7 @@ pub async fn authorize(
     let (policy, layout_problems) =
         policy_for_pr(gh, &comment.repo, policy, &pr_facts.base_ref).await?;
     if !layout_problems.is_empty() {
-        replies.push(layout_problems_reply(&pr_facts.base_ref, &layout_problems));
+        replies.push(layout_problems_notice(&pr_facts.base_ref, &layout_problems));
     }
     let actor = commenter(gh, comment, &policy, permission).await?;
     let decisions = decide_commands(&actor, commands, &policy, &pr_facts);
@@ -101,7 +102,7 @@ pub async fn repo_policy(
         .await
         .map_err(JobError::Transient)?;
     if !told {
-        replies.push(not_enabled_reply(&repo));
+        replies.push(not_enabled_notice(&repo));
     }
     audit(state, comment, "command", NOT_ENABLED_RULE, "ignored", None).await?;
     Ok(None)
@@ -140,7 +141,7 @@ async fn record_decisions(
 ) -> Result<(), JobError> {
     for d in decisions {
         match d {
-            CommandDecision::NoTarget { command, reply: r } => {
+            CommandDecision::NoTarget { command } => {
                 audit(
                     state,
                     comment,
@@ -150,7 +151,7 @@ async fn record_decisions(
                     None,
                 )
                 .await?;
-                replies.push(*r);
+                replies.push(NoticeBody::NoAffectedRoot);
             }
             CommandDecision::Decided {
                 policy_command,
@@ -173,7 +174,10 @@ async fn record_decisions(
                 )
                 .await?;
                 if let Some(reason) = decision.reason() {
-                    replies.push(reason);
+                    replies.push(NoticeBody::PolicyDenied {
+                        reason: reason.to_string(),
+                        rule: decision.rule.to_string(),
+                    });
                 }
             }
         }

@@ -23,7 +23,7 @@ use crate::github::api;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
 use crate::jobs::{EnrichJob, PendingFailure};
 use crate::redact::{RedactionConfig, Redactor};
-use crate::render::{Renderer, RootApply};
+use crate::render::{RootApply, RunNote};
 use crate::state::AppState;
 
 /// The `Username` of a run's session in CloudTrail.
@@ -130,9 +130,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         root.pending_enrichment = pending_here && !done;
     }
     if done && (!poll.still.is_empty() || poll.gave_up) {
-        e.comment.notes.push(
-            "CloudTrail did not confirm every denied action in time; an admin can read the run's raw log with `tfgate logs`.".into(),
-        );
+        e.comment.notes.push(RunNote::CloudTrailUnconfirmed);
     }
     if done || poll.found_any {
         update_comment(state, &e).await?;
@@ -196,8 +194,9 @@ async fn update_comment(state: &AppState, e: &EnrichJob) -> Result<(), JobError>
     let gh = app
         .installation(e.repo.installation_id)
         .map_err(JobError::Permanent)?;
-    let body = Renderer::new()
-        .and_then(|r| r.render_apply(&e.comment))
+    let body = state
+        .renderer
+        .render_apply(&e.comment)
         .map_err(|err| JobError::Permanent(anyhow!("rendering: {err}")))?;
     api::update_comment(&gh, &e.repo, e.comment_id, &body)
         .await

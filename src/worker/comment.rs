@@ -16,7 +16,8 @@ use crate::github::{api, GitHubApp};
 use crate::inputs;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob, RunJob};
 use crate::policy::{GitHubPermission, RepoPolicy};
-use crate::run_planner::cancel::{cancel_reply, cancel_steps};
+use crate::render::{CancelReport, CommentMeta, NoticeBody};
+use crate::run_planner::cancel::{cancel_report, cancel_steps};
 use crate::run_planner::comment::{comment_effects, CommentEffect};
 use crate::run_planner::enqueue::{
     apply_projects, command_actions, max_attempts, CommandActions, CommandRequest,
@@ -54,24 +55,41 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     }
     let mut replies = Replies::default();
     let outcome = respond(state, &app, &gh, &comment, effects, &mut replies).await;
-    replies.post(&gh, &comment).await?;
+    replies.post(state, &gh, &comment, job.id).await?;
     outcome
 }
 
 /// Everything a comment job answers, posted as one comment.
 #[derive(Default)]
-pub(super) struct Replies(Vec<String>);
+pub(super) struct Replies(Vec<NoticeBody>);
 
 impl Replies {
-    pub fn push(&mut self, body: impl Into<String>) {
-        self.0.push(body.into());
+    pub fn push(&mut self, body: NoticeBody) {
+        self.0.push(body);
     }
 
-    async fn post(self, gh: &Octocrab, comment: &CommentJob) -> Result<(), JobError> {
+    async fn post(
+        self,
+        state: &AppState,
+        gh: &Octocrab,
+        comment: &CommentJob,
+        job_id: i64,
+    ) -> Result<(), JobError> {
         if self.0.is_empty() {
             return Ok(());
         }
-        let body = self.0.join("\n\n---\n\n");
+        let meta = CommentMeta {
+            pr: comment.number as u64,
+            marker_root: format!("comment-{}", comment.comment_id),
+            run_id: job_id.to_string(),
+            head_sha_short: None,
+            command_by: Some(comment.author.clone()),
+            check_run_url: None,
+        };
+        let body = state
+            .renderer
+            .render_reply(&meta, &self.0)
+            .map_err(|e| JobError::Permanent(anyhow!("rendering a reply: {e}")))?;
         api::create_comment(gh, &comment.repo, comment.number, &body)
             .await
             .map(|_| ())
@@ -139,18 +157,18 @@ async fn passes_gate(
         }
         CommentGate::Outsider { reply, needed } => {
             if reply {
-                replies.push(format!(
-                    "@{}, tfgate commands on this repository need at least `{needed}` permission; you have less.",
-                    comment.author
-                ));
+                replies.push(NoticeBody::Outsider {
+                    user: comment.author.clone(),
+                    needed: needed.to_string(),
+                });
             }
             Ok(false)
         }
         CommentGate::RateLimited { limit } => {
-            replies.push(format!(
-                "@{}, you ran {limit} tfgate commands on this repository in the last hour, the most the policy allows; nothing was run. Comment again later.",
-                comment.author
-            ));
+            replies.push(NoticeBody::RateLimited {
+                user: comment.author.clone(),
+                limit,
+            });
             Ok(false)
         }
     }
@@ -263,8 +281,8 @@ async fn answer(
 ) -> Result<(), JobError> {
     let repo = comment.repo.full_name();
     if actions.inputs {
-        let body = inputs::inputs_reply(&inputs::fingerprint_key(state), policy);
-        replies.push(body);
+        let report = inputs::inputs_report(&inputs::fingerprint_key(state), policy);
+        replies.push(NoticeBody::InputsReport(report));
     }
     if !actions.unlock.is_empty() {
         let mut total = locks::Released::default();
@@ -275,21 +293,14 @@ async fn answer(
             total.released += r.released;
             total.kept_until_run_ends += r.kept_until_run_ends;
         }
-        let mut body = format!(
-            "Released {} lock(s) held by this pull request.",
-            total.released
-        );
-        if total.kept_until_run_ends > 0 {
-            body.push_str(&format!(
-                " {} lock(s) stay held while a plan or apply runs; each is released when its run ends.",
-                total.kept_until_run_ends
-            ));
-        }
-        replies.push(body);
+        replies.push(NoticeBody::LocksReleased {
+            released: total.released,
+            kept_until_run_ends: total.kept_until_run_ends,
+        });
     }
     if !actions.cancel.is_empty() {
-        let body = cancel_queued_runs(state, &repo, comment.number, &actions.cancel).await?;
-        replies.push(body);
+        let report = cancel_queued_runs(state, &repo, comment.number, &actions.cancel).await?;
+        replies.push(NoticeBody::CancelReport(report));
     }
     Ok(())
 }
@@ -309,14 +320,14 @@ async fn enqueue_run(state: &AppState, run: &RunJob) -> Result<(), JobError> {
     Ok(())
 }
 
-/// Drop or shrink the PR's queued runs of `projects`; returns the reply. A job a worker claims
+/// Drop or shrink the PR's queued runs of `projects`; returns what was cancelled. A job a worker claims
 /// meanwhile is left alone (and not reported as cancelled).
 async fn cancel_queued_runs(
     state: &AppState,
     repo: &str,
     pr: i64,
     projects: &[String],
-) -> Result<String, JobError> {
+) -> Result<CancelReport, JobError> {
     let rows = queue::queued_for_pr(&state.db, repo, pr, JobKind::Run.as_str())
         .await
         .map_err(JobError::Transient)?;
@@ -339,5 +350,5 @@ async fn cancel_queued_runs(
             cancelled.push(step.cancelled);
         }
     }
-    Ok(cancel_reply(projects, &cancelled))
+    Ok(cancel_report(projects, &cancelled))
 }

@@ -285,6 +285,9 @@ pub enum NoticeBody {
     /// `/unlock`: how many locks of this pull request were released.
     LocksReleased {
         released: u64,
+        /// Locks of roots with a running plan or apply: released when that run ends.
+        #[serde(default)]
+        kept_until_run_ends: u64,
     },
     /// `/cancel`: what was cancelled, or that nothing was queued.
     CancelReport(CancelReport),
@@ -320,6 +323,27 @@ pub enum NoticeBody {
     /// A command that could not finish; `what` says what failed (never provider text).
     JobFailed {
         what: String,
+    },
+    /// Another plan or apply of the root is running; nothing was started.
+    RootBusy {
+        project: String,
+        /// `plan` or `apply`: what the running run does.
+        command: String,
+        run_id: i64,
+    },
+    /// The commenter's permission is below what any command needs.
+    Outsider {
+        user: String,
+        needed: String,
+    },
+    /// Lines of a comment not understood beyond those answered one by one.
+    MoreRejected {
+        more: u64,
+    },
+    /// The commenter ran the policy's hourly number of commands.
+    RateLimited {
+        user: String,
+        limit: u32,
     },
 }
 

@@ -64,6 +64,10 @@ pub enum SkipReason {
     Locked {
         project: String,
     },
+    /// Another plan or apply of the root is running.
+    Busy {
+        project: String,
+    },
     AwaitingInputDecision {
         project: String,
     },

@@ -6,7 +6,10 @@ use crate::render::model::*;
 /// One body of each reply kind after `InternalError` (the first sample of its kind).
 pub fn new_notice_bodies() -> Vec<NoticeBody> {
     vec![
-        NoticeBody::LocksReleased { released: 2 },
+        NoticeBody::LocksReleased {
+            released: 2,
+            kept_until_run_ends: 0,
+        },
         NoticeBody::CancelReport(CancelReport {
             asked: vec!["eks".into(), "network".into()],
             cancelled: vec![
@@ -64,6 +67,20 @@ pub fn new_notice_bodies() -> Vec<NoticeBody> {
         NoticeBody::JobFailed {
             what: "GitHub did not answer while the plan comment was posted".into(),
         },
+        NoticeBody::RootBusy {
+            project: "eks".into(),
+            command: "apply".into(),
+            run_id: 42,
+        },
+        NoticeBody::Outsider {
+            user: "octocat".into(),
+            needed: "write".into(),
+        },
+        NoticeBody::RateLimited {
+            user: "octocat".into(),
+            limit: 30,
+        },
+        NoticeBody::MoreRejected { more: 495 },
     ]
 }
 

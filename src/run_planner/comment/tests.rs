@@ -1,5 +1,6 @@
 use super::*;
 use crate::command::parse_comment;
+use crate::render::NoticeBody;
 use crate::webhook::event::RepoRef;
 
 fn job(body: &str) -> CommentJob {
@@ -52,7 +53,9 @@ fn rejected_flag_gets_an_exact_reply_and_no_reaction() {
     let e = effects(&job("/plan -- -chdir=/etc"));
     assert_eq!(e.len(), 1);
     match &e[0] {
-        CommentEffect::Reply(text) => assert!(text.contains("-chdir"), "{text}"),
+        CommentEffect::Reply(NoticeBody::CommandRejected { reason }) => {
+            assert!(reason.contains("-chdir"), "{reason}")
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -60,7 +63,7 @@ fn rejected_flag_gets_an_exact_reply_and_no_reaction() {
 #[test]
 fn help_and_unknown_commands_get_help_once() {
     let e = effects(&job("/help\ntfgate frobnicate"));
-    let replies: Vec<&String> = e
+    let replies: Vec<&NoticeBody> = e
         .iter()
         .filter_map(|x| match x {
             CommentEffect::Reply(r) => Some(r),
@@ -68,9 +71,14 @@ fn help_and_unknown_commands_get_help_once() {
         })
         .collect();
     assert_eq!(replies.len(), 2);
-    let with_help = replies.iter().filter(|r| r.contains("/apply")).count();
-    assert_eq!(with_help, 1, "help text appears once: {replies:?}");
-    assert!(replies.iter().any(|r| r.contains("frobnicate")));
+    let helps = replies
+        .iter()
+        .filter(|r| matches!(r, NoticeBody::Help { markdown } if markdown.contains("/apply")))
+        .count();
+    assert_eq!(helps, 1, "help text appears once: {replies:?}");
+    assert!(replies.iter().any(
+        |r| matches!(r, NoticeBody::CommandRejected { reason } if reason.contains("frobnicate"))
+    ));
 }
 
 #[test]
@@ -86,6 +94,23 @@ fn commands_on_issues_get_one_explanation() {
     j.is_pull_request = false;
     assert_eq!(
         effects(&j),
-        vec![CommentEffect::Reply(NOT_A_PULL_REQUEST.into())]
+        vec![CommentEffect::Reply(NoticeBody::NotAPullRequest)]
     );
+}
+
+#[test]
+fn a_flood_of_bad_lines_is_answered_by_five_and_a_count() {
+    let body = "/paln\n".repeat(500) + "/help";
+    let e = effects(&job(&body));
+    let rejected = e
+        .iter()
+        .filter(|x| matches!(x, CommentEffect::Reply(NoticeBody::CommandRejected { .. })))
+        .count();
+    assert_eq!(rejected, REJECTIONS_SHOWN);
+    assert!(e.contains(&CommentEffect::Reply(NoticeBody::MoreRejected {
+        more: 495
+    })));
+    assert!(e
+        .iter()
+        .any(|x| matches!(x, CommentEffect::Reply(NoticeBody::Help { .. }))));
 }

@@ -19,7 +19,7 @@ use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::apply_model;
 use crate::render::{
-    ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanStale, RootApply,
+    ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanStale, RootApply, RunNote,
 };
 use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, SkipReason};
 use crate::run_planner::record::{ApplyRecord, PlanRecord, RunStatus};
@@ -33,7 +33,7 @@ mod failures;
 #[derive(Default)]
 struct ApplyResults {
     roots: Vec<RootApply>,
-    notes: Vec<String>,
+    notes: Vec<RunNote>,
     pending: Vec<PendingFailure>,
     last_run: i64,
     /// Why the run stopped; every later root is skipped with it.
@@ -42,7 +42,7 @@ struct ApplyResults {
 
 impl ApplyResults {
     /// Stop the run at this root; later roots are skipped with `reason`.
-    fn stop<T>(&mut self, reason: SkipReason, note: Option<String>) -> Option<T> {
+    fn stop<T>(&mut self, reason: SkipReason, note: Option<RunNote>) -> Option<T> {
         self.notes.extend(note);
         self.stopped = Some(reason);
         None
@@ -78,10 +78,9 @@ impl RunCtx<'_> {
                         project: p.spec.id.0.clone(),
                     });
                 }
-                ApplyStep::AlreadyApplied => results.notes.push(format!(
-                    "`{}` was already applied at this commit.",
-                    p.spec.id.0
-                )),
+                ApplyStep::AlreadyApplied => results.notes.push(RunNote::AlreadyApplied {
+                    project: p.spec.id.0.clone(),
+                }),
                 ApplyStep::Proceed {
                     plan_run_id,
                     record,
@@ -208,7 +207,10 @@ impl RunCtx<'_> {
         let setup = match self.setup_for(tools.setup, p) {
             Ok(s) => s,
             Err(e) => {
-                let note = format!("`{project}`: {e}.");
+                tracing::warn!(project = %project, error = %format!("{e:#}"), "no Terraform for the project");
+                let note = RunNote::TerraformMissing {
+                    project: project.clone(),
+                };
                 return Ok(results.stop(SkipReason::NoTerraform { project }, Some(note)));
             }
         };
@@ -223,10 +225,11 @@ impl RunCtx<'_> {
             Err(e) => {
                 self.abandon(run_id, RunCommand::Apply).await?;
                 tracing::error!(project = %project, error = %format!("{e:#}"), "could not prepare the apply");
-                let note = format!(
-                    "`{project}`: the apply could not start ({}).",
-                    public_line(&e)
-                );
+                let note = RunNote::CouldNotStart {
+                    project: project.clone(),
+                    command: RunCommand::Apply.name().into(),
+                    reason: public_line(&e),
+                };
                 Ok(results.stop(SkipReason::CouldNotStart { project }, Some(note)))
             }
         }
@@ -257,7 +260,15 @@ impl RunCtx<'_> {
                 Ok(true)
             }
             ApplyGate::Refuse { reply } => {
-                self.post(&format!("`{project}`: {reply}")).await?;
+                let notice = Notice {
+                    meta: meta(self.run, project, 0, self.head),
+                    body: NoticeBody::InputDriftRefused {
+                        project: project.to_string(),
+                        reply,
+                    },
+                };
+                let body = self.renderer.render_notice(&notice).map_err(render_err)?;
+                self.post(&body).await?;
                 Ok(false)
             }
         }
@@ -283,16 +294,16 @@ impl RunCtx<'_> {
                 .as_deref()
                 .map_or(true, |want| hex::encode(Sha256::digest(f)) == want)
         };
-        let why = match (opened, self.state.config.retention_days) {
+        let project = project.to_string();
+        let note = match (opened, self.state.config.retention_days) {
             (Some(Ok(f)), _) if digest_ok(&f) => return Ok(Some(f)),
-            (None, Some(days)) => {
-                format!("its plan is no longer stored (plans are kept {days} days)")
-            }
-            _ => "the stored plan could not be read".to_string(),
+            (None, Some(retention_days)) => RunNote::PlanExpired {
+                project,
+                retention_days,
+            },
+            _ => RunNote::PlanUnreadable { project },
         };
-        results
-            .notes
-            .push(format!("`{project}`: {why}; run `/plan` again."));
+        results.notes.push(note);
         Ok(None)
     }
 
@@ -409,10 +420,7 @@ fn skipped(p: &ResolvedProject, reason: &SkipReason) -> RootApply {
         dir: p.spec.dir.clone(),
         workspace: p.spec.workspace.clone(),
         status: ApplyStatus::Skipped {
-            reason: format!(
-                "not run: {}; the next `/apply` resumes here",
-                skip_text(reason)
-            ),
+            reason: reason.clone(),
         },
         counts: ApplyCounts::default(),
         rows: Vec::new(),
@@ -420,20 +428,5 @@ fn skipped(p: &ResolvedProject, reason: &SkipReason) -> RootApply {
         config_errors: Vec::new(),
         pending_enrichment: false,
         denials: Vec::new(),
-    }
-}
-
-fn skip_text(reason: &SkipReason) -> String {
-    match reason {
-        SkipReason::NoCurrentPlan { project } => format!("`{project}` has no current plan"),
-        SkipReason::Locked { project } => format!("`{project}` is locked by another pull request"),
-        SkipReason::AwaitingInputDecision { project } => {
-            format!("`{project}` waits for a shared-input decision")
-        }
-        SkipReason::NoReadablePlan { project } => format!("`{project}` has no readable plan"),
-        SkipReason::NoTerraform { project } => format!("`{project}` has no Terraform"),
-        SkipReason::CouldNotStart { project } => format!("`{project}` could not start"),
-        SkipReason::Busy { project } => format!("`{project}` is busy with another run"),
-        SkipReason::Failed { project } => format!("`{project}` failed"),
     }
 }

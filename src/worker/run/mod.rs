@@ -32,9 +32,9 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     let gh = app
         .installation(run.repo.installation_id)
         .map_err(JobError::Permanent)?;
-    let renderer = Renderer::new().map_err(render_err)?;
+    let renderer = state.renderer.clone();
     if job.reclaimed {
-        let interrupted = report_interrupted(state, &gh, &renderer, job, &run).await?;
+        let interrupted = report_interrupted(state, &gh, renderer.as_ref(), job, &run).await?;
         if !resume_after_interruption(run.command, interrupted) {
             return Ok(());
         }
@@ -55,10 +55,21 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         RunStart::HeadMoved {
             authorised,
             current,
-        } => return post(&gh, &run, &head_moved_text(&run, &authorised, &current)).await,
+        } => {
+            let body = NoticeBody::HeadMoved {
+                authorised_sha_short: short_sha(&authorised),
+                head_sha_short: short_sha(&current),
+                command: run.command.name().to_string(),
+            };
+            return post_notice(&gh, &renderer, &run, &current, body).await;
+        }
         RunStart::Run { projects, gone } => {
             if !gone.is_empty() {
-                post(&gh, &run, &projects_gone_text(&pr.base.name, &gone)).await?;
+                let body = NoticeBody::ProjectsGone {
+                    base_ref: pr.base.name.clone(),
+                    projects: gone,
+                };
+                post_notice(&gh, &renderer, &run, &run.head_sha, body).await?;
             }
             projects
         }
@@ -71,7 +82,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     let ctx = RunCtx {
         state,
         gh: &gh,
-        renderer: &renderer,
+        renderer: renderer.as_ref(),
         run: &run,
         job,
         policy: &policy,
@@ -83,26 +94,20 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     }
 }
 
-fn head_moved_text(run: &RunJob, authorised: &str, current: &str) -> String {
-    let authorised = if authorised.is_empty() {
-        "(unknown)".to_string()
-    } else {
-        short_sha(authorised)
+/// Post one notice about the whole job.
+async fn post_notice(
+    gh: &Octocrab,
+    renderer: &Renderer,
+    run: &RunJob,
+    head: &str,
+    body: NoticeBody,
+) -> Result<(), JobError> {
+    let notice = Notice {
+        meta: meta(run, "all", 0, head),
+        body,
     };
-    format!(
-        "The head moved from `{authorised}` to `{}` after this `/{}` was accepted; nothing was run. Comment again to run it on the new head.",
-        short_sha(current),
-        run.command.name()
-    )
-}
-
-fn projects_gone_text(base_ref: &str, gone: &[String]) -> String {
-    let names: Vec<String> = gone.iter().map(|m| format!("`{m}`")).collect();
-    format!(
-        "Not run, no longer declared (the admin policy or `tfgate.yaml` on `{base_ref}` changed \
-         since the command): {}.",
-        names.join(", ")
-    )
+    let text = renderer.render_notice(&notice).map_err(render_err)?;
+    post(gh, run, &text).await
 }
 
 /// Mark runs the dead worker left `running` as interrupted and tell the PR what completed.

@@ -10,14 +10,13 @@ use super::prepare::Prepared;
 use super::{public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{run_aad, seal, BlobPurpose};
 use crate::db::runs;
-use crate::drift::{DriftNote, LOCKFILE_NAME};
 use crate::github::{api, facts};
 use crate::inputs::{self, LiveInputs};
 use crate::jobs::{JobError, RunCommand};
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::plan_model;
-use crate::render::{DriftWarning, PlanComment, PlanStatus, RootPlan};
+use crate::render::{DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
 use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
 use crate::terraform::{parse_plan_json, plan_summary};
 use crate::tfrun::{self, setup_from_config, PlanRun as PlanOutput};
@@ -27,7 +26,7 @@ use crate::worker::{drift_check, github_error, publish};
 #[derive(Default)]
 struct PlanResults {
     roots: Vec<RootPlan>,
-    notes: Vec<String>,
+    notes: Vec<RunNote>,
     drift_warnings: Vec<DriftWarning>,
     last_run: i64,
     /// The PR's changed files, read once when drift attribution first needs them.
@@ -53,7 +52,9 @@ impl RunCtx<'_> {
             let project_setup = match self.setup_for(&setup, p) {
                 Ok(s) => s,
                 Err(e) => {
-                    results.notes.push(format!("`{}`: {e}.", p.spec.id.0));
+                    tracing::warn!(project = %p.spec.id.0, error = %format!("{e:#}"), "no Terraform for the project");
+                    let project = p.spec.id.0.clone();
+                    results.notes.push(RunNote::TerraformMissing { project });
                     continue;
                 }
             };
@@ -84,12 +85,11 @@ impl RunCtx<'_> {
             Err(e) => {
                 self.abandon(run_id, RunCommand::Plan).await?;
                 tracing::error!(project = %p.spec.id.0, error = %format!("{e:#}"), "could not prepare the plan");
-                let line = format!(
-                    "`{}`: the plan could not start ({}).",
-                    p.spec.id.0,
-                    public_line(&e)
-                );
-                results.notes.push(line);
+                results.notes.push(RunNote::CouldNotStart {
+                    project: p.spec.id.0.clone(),
+                    command: RunCommand::Plan.name().into(),
+                    reason: public_line(&e),
+                });
                 return Ok(());
             }
         };
@@ -171,22 +171,17 @@ impl RunCtx<'_> {
             Ok(d) => {
                 results.drift_warnings.extend(d.warnings);
                 let name = &p.spec.id.0;
-                results.notes.extend(
-                    d.notes
-                        .iter()
-                        .map(|n| format!("`{name}`: {}", drift_note_text(n))),
-                );
+                results
+                    .notes
+                    .extend(d.notes.into_iter().map(|n| n.into_run_note(name)));
                 Ok(RootDrift {
                     drifted_inputs: d.drifted_inputs,
                 })
             }
             Err(e) => {
                 tracing::error!(error = %format!("{e:#}"), "drift analysis failed");
-                let line = format!(
-                    "`{}`: shared-input drift could not be checked.",
-                    p.spec.id.0
-                );
-                results.notes.push(line);
+                let project = p.spec.id.0.clone();
+                results.notes.push(RunNote::DriftUnchecked { project });
                 Ok(RootDrift::default())
             }
         }
@@ -262,22 +257,4 @@ fn fingerprints(live: &LiveInputs) -> BTreeMap<String, String> {
         .iter()
         .map(|(k, v)| (k.clone(), v.as_hex().to_string()))
         .collect()
-}
-
-fn drift_note_text(note: &DriftNote) -> String {
-    match note {
-        DriftNote::InputUnreadable { input } => format!(
-            "shared input `{input}` could not be read on the server; the plan ran without it"
-        ),
-        DriftNote::LockFileInvalid { line } => {
-            format!("`{LOCKFILE_NAME}` is not valid (line {line}); it was ignored")
-        }
-        DriftNote::LockFileDiffers {
-            input,
-            committed,
-            live,
-        } => format!(
-            "shared input `{input}` differs from `{LOCKFILE_NAME}` (committed {committed} → live {live})"
-        ),
-    }
 }

@@ -130,16 +130,16 @@ impl RunCtx<'_> {
         runs::discard(&self.state.db, run_id)
             .await
             .map_err(JobError::Transient)?;
-        let doing = if held_for == "apply" {
-            "applied"
-        } else {
-            "planned"
+        let notice = Notice {
+            meta: self.meta(&p.spec.id.0, holder),
+            body: NoticeBody::RootBusy {
+                project: p.spec.id.0.clone(),
+                command: held_for,
+                run_id: holder,
+            },
         };
-        self.post(&format!(
-            "`{}` is being {doing} by run {holder}; wait for it to finish, then comment again.",
-            p.spec.id.0
-        ))
-        .await?;
+        let body = self.renderer.render_notice(&notice).map_err(render_err)?;
+        self.post(&body).await?;
         Ok(None)
     }
 
