@@ -69,13 +69,13 @@ pub async fn authorize(
     let Some(policy) = repo_policy(state, gh, comment).await? else {
         return Ok(None);
     };
-    let pr_facts = facts::pr_facts(gh, &comment.repo, comment.number)
-        .await
-        .map_err(github_error)?;
-    let (policy, layout_problems) =
-        policy_for_pr(gh, &comment.repo, &policy, &pr_facts.base_ref).await?;
+    let pr_facts =
+        facts::pr_facts_waiting(gh, &comment.repo, comment.number, facts::MERGEABLE_WAIT)
+            .await
+            .map_err(github_error)?;
+    let (policy, layout_problems) = policy_for_pr(gh, &comment.repo, &policy).await?;
     if !layout_problems.is_empty() {
-        let body = layout_problems_reply(&pr_facts.base_ref, &layout_problems);
+        let body = layout_problems_reply(&pr_facts.default_branch, &layout_problems);
         reply(gh, comment, &body).await?;
     }
     let actor = commenter(gh, comment, &policy).await?;

@@ -49,7 +49,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         .map_err(github_error)?;
     // Layout projects as the base branch has them now (the PR was told of problems when the
     // command was authorized; a project gone since is reported below).
-    let (policy, _) = policy_for_pr(&gh, &run.repo, policy, &pr.base.name).await?;
+    let (policy, _) = policy_for_pr(&gh, &run.repo, policy).await?;
     let start = run_start(&run, &pr.head.sha, |name| policy.project(name).is_some());
     let projects = match start {
         RunStart::HeadMoved {
