@@ -169,12 +169,12 @@ pub async fn behind_by(
     }
 }
 
-/// A branch name for a URL path: `/` kept (GitHub takes it unescaped), every byte outside
-/// `[A-Za-z0-9._/-]` percent-escaped.
+/// A branch name as one URL path segment: every byte outside `[A-Za-z0-9._-]` (`/`
+/// included) percent-escaped.
 pub(crate) fn path_escape(name: &str) -> String {
     let mut out = String::new();
     for b in name.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-') {
+        if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-') {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -191,7 +191,7 @@ mod tests {
     fn branch_names_are_escaped_for_paths() {
         let cases = [
             ("main", "main"),
-            ("release/2026.1", "release/2026.1"),
+            ("release/2026.1", "release%2F2026.1"),
             ("feat#1", "feat%231"),
             ("a%b", "a%25b"),
             ("über", "%C3%BCber"),

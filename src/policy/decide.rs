@@ -138,32 +138,8 @@ pub fn decide(
     policy: &RepoPolicy,
 ) -> Decision {
     let verb = command.name();
-    if facts.comment_edited {
-        return deny(
-            "comment.edited",
-            "Edited comments are never executed. Post the command in a new comment.".into(),
-            None,
-        );
-    }
-    if actor.is_bot || actor.login.ends_with("[bot]") {
-        return deny(
-            "actor.bot",
-            "Commands from bot accounts are not executed.".into(),
-            None,
-        );
-    }
-    if facts.state != PrState::Open {
-        return deny(
-            "pr.closed",
-            "This pull request is closed; tfgate does not run commands on it.".into(),
-            None,
-        );
-    }
-    if !policy.allows_base(&facts.base_ref, &facts.default_branch) {
-        return deny("pr.base_branch", base_branch_reply(facts, policy), None);
-    }
-    if facts.is_fork && !policy.allow_fork_prs {
-        return deny("pr.fork", "This pull request comes from a fork; tfgate does not run commands on fork pull requests in this repository.".into(), None);
+    if let Some(decision) = refuse_before_target(actor, facts, policy) {
+        return decision;
     }
     let project = match resolve_target(command, target, policy) {
         Ok(project) => project,
@@ -216,6 +192,43 @@ pub fn decide(
         rule: command.allow_rule(),
         project: project.map(|p| p.id().clone()),
     }
+}
+
+/// The refusals that do not depend on the target: an edited comment, a bot, a closed PR, a
+/// base branch commands may not run on, a fork.
+fn refuse_before_target(actor: &Actor, facts: &PrFacts, policy: &RepoPolicy) -> Option<Decision> {
+    if facts.comment_edited {
+        return Some(deny(
+            "comment.edited",
+            "Edited comments are never executed. Post the command in a new comment.".into(),
+            None,
+        ));
+    }
+    if actor.is_bot || actor.login.ends_with("[bot]") {
+        return Some(deny(
+            "actor.bot",
+            "Commands from bot accounts are not executed.".into(),
+            None,
+        ));
+    }
+    if facts.state != PrState::Open {
+        return Some(deny(
+            "pr.closed",
+            "This pull request is closed; tfgate does not run commands on it.".into(),
+            None,
+        ));
+    }
+    if !policy.allows_base(&facts.base_ref, &facts.default_branch) {
+        return Some(deny(
+            "pr.base_branch",
+            base_branch_reply(facts, policy),
+            None,
+        ));
+    }
+    if facts.is_fork && !policy.allow_fork_prs {
+        return Some(deny("pr.fork", "This pull request comes from a fork; tfgate does not run commands on fork pull requests in this repository.".into(), None));
+    }
+    None
 }
 
 fn base_branch_reply(facts: &PrFacts, policy: &RepoPolicy) -> String {
