@@ -140,3 +140,20 @@ fn policy_explain_sees_the_projects_of_a_repo_layout() {
         "{out}{err}"
     );
 }
+
+#[test]
+fn policy_check_warns_about_a_required_check_without_app() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("p.yaml"),
+        "repos: [acme/*]\napply_requirements: [checks_passed]\nrequired_checks:\n  - ci/test\n  - {name: lint, app: github-actions}\n",
+    )
+    .unwrap();
+    let (code, out, err) = tfgate(&["policy", "check", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("no problems"), "{out}");
+    assert!(
+        err.contains("required check `ci/test` names no app") && !err.contains("`lint`"),
+        "{err}"
+    );
+}

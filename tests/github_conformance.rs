@@ -14,7 +14,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use secrecy::SecretString;
 use tfgate::checkout::{tarball_request, tarball_url};
-use tfgate::github::{api, facts, manifest, GitHubApp};
+use tfgate::github::{api, facts, lists, manifest, GitHubApp};
 use tfgate::render::{AnnotationLevel, AnnotationView};
 use tfgate::webhook::event::RepoRef;
 
@@ -169,8 +169,13 @@ async fn every_github_call_conforms_to_the_official_spec() {
     api::team_member(&gh, "octo-org", "platform", "alice")
         .await
         .expect("team membership");
-    // Reviews (and each reviewer's permission), changed files, check runs of the head.
+    // Reviews (and each reviewer's permission), commits, changed files, check runs of the
+    // head and the base/head comparison, each list paged.
     facts::pr_facts(&gh, &r, 7).await.expect("PR facts");
+    lists::behind_by(&gh, &r, "release/2026", &"a".repeat(40))
+        .await
+        .expect("compare a branch with a commit");
+    api::default_branch(&gh, &r).await.expect("repository");
     // The tarball request, as the checkout sends it; GitHub (and Prism) answer 302.
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -195,6 +200,11 @@ async fn every_github_call_conforms_to_the_official_spec() {
         "POST /app/installations/1/access_tokens",
         "POST /repos/octo-org/infra/issues/7/comments",
         "POST /app-manifests/abc123/conversions",
+        "GET /repos/octo-org/infra/pulls/7/reviews",
+        "GET /repos/octo-org/infra/pulls/7/commits",
+        "GET /repos/octo-org/infra/pulls/7/files",
+        "GET /repos/octo-org/infra/compare/release%2F2026...aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "GET /repos/octo-org/infra",
     ] {
         assert!(
             seen.iter().any(|s| s == expected),

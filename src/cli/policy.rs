@@ -19,6 +19,11 @@ pub fn check(dir: &Path) -> Result<i32> {
                 dir.display(),
                 set.policies().len()
             );
+            for policy in set.policies() {
+                for name in policy.checks_without_app() {
+                    eprintln!("warning: {}: required check `{name}` names no app, so a check of that name from any GitHub App passes (a PR can add one); write {{name: {name}, app: <app slug>}}", policy.file);
+                }
+            }
             Ok(0)
         }
         Err(problems) => {
@@ -102,6 +107,7 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
             author: "someone-else".into(),
             head_sha: "0".repeat(40),
             base_ref: "main".into(),
+            default_branch: "main".into(),
             ..Default::default()
         },
     };

@@ -79,6 +79,8 @@ pub struct PullRequestInfo {
     pub mergeable: Option<bool>,
     #[serde(default)]
     pub mergeable_state: Option<String>,
+    #[serde(default)]
+    pub merged: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -93,6 +95,8 @@ pub struct PrRef {
 #[derive(Debug, Clone, Deserialize)]
 pub struct FullName {
     pub full_name: String,
+    #[serde(default)]
+    pub default_branch: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -111,6 +115,21 @@ pub async fn get_pull_request(
     gh.get(route, None::<&()>)
         .await
         .context("reading the pull request")
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct RepositoryInfo {
+    default_branch: String,
+}
+
+/// The repository's default branch.
+pub async fn default_branch(gh: &Octocrab, repo: &RepoRef) -> Result<String> {
+    let route = format!("/repos/{}/{}", repo.owner, repo.name);
+    let info: RepositoryInfo = gh
+        .get(route, None::<&()>)
+        .await
+        .context("reading the repository")?;
+    Ok(info.default_branch)
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,44 +1,30 @@
 //! Gather the facts policy decides on, live from GitHub (never from the comment payload):
-//! the PR head, author, fork status, mergeability, reviews with each reviewer's permission,
-//! check runs on the head, and the changed files (GitHub lists at most 3,000).
+//! the PR head, state, base and default branch, author, fork status, mergeability, whether
+//! the head contains the base's latest commit, reviews with each reviewer's permission, who
+//! wrote the PR's commits, check runs on the head, and the changed files.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use octocrab::Octocrab;
-use serde::Deserialize;
 
-use super::api::{collaborator_permission, get_pull_request, Login};
-use crate::policy::{CheckRun, GitHubPermission, PrFacts, Review, ReviewState};
+use super::api::{collaborator_permission, get_pull_request, PullRequestInfo};
+use super::lists::{self, CheckRunItem, CommitItem, ReviewItem};
+use crate::policy::{CheckRun, GitHubPermission, PrFacts, PrState, Review, ReviewState};
 use crate::webhook::event::RepoRef;
 
-#[derive(Debug, Deserialize)]
-struct ReviewItem {
-    user: Option<Login>,
-    state: String,
-    #[serde(default)]
-    commit_id: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct FileItem {
-    filename: String,
-    #[serde(default)]
-    previous_filename: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct CheckRunList {
-    check_runs: Vec<CheckRunItem>,
-}
-
-#[derive(Debug, Deserialize)]
-struct CheckRunItem {
-    name: String,
-    #[serde(default)]
-    conclusion: Option<String>,
-    head_sha: String,
-}
+/// Pauses between re-reads of a PR whose mergeability GitHub is still computing (right after
+/// a push): about 10 s in all before deciding with it unknown.
+pub const MERGEABLE_WAIT: &[Duration] = &[
+    Duration::from_millis(250),
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(2),
+    Duration::from_secs(2),
+    Duration::from_secs(2),
+];
 
 /// GitHub's review state → policy's.
 pub fn review_state(state: &str) -> ReviewState {
@@ -72,43 +58,102 @@ pub async fn user_permission(
 
 /// The PR's changed files (old names of renames included); GitHub lists at most 3,000.
 pub async fn pr_files(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<Vec<String>> {
-    let base = format!("/repos/{}/{}", repo.owner, repo.name);
-    let mut changed_files = Vec::new();
-    for page in 1..=30 {
-        let files: Vec<FileItem> = gh
-            .get(
-                format!("{base}/pulls/{number}/files?per_page=100&page={page}"),
-                None::<&()>,
-            )
-            .await
-            .context("listing changed files")?;
-        let n = files.len();
-        for f in files {
-            changed_files.push(f.filename);
-            if let Some(prev) = f.previous_filename {
-                changed_files.push(prev);
-            }
-        }
-        if n < 100 {
-            break;
-        }
-    }
-    Ok(changed_files)
+    lists::files(gh, repo, number).await
 }
 
+/// The PR as GitHub has it now, re-read after each pause of `waits` while its mergeability
+/// is still being computed.
+async fn settled_pull_request(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    number: i64,
+    waits: &[Duration],
+) -> Result<PullRequestInfo> {
+    let mut pr = get_pull_request(gh, repo, number).await?;
+    for wait in waits {
+        if pr.mergeable.is_some() || pr.state != "open" {
+            break;
+        }
+        tokio::time::sleep(*wait).await;
+        pr = get_pull_request(gh, repo, number).await?;
+    }
+    Ok(pr)
+}
+
+/// The facts of a PR, without waiting for GitHub to compute mergeability.
 pub async fn pr_facts(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<PrFacts> {
-    let pr = get_pull_request(gh, repo, number).await?;
-    let base = format!("/repos/{}/{}", repo.owner, repo.name);
-    let reviews: Vec<ReviewItem> = gh
-        .get(
-            format!("{base}/pulls/{number}/reviews?per_page=100"),
-            None::<&()>,
-        )
-        .await
-        .context("listing reviews")?;
+    pr_facts_waiting(gh, repo, number, &[]).await
+}
+
+/// The facts of a PR; while GitHub has not computed mergeability, the PR is re-read after
+/// each pause of `waits` ([`MERGEABLE_WAIT`] for a command about to be decided).
+pub async fn pr_facts_waiting(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    number: i64,
+    waits: &[Duration],
+) -> Result<PrFacts> {
+    let pr = settled_pull_request(gh, repo, number, waits).await?;
+    let reviews =
+        reviews_with_permissions(gh, repo, lists::reviews(gh, repo, number).await?).await?;
+    let (commit_authors, commits_without_login) =
+        commit_logins(&lists::commits(gh, repo, number).await?);
+    let changed_files = lists::files(gh, repo, number).await?;
+    let check_runs = lists::check_runs(gh, repo, &pr.head.sha).await?;
+    let behind_by = lists::behind_by(gh, repo, &pr.base.name, &pr.head.sha).await?;
+    let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
+    let default_branch = pr
+        .base
+        .repo
+        .as_ref()
+        .and_then(|r| r.default_branch.clone())
+        .context("the pull request's base repository names no default branch")?;
+    Ok(PrFacts {
+        number: number as u64,
+        author: pr.user.login.clone(),
+        head_sha: pr.head.sha.clone(),
+        base_ref: pr.base.name.clone(),
+        default_branch,
+        state: pr_state(&pr),
+        is_fork: head_repo != Some(repo.full_name().as_str()),
+        mergeable: pr.mergeable,
+        up_to_date: behind_by.map(|n| n == 0),
+        reviews,
+        commit_authors,
+        commits_without_login,
+        check_runs: check_runs.into_iter().map(check_run).collect(),
+        changed_files,
+        comment_edited: false,
+        module_calls: Default::default(),
+    })
+}
+
+fn pr_state(pr: &PullRequestInfo) -> PrState {
+    match (pr.state.as_str(), pr.merged) {
+        (_, true) => PrState::Merged,
+        ("open", _) => PrState::Open,
+        _ => PrState::Closed,
+    }
+}
+
+fn check_run(c: CheckRunItem) -> CheckRun {
+    CheckRun {
+        name: c.name,
+        conclusion: c.conclusion,
+        head_sha: Some(c.head_sha),
+        app: c.app.and_then(|a| a.slug),
+    }
+}
+
+/// Every review with its reviewer's permission (asked once per reviewer; bots have none).
+async fn reviews_with_permissions(
+    gh: &Octocrab,
+    repo: &RepoRef,
+    items: Vec<ReviewItem>,
+) -> Result<Vec<Review>> {
     let mut permissions: BTreeMap<String, GitHubPermission> = BTreeMap::new();
-    let mut out_reviews = Vec::new();
-    for r in reviews {
+    let mut out = Vec::new();
+    for r in items {
         let Some(user) = r.user else { continue };
         let is_bot = user.kind == "Bot" || user.login.ends_with("[bot]");
         let perm = match permissions.get(&user.login) {
@@ -120,7 +165,7 @@ pub async fn pr_facts(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<PrFa
                 p
             }
         };
-        out_reviews.push(Review {
+        out.push(Review {
             user: user.login,
             state: review_state(&r.state),
             commit_id: r.commit_id.unwrap_or_default(),
@@ -128,42 +173,71 @@ pub async fn pr_facts(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<PrFa
             user_is_bot: is_bot,
         });
     }
-    let changed_files = pr_files(gh, repo, number).await?;
-    let checks: CheckRunList = gh
-        .get(
-            format!("{base}/commits/{}/check-runs?per_page=100", pr.head.sha),
-            None::<&()>,
-        )
-        .await
-        .context("listing check runs")?;
-    let head_repo = pr.head.repo.as_ref().map(|r| r.full_name.as_str());
-    Ok(PrFacts {
-        number: number as u64,
-        author: pr.user.login.clone(),
-        head_sha: pr.head.sha.clone(),
-        base_ref: pr.base.name.clone(),
-        is_fork: head_repo != Some(repo.full_name().as_str()),
-        mergeable: pr.mergeable,
-        up_to_date: pr.mergeable_state.as_deref().map(|s| s != "behind"),
-        reviews: out_reviews,
-        check_runs: checks
-            .check_runs
+    Ok(out)
+}
+
+/// The logins that authored or committed the PR's commits (sorted, once each), and how many
+/// commits name no GitHub user at all.
+pub fn commit_logins(commits: &[CommitItem]) -> (Vec<String>, u32) {
+    let mut logins = Vec::new();
+    let mut without = 0;
+    for c in commits {
+        let named: Vec<&str> = [&c.author, &c.committer]
             .into_iter()
-            .map(|c| CheckRun {
-                name: c.name,
-                conclusion: c.conclusion,
-                head_sha: Some(c.head_sha),
-            })
-            .collect(),
-        changed_files,
-        comment_edited: false,
-        module_calls: Default::default(),
-    })
+            .flatten()
+            .map(|l| l.login.as_str())
+            .filter(|l| !l.is_empty())
+            .collect();
+        if named.is_empty() {
+            without += 1;
+        }
+        logins.extend(named.into_iter().map(str::to_string));
+    }
+    logins.sort();
+    logins.dedup();
+    (logins, without)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn commit(author: Option<&str>, committer: Option<&str>) -> CommitItem {
+        let login = |l: &str| super::super::api::Login {
+            login: l.into(),
+            kind: "User".into(),
+        };
+        CommitItem {
+            author: author.map(login),
+            committer: committer.map(login),
+        }
+    }
+
+    #[test]
+    fn commit_logins_name_authors_and_committers() {
+        let cases: Vec<(Vec<CommitItem>, Vec<&str>, u32)> = vec![
+            (vec![], vec![], 0),
+            (vec![commit(Some("alice"), Some("alice"))], vec!["alice"], 0),
+            // A commit authored by alice but pushed (committed) by bob names both.
+            (
+                vec![commit(Some("alice"), Some("bob"))],
+                vec!["alice", "bob"],
+                0,
+            ),
+            // An author with no GitHub account counts by the committer.
+            (vec![commit(None, Some("bob"))], vec!["bob"], 0),
+            (
+                vec![commit(None, None), commit(Some("carol"), None)],
+                vec!["carol"],
+                1,
+            ),
+        ];
+        for (commits, want, without) in cases {
+            let (logins, n) = commit_logins(&commits);
+            assert_eq!(logins, want);
+            assert_eq!(n, without);
+        }
+    }
 
     #[test]
     fn states_and_permissions_map() {

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod app;
 pub mod facts;
+pub mod lists;
 pub mod manifest;
 
 pub use app::{AppCredentials, GitHubApp};

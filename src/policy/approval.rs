@@ -3,7 +3,8 @@
 //! An approval counts only when all hold: its state is APPROVED; it is the reviewer's latest
 //! state-changing review (a later CHANGES_REQUESTED or DISMISSED withdraws it; COMMENTED and
 //! PENDING do not change anything); it was made on the current head commit; the reviewer is
-//! not the PR author, is not a bot, and has at least write permission.
+//! not the PR author, authored or committed none of the PR's commits, is not a bot, and has
+//! at least write permission.
 
 use super::facts::{PrFacts, ReviewState};
 use super::schema::GitHubPermission;
@@ -63,6 +64,13 @@ fn approval_problem(review: &super::facts::Review, facts: &PrFacts) -> Option<St
     }
     if review.user.eq_ignore_ascii_case(&facts.author) {
         return Some("is the author".to_string());
+    }
+    if facts
+        .commit_authors
+        .iter()
+        .any(|login| login.eq_ignore_ascii_case(&review.user))
+    {
+        return Some("pushed commits to this pull request".to_string());
     }
     if review.user_permission < GitHubPermission::Write {
         return Some(format!("has {} access only", review.user_permission));

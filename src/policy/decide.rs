@@ -3,18 +3,20 @@
 //! Checks run in this order; the first that fails decides (rule ids in [`RULES`]):
 //! 1. the comment was edited → deny (an edited comment never executes);
 //! 2. the commenter is a bot → deny;
-//! 3. the PR comes from a fork and the policy does not allow forks → deny;
-//! 4. the target: none named (plan/apply need one), excluded by `exclude`, or unknown → deny;
-//! 5. apply of a `comment_apply: false` root → "this root is applied by an admin, not by comment";
-//! 6. the commenter's permission is below `min_permission`, or `users`/`teams` are set and
+//! 3. the PR is closed or merged → deny (a lock taken now would never be released);
+//! 4. the PR's base branch is not in `base_branches` (default: the default branch) → deny;
+//! 5. the PR comes from a fork and the policy does not allow forks → deny;
+//! 6. the target: none named (plan/apply need one), excluded by `exclude`, or unknown → deny;
+//! 7. apply of a `comment_apply: false` root → "this root is applied by an admin, not by comment";
+//! 8. the commenter's permission is below `min_permission`, or `users`/`teams` are set and
 //!    the commenter is in neither → deny (plan side for plan/unlock/cancel, apply side for
 //!    apply/inputs; a project's own `permissions` override the file's);
-//! 7. apply of a root the PR does not affect → deny. A plan of such a root is allowed: it
+//! 9. apply of a root the PR does not affect → deny. A plan of such a root is allowed: it
 //!    runs the reviewed base code, which is how one checks a root for drift;
-//! 8. apply with unmet `apply_requirements` → deny, naming every unmet one;
-//! 9. otherwise allow.
+//! 10. apply with unmet `apply_requirements` → deny, naming every unmet one;
+//! 11. otherwise allow.
 
-use super::facts::{Actor, PolicyCommand, PrFacts, Target};
+use super::facts::{Actor, PolicyCommand, PrFacts, PrState, Target};
 use super::model::{RepoPolicy, ResolvedProject};
 use super::requirements::{requirement_rule, unmet_requirements};
 use super::schema::{ApplyRequirement, CommandPermission};
@@ -61,6 +63,11 @@ impl Decision {
 pub const RULES: &[(&str, &str)] = &[
     ("comment.edited", "the command comes from an edited comment"),
     ("actor.bot", "the commenter is a bot account"),
+    ("pr.closed", "the PR is closed or merged"),
+    (
+        "pr.base_branch",
+        "the PR's base branch is not one of base_branches",
+    ),
     (
         "pr.fork",
         "the PR comes from a fork and allow_fork_prs is false",
@@ -131,22 +138,8 @@ pub fn decide(
     policy: &RepoPolicy,
 ) -> Decision {
     let verb = command.name();
-    if facts.comment_edited {
-        return deny(
-            "comment.edited",
-            "Edited comments are never executed. Post the command in a new comment.".into(),
-            None,
-        );
-    }
-    if actor.is_bot || actor.login.ends_with("[bot]") {
-        return deny(
-            "actor.bot",
-            "Commands from bot accounts are not executed.".into(),
-            None,
-        );
-    }
-    if facts.is_fork && !policy.allow_fork_prs {
-        return deny("pr.fork", "This pull request comes from a fork; tfgate does not run commands on fork pull requests in this repository.".into(), None);
+    if let Some(decision) = refuse_before_target(actor, facts, policy) {
+        return decision;
     }
     let project = match resolve_target(command, target, policy) {
         Ok(project) => project,
@@ -199,6 +192,60 @@ pub fn decide(
         rule: command.allow_rule(),
         project: project.map(|p| p.id().clone()),
     }
+}
+
+/// The refusals that do not depend on the target: an edited comment, a bot, a closed PR, a
+/// base branch commands may not run on, a fork.
+fn refuse_before_target(actor: &Actor, facts: &PrFacts, policy: &RepoPolicy) -> Option<Decision> {
+    if facts.comment_edited {
+        return Some(deny(
+            "comment.edited",
+            "Edited comments are never executed. Post the command in a new comment.".into(),
+            None,
+        ));
+    }
+    if actor.is_bot || actor.login.ends_with("[bot]") {
+        return Some(deny(
+            "actor.bot",
+            "Commands from bot accounts are not executed.".into(),
+            None,
+        ));
+    }
+    if facts.state != PrState::Open {
+        return Some(deny(
+            "pr.closed",
+            "This pull request is closed; tfgate does not run commands on it.".into(),
+            None,
+        ));
+    }
+    if !policy.allows_base(&facts.base_ref, &facts.default_branch) {
+        return Some(deny(
+            "pr.base_branch",
+            base_branch_reply(facts, policy),
+            None,
+        ));
+    }
+    if facts.is_fork && !policy.allow_fork_prs {
+        return Some(deny("pr.fork", "This pull request comes from a fork; tfgate does not run commands on fork pull requests in this repository.".into(), None));
+    }
+    None
+}
+
+fn base_branch_reply(facts: &PrFacts, policy: &RepoPolicy) -> String {
+    let allowed = if policy.base_branches.is_empty() {
+        format!("the default branch `{}`", facts.default_branch)
+    } else {
+        let list: Vec<String> = policy
+            .base_branches
+            .iter()
+            .map(|b| format!("`{b}`"))
+            .collect();
+        list.join(", ")
+    };
+    format!(
+        "This pull request targets `{}`; tfgate runs commands only on pull requests into {allowed}.",
+        facts.base_ref
+    )
 }
 
 fn resolve_target<'p>(
@@ -322,3 +369,7 @@ fn check_permission(
 #[cfg(test)]
 #[path = "decide_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "decide_pr_tests.rs"]
+mod pr_tests;

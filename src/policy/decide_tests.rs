@@ -66,6 +66,7 @@ fn facts() -> PrFacts {
         author: "alice".into(),
         head_sha: HEAD.into(),
         base_ref: "main".into(),
+        default_branch: "main".into(),
         mergeable: Some(true),
         up_to_date: Some(true),
         reviews: vec![review("bob", ReviewState::Approved, HEAD, Write)],
@@ -73,6 +74,7 @@ fn facts() -> PrFacts {
             name: "validate".into(),
             conclusion: Some("success".into()),
             head_sha: None,
+            app: Some("github-actions".into()),
         }],
         changed_files: vec![
             "infra/eks/main.tf".into(),
@@ -128,6 +130,15 @@ fn cases() -> Vec<Case> {
         }),
         with(case("bot commenter", "actor.bot", "bot accounts"), |c| c.actor = actor("renovate[bot]", Admin)),
         with(case("bot flag", "actor.bot", "bot accounts"), |c| c.actor.is_bot = true),
+        with(case("closed PR", "pr.closed", "This pull request is closed; tfgate does not run commands on it."), |c| {
+            c.facts.state = crate::policy::PrState::Closed;
+        }),
+        with(case("PR into another base", "pr.base_branch", "This pull request targets `attacker`; tfgate runs commands only on pull requests into the default branch `main`."), |c| {
+            c.facts.base_ref = "attacker".into();
+        }),
+        with(case("pusher approves", "apply.requires_approval", "@bob pushed commits to this pull request"), |c| {
+            c.facts.commit_authors = vec!["alice".into(), "Bob".into()];
+        }),
         with(case("fork PR apply", "pr.fork", "comes from a fork"), |c| c.facts.is_fork = true),
         with(case("fork PR plan", "pr.fork", "comes from a fork"), |c| {
             c.facts.is_fork = true;

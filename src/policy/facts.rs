@@ -119,6 +119,13 @@ pub struct PrFacts {
     /// The current head commit (re-read right before an apply).
     pub head_sha: String,
     pub base_ref: String,
+    /// The repository's default branch (always known from GitHub; empty in hand-written
+    /// facts means unknown).
+    #[serde(default)]
+    pub default_branch: String,
+    /// Whether the PR is open, closed or merged.
+    #[serde(default)]
+    pub state: PrState,
     #[serde(default)]
     pub is_fork: bool,
     /// `None`: GitHub has not computed it yet.
@@ -130,6 +137,13 @@ pub struct PrFacts {
     /// Reviews in chronological order (as GitHub lists them).
     #[serde(default)]
     pub reviews: Vec<Review>,
+    /// Logins of the authors and committers of the PR's commits since the base: none of
+    /// them can approve it.
+    #[serde(default)]
+    pub commit_authors: Vec<String>,
+    /// How many of the PR's commits name no GitHub user as author or committer.
+    #[serde(default)]
+    pub commits_without_login: u32,
     /// The latest check run per name on the head commit.
     #[serde(default)]
     pub check_runs: Vec<CheckRun>,
@@ -142,6 +156,16 @@ pub struct PrFacts {
     /// Local module calls of the head commit (dir → module dirs).
     #[serde(default)]
     pub module_calls: ModuleGraph,
+}
+
+/// Whether the PR can still change: commands run on open PRs only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrState {
+    #[default]
+    Open,
+    Closed,
+    Merged,
 }
 
 /// One PR review.
@@ -180,4 +204,7 @@ pub struct CheckRun {
     /// When given and not the PR head, the run is ignored.
     #[serde(default)]
     pub head_sha: Option<String>,
+    /// The slug of the GitHub App that produced the run (`github-actions`, …).
+    #[serde(default)]
+    pub app: Option<String>,
 }

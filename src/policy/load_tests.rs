@@ -68,6 +68,8 @@ fn problem_positions() {
         ("missing roles", "repos: [acme/*]\nprojects:\n  - dir: eks\n", "policies/x.yaml:3:5: no plan_role"),
         ("bad redact regex", "repos: [acme/*]\nredact_patterns:\n  - '(oops'\n", "policies/x.yaml:3:5: bad regular expression"),
         ("checks without names", "repos: [acme/*]\napply_requirements: [checks_passed]\n", "policies/x.yaml:2:1: checks_passed needs required_checks"),
+        ("empty check app", "repos: [acme/*]\napply_requirements: [checks_passed]\nrequired_checks:\n  - {name: ci/test, app: ''}\n", "policies/x.yaml:4:5: empty app slug"),
+        ("bad base branch", "repos: [acme/*]\nbase_branches: [refs/heads/main]\n", "policies/x.yaml:2:17: bad branch pattern `refs/heads/main`"),
         ("layout without default roles", "repos: [acme/*]\nallow_repo_layout: true\n", "policies/x.yaml:2:1: allow_repo_layout needs defaults.plan_role"),
         ("excluded project", &format!("{GOOD}exclude: [legacy/**]\nprojects:\n  - dir: legacy/vpc\n"), "policies/x.yaml:7:10: dir `legacy/vpc` is excluded"),
         ("dir outside repo", &format!("{GOOD}projects:\n  - dir: ../other\n"), "policies/x.yaml:6:10: bad dir `../other`"),

@@ -23,7 +23,7 @@ pub(crate) mod values;
 
 pub use decide::{decide, Decision, Outcome, RULES};
 pub use explain::explain;
-pub use facts::{Actor, CheckRun, PolicyCommand, PrFacts, Review, ReviewState, Target};
+pub use facts::{Actor, CheckRun, PolicyCommand, PrFacts, PrState, Review, ReviewState, Target};
 pub use load::{
     is_policy_file_name, load_policies, load_policy, not_enabled_notice, AmbiguousPolicy, PolicySet,
 };
@@ -32,4 +32,4 @@ pub use model::{
     DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
 };
 pub use problem::PolicyProblem;
-pub use schema::{ApplyRequirement, GitHubPermission, Network, OnInputDrift};
+pub use schema::{ApplyRequirement, GitHubPermission, Network, OnInputDrift, RequiredCheck};

@@ -2,7 +2,7 @@
 
 use super::schema::{
     ApplyRequirement, CloudTrail, CommandPermission, Network, OnInputDrift, Permissions,
-    ProjectDefaults,
+    ProjectDefaults, RequiredCheck,
 };
 use crate::project::{ProjectId, ProjectSpec};
 use serde::Serialize;
@@ -31,7 +31,9 @@ pub struct RepoPolicy {
     pub permissions: Permissions,
     pub apply_requirements: Vec<ApplyRequirement>,
     pub min_approvals: u32,
-    pub required_checks: Vec<String>,
+    pub required_checks: Vec<RequiredCheck>,
+    /// Base branch globs whose PRs may run commands; empty: the default branch only.
+    pub base_branches: Vec<String>,
     pub allow_fork_prs: bool,
     /// `None`: reply on private repositories only.
     pub reply_to_outsiders: Option<bool>,
@@ -66,6 +68,32 @@ impl RepoPolicy {
     /// Whether `dir` matches one of the `exclude` globs (the dir itself or a parent of it).
     pub fn is_excluded(&self, dir: &str) -> bool {
         crate::project::normalize_dir(dir).is_some_and(|dir| exclude_matches(&self.exclude, &dir))
+    }
+
+    /// Whether commands may run on a PR into `base` (`default_branch`: the repository's;
+    /// empty only in hand-written facts, where the default-branch rule is not checked).
+    pub fn allows_base(&self, base: &str, default_branch: &str) -> bool {
+        if self.base_branches.is_empty() {
+            return default_branch.is_empty() || base == default_branch;
+        }
+        let opts = glob::MatchOptions {
+            case_sensitive: true,
+            require_literal_separator: true,
+            require_literal_leading_dot: false,
+        };
+        self.base_branches
+            .iter()
+            .filter_map(|g| glob::Pattern::new(g).ok())
+            .any(|pattern| pattern.matches_with(base, opts))
+    }
+
+    /// `required_checks` entries that name no app: any app's check of that name passes.
+    pub fn checks_without_app(&self) -> Vec<&str> {
+        self.required_checks
+            .iter()
+            .filter(|c| c.app.is_none())
+            .map(|c| c.name.as_str())
+            .collect()
     }
 
     /// The shared input with this name.

@@ -3,7 +3,7 @@
 use super::approval::{evaluate_approvals, short_sha};
 use super::facts::{CheckRun, PrFacts};
 use super::model::RepoPolicy;
-use super::schema::ApplyRequirement;
+use super::schema::{ApplyRequirement, RequiredCheck};
 
 pub(crate) fn requirement_rule(req: ApplyRequirement) -> &'static str {
     match req {
@@ -55,6 +55,12 @@ fn requirement_problem(
                     .collect();
                 text.push_str(&format!(" (not counted: {})", list.join("; ")));
             }
+            if facts.commits_without_login > 0 {
+                text.push_str(&format!(
+                    "; {} commits of the pull request name no GitHub user, so their authors could not be excluded",
+                    facts.commits_without_login
+                ));
+            }
             Some(text)
         }
         ApplyRequirement::Mergeable => match facts.mergeable {
@@ -75,26 +81,36 @@ fn requirement_problem(
             let failing: Vec<String> = policy
                 .required_checks
                 .iter()
-                .filter_map(|name| check_problem(name, facts))
+                .filter_map(|check| check_problem(check, facts))
                 .collect();
             (!failing.is_empty()).then(|| failing.join(", "))
         }
     }
 }
 
-fn check_problem(name: &str, facts: &PrFacts) -> Option<String> {
+/// Why a required check does not pass on the head, if it does not. A check naming an app
+/// counts only that app's runs, so a same-named job added by the PR cannot satisfy it.
+fn check_problem(check: &RequiredCheck, facts: &PrFacts) -> Option<String> {
+    let name = &check.name;
     let runs: Vec<&CheckRun> = facts
         .check_runs
         .iter()
         .filter(|r| {
-            r.name == name
+            r.name == *name
+                && check
+                    .app
+                    .as_ref()
+                    .map_or(true, |app| r.app.as_ref() == Some(app))
                 && r.head_sha
                     .as_ref()
                     .map_or(true, |sha| *sha == facts.head_sha)
         })
         .collect();
     if runs.is_empty() {
-        return Some(format!("`{name}` has not run on the head"));
+        return Some(match &check.app {
+            Some(app) => format!("`{name}` from app `{app}` has not run on the head"),
+            None => format!("`{name}` has not run on the head"),
+        });
     }
     for run in runs {
         match run.conclusion.as_deref() {

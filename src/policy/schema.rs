@@ -39,9 +39,13 @@ pub struct PolicyFile {
     /// Approving reviews needed by `approved`. Default 1.
     #[serde(default = "default_min_approvals")]
     pub min_approvals: u32,
-    /// Check names that must have passed on the head commit (needed by `checks_passed`).
+    /// Checks that must have passed on the head commit (needed by `checks_passed`): a name,
+    /// or `{name, app}` to accept only the check runs of that GitHub App (slug).
     #[serde(default)]
-    pub required_checks: Vec<String>,
+    pub required_checks: Vec<RequiredCheckSpec>,
+    /// Base branches (globs) whose PRs may run commands. Default: the default branch only.
+    #[serde(default)]
+    pub base_branches: Vec<String>,
     /// Whether PRs from forks may run commands at all. Default false.
     #[serde(default)]
     pub allow_fork_prs: bool,
@@ -251,6 +255,37 @@ impl ApplyRequirement {
     }
 }
 
+/// One entry of `required_checks` as written: a bare name, or a name and an app.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum RequiredCheckSpec {
+    Name(String),
+    Scoped(RequiredCheck),
+}
+
+/// A check that must pass: its name and, when set, the slug of the GitHub App producing it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequiredCheck {
+    /// The check run's name (`ci/test`).
+    pub name: String,
+    /// The slug of the GitHub App that must have produced it (`github-actions`). Unset: any.
+    #[serde(default)]
+    pub app: Option<String>,
+}
+
+impl RequiredCheckSpec {
+    pub fn check(&self) -> RequiredCheck {
+        match self {
+            RequiredCheckSpec::Name(name) => RequiredCheck {
+                name: name.clone(),
+                app: None,
+            },
+            RequiredCheckSpec::Scoped(check) => check.clone(),
+        }
+    }
+}
+
 /// A shared input: a value from outside the repository given to Terraform as a variable.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -400,6 +435,7 @@ mod readme_tests {
         all.extend(fields::<CommandPermission>());
         all.extend(fields::<InputSpec>());
         all.extend(fields::<CloudTrail>());
+        all.extend(fields::<RequiredCheck>());
         assert!(all.len() > 40, "field extraction failed: {all:?}");
         for field in all {
             assert!(

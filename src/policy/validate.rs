@@ -69,7 +69,8 @@ pub(crate) fn validate_file(
         permissions: file.permissions.clone(),
         apply_requirements: dedup(&file.apply_requirements),
         min_approvals: file.min_approvals,
-        required_checks: file.required_checks.clone(),
+        required_checks: file.required_checks.iter().map(|c| c.check()).collect(),
+        base_branches: file.base_branches.clone(),
         allow_fork_prs: file.allow_fork_prs,
         reply_to_outsiders: file.reply_to_outsiders,
         commands_per_hour: file.commands_per_hour,
@@ -221,10 +222,17 @@ fn check_requirements(c: &mut Checker, file: &PolicyFile) {
             "required_checks has no effect without checks_passed in apply_requirements",
         );
     }
-    for (i, name) in file.required_checks.iter().enumerate() {
-        if name.trim().is_empty() {
+    for (i, spec) in file.required_checks.iter().enumerate() {
+        let check = spec.check();
+        if check.name.trim().is_empty() {
             c.at(&[key("required_checks"), idx(i)], "empty check name");
         }
+        if check.app.is_some_and(|app| app.trim().is_empty()) {
+            c.at(&[key("required_checks"), idx(i)], "empty app slug");
+        }
+    }
+    for (i, glob) in file.base_branches.iter().enumerate() {
+        c.check(&[key("base_branches"), idx(i)], values::branch_glob(glob));
     }
     if file
         .apply_requirements

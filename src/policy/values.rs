@@ -67,6 +67,18 @@ pub fn path_glob(text: &str) -> Result<(), String> {
         .map_err(|e| format!("bad glob `{text}`: {}", e.msg))
 }
 
+/// A base branch glob (`main`, `release/*`).
+pub fn branch_glob(text: &str) -> Result<(), String> {
+    if text.trim().is_empty() || text.starts_with('/') || text.starts_with("refs/") {
+        return Err(format!(
+            "bad branch pattern `{text}`: expected a branch name such as main or release/*"
+        ));
+    }
+    glob::Pattern::new(text)
+        .map(|_| ())
+        .map_err(|e| format!("bad glob `{text}`: {}", e.msg))
+}
+
 /// A project name.
 pub fn project_name(text: &str) -> Result<(), String> {
     if NAME.is_match(text) {

@@ -64,13 +64,16 @@ pub async fn authorize(
     commands: &[Command],
     replies: &mut Replies,
 ) -> Result<Authorized, JobError> {
-    let pr_facts = facts::pr_facts(gh, &comment.repo, comment.number)
-        .await
-        .map_err(github_error)?;
-    let (policy, layout_problems) =
-        policy_for_pr(gh, &comment.repo, policy, &pr_facts.base_ref).await?;
+    let pr_facts =
+        facts::pr_facts_waiting(gh, &comment.repo, comment.number, facts::MERGEABLE_WAIT)
+            .await
+            .map_err(github_error)?;
+    let (policy, layout_problems) = policy_for_pr(gh, &comment.repo, policy).await?;
     if !layout_problems.is_empty() {
-        replies.push(layout_problems_notice(&pr_facts.base_ref, &layout_problems));
+        replies.push(layout_problems_notice(
+            &pr_facts.default_branch,
+            &layout_problems,
+        ));
     }
     let actor = commenter(gh, comment, &policy, permission).await?;
     let decisions = decide_commands(&actor, commands, &policy, &pr_facts);

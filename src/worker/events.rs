@@ -114,7 +114,7 @@ async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobE
     let facts = facts::pr_facts(&gh, &pr.repo, pr.number)
         .await
         .map_err(github_error)?;
-    let (policy, layout_problems) = policy_for_pr(&gh, &pr.repo, policy, &pr.base_ref).await?;
+    let (policy, layout_problems) = policy_for_pr(&gh, &pr.repo, policy).await?;
     if !layout_problems.is_empty() {
         // Told on the PR when a command is authorized; a push only plans admin projects.
         tracing::warn!(repo = %repo, problems = layout_problems.len(), "tfgate.yaml on the base branch has problems");

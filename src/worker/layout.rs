@@ -1,5 +1,6 @@
-//! Reads the repository's `tfgate.yaml` from the PR's base branch (contents API) when the admin
+//! Reads the repository's `tfgate.yaml` from its default branch (contents API) when the admin
 //! policy allows repo layouts, and merges it ([`crate::project::policy_with_base_layout`]).
+//! Never from the PR's base: a writer could open a PR into a branch holding their own layout.
 
 use octocrab::Octocrab;
 
@@ -10,18 +11,18 @@ use crate::policy::{PolicyProblem, RepoPolicy};
 use crate::project::{policy_with_base_layout, LAYOUT_FILE_NAME};
 use crate::webhook::event::RepoRef;
 
-/// The policy with the base branch's layout merged in, and the layout's problems (if any). No
-/// GitHub call when the policy does not allow repo layouts.
+/// The policy with the default branch's layout merged in, and the layout's problems (if
+/// any). No GitHub call when the policy does not allow repo layouts.
 pub async fn policy_for_pr(
     gh: &Octocrab,
     repo: &RepoRef,
     policy: &RepoPolicy,
-    base_ref: &str,
 ) -> Result<(RepoPolicy, Vec<PolicyProblem>), JobError> {
     if !policy.allow_repo_layout {
         return Ok((policy.clone(), Vec::new()));
     }
-    let file = api::file_at(gh, repo, LAYOUT_FILE_NAME, base_ref)
+    let default_branch = api::default_branch(gh, repo).await.map_err(github_error)?;
+    let file = api::file_at(gh, repo, LAYOUT_FILE_NAME, &default_branch)
         .await
         .map_err(github_error)?;
     let text = match file.map(|f| f.text()).transpose() {

@@ -8,6 +8,10 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+#[path = "fake_github_pr.rs"]
+mod pr_reads;
+pub use pr_reads::FakeCommit;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Posted {
     pub number: i64,
@@ -26,6 +30,12 @@ pub struct FakePr {
     pub base_ref: String,
     pub mergeable: Option<bool>,
     pub mergeable_state: String,
+    pub default_branch: String,
+    /// `open` or `closed`.
+    pub state: String,
+    pub merged: bool,
+    /// Commits of the base branch the head lacks (the compare API's `behind_by`).
+    pub behind_by: u64,
 }
 
 impl Default for FakePr {
@@ -37,6 +47,10 @@ impl Default for FakePr {
             base_ref: "main".into(),
             mergeable: Some(true),
             mergeable_state: "clean".into(),
+            default_branch: "main".into(),
+            state: "open".into(),
+            merged: false,
+            behind_by: 0,
         }
     }
 }
@@ -58,8 +72,18 @@ pub struct GitHubState {
     pub files: Vec<String>,
     /// (team slug, user) pairs with active membership.
     pub team_members: Vec<(String, String)>,
-    /// (name, conclusion)
+    /// (name, conclusion), made by the `github-actions` app
     pub check_runs: Vec<(String, String)>,
+    /// (name, conclusion, app slug)
+    pub app_check_runs: Vec<(String, String, String)>,
+    /// The PR's commits, oldest first.
+    pub commits: Vec<FakeCommit>,
+    /// Mergeability served by the next PR reads, one each (then `pr.mergeable`).
+    pub mergeable_reads: std::collections::VecDeque<Option<bool>>,
+    /// How often the PR was read.
+    pub pr_reads: usize,
+    /// `base...head` of every compare request.
+    pub compare_requests: Vec<String>,
     /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir).
     pub tarball: Vec<u8>,
     /// (git ref, path) → file text, served by the contents API (404 otherwise).
@@ -129,29 +153,21 @@ impl Respond for Handler {
                 ResponseTemplate::new(201).set_body_json(json!({"id": id, "content": content}))
             }
             "get_pr" => {
+                let mergeable = pr_reads::mergeable_now(&mut st);
                 let pr = &st.pr;
                 ResponseTemplate::new(200).set_body_json(json!({
-                    "number": seg(req, 4).parse::<i64>().unwrap_or(1), "state": "open",
+                    "number": seg(req, 4).parse::<i64>().unwrap_or(1), "state": pr.state,
+                    "merged": pr.merged,
                     "user": {"login": pr.author, "type": "User"},
                     "head": {"sha": pr.head_sha, "ref": "feature", "repo": {"full_name": pr.head_repo}},
-                    "base": {"sha": "b".repeat(40), "ref": pr.base_ref, "repo": {"full_name": "Codertocat/Hello-World"}},
-                    "mergeable": pr.mergeable, "mergeable_state": pr.mergeable_state
+                    "base": {"sha": "b".repeat(40), "ref": pr.base_ref, "repo": {"full_name": "Codertocat/Hello-World", "default_branch": pr.default_branch}},
+                    "mergeable": mergeable, "mergeable_state": pr.mergeable_state
                 }))
             }
-            "reviews" => {
-                let list: Vec<Value> = st
-                    .reviews
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| {
-                        json!({
-                            "id": i + 1, "state": r.state, "commit_id": r.commit_id,
-                            "user": {"login": r.user, "type": if r.is_bot { "Bot" } else { "User" }}
-                        })
-                    })
-                    .collect();
-                ResponseTemplate::new(200).set_body_json(list)
-            }
+            "reviews" => pr_reads::reviews(&st, req),
+            "commits" => pr_reads::commits(&st, req),
+            "compare" => pr_reads::compare(&mut st, req),
+            "repository" => pr_reads::repository(&st),
             "files" => {
                 let page: usize = req
                     .url
@@ -168,12 +184,7 @@ impl Respond for Handler {
                     .collect();
                 ResponseTemplate::new(200).set_body_json(list)
             }
-            "check_runs" => {
-                let head = st.pr.head_sha.clone();
-                let runs: Vec<Value> = st.check_runs.iter().map(|(n, c)| json!({"name": n, "conclusion": c, "head_sha": head, "status": "completed"})).collect();
-                ResponseTemplate::new(200)
-                    .set_body_json(json!({"total_count": runs.len(), "check_runs": runs}))
-            }
+            "check_runs" => pr_reads::check_runs(&st, req),
             "contents" => {
                 let path = req
                     .url
@@ -308,7 +319,10 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(GitHubState::default()));
-        let routes: [(&str, &str, &'static str); 14] = [
+        let routes: [(&str, &str, &'static str); 17] = [
+            ("GET", r"^/repos/[^/]+/[^/]+$", "repository"),
+            ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+/commits$", "commits"),
+            ("GET", r"^/repos/[^/]+/[^/]+/compare/.+$", "compare"),
             ("GET", r"^/repos/[^/]+/[^/]+/contents/.+$", "contents"),
             (
                 "GET",

@@ -49,7 +49,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         .map_err(github_error)?;
     // Layout projects as the base branch has them now (the PR was told of problems when the
     // command was authorized; a project gone since is reported below).
-    let (policy, _) = policy_for_pr(&gh, &run.repo, policy, &pr.base.name).await?;
+    let (policy, _) = policy_for_pr(&gh, &run.repo, policy).await?;
     let start = run_start(&run, &pr.head.sha, |name| policy.project(name).is_some());
     let projects = match start {
         RunStart::HeadMoved {
@@ -65,8 +65,10 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         }
         RunStart::Run { projects, gone } => {
             if !gone.is_empty() {
+                // Layout projects come from the default branch.
+                let default_branch = pr.base.repo.as_ref().and_then(|r| r.default_branch.clone());
                 let body = NoticeBody::ProjectsGone {
-                    base_ref: pr.base.name.clone(),
+                    base_ref: default_branch.unwrap_or_else(|| pr.base.name.clone()),
                     projects: gone,
                 };
                 post_notice(&gh, &renderer, &run, &run.head_sha, body).await?;

@@ -1,0 +1,160 @@
+//! Decisions about the PR itself: its state, its base branch, who pushed to it, and which
+//! app produced a required check.
+
+use super::*;
+use crate::policy::facts::{CheckRun, PrState, Review, ReviewState};
+use crate::policy::load::load_policy;
+use crate::policy::schema::GitHubPermission::Write;
+
+const HEAD: &str = "c0ffee0000000000000000000000000000000000";
+
+const POLICY: &str = r#"
+repos: [acme/infra]
+defaults:
+  plan_role: arn:aws:iam::111111111111:role/plan
+  apply_role: arn:aws:iam::111111111111:role/apply
+projects:
+  - name: eks
+    dir: infra/eks
+apply_requirements: [approved, checks_passed]
+required_checks:
+  - {name: ci/test, app: github-actions}
+  - lint
+"#;
+
+fn policy(extra: &str) -> RepoPolicy {
+    load_policy("p.yaml", &format!("{POLICY}{extra}")).expect("test policy loads")
+}
+
+fn run(name: &str, app: &str, conclusion: &str) -> CheckRun {
+    CheckRun {
+        name: name.into(),
+        conclusion: Some(conclusion.into()),
+        head_sha: Some(HEAD.into()),
+        app: Some(app.into()),
+    }
+}
+
+/// A PR by alice into main, approved by bob on the head, both checks green.
+fn facts() -> PrFacts {
+    PrFacts {
+        number: 7,
+        author: "alice".into(),
+        head_sha: HEAD.into(),
+        base_ref: "main".into(),
+        default_branch: "main".into(),
+        reviews: vec![Review {
+            user: "bob".into(),
+            state: ReviewState::Approved,
+            commit_id: HEAD.into(),
+            user_permission: Write,
+            user_is_bot: false,
+        }],
+        commit_authors: vec!["alice".into()],
+        check_runs: vec![
+            run("ci/test", "github-actions", "success"),
+            run("lint", "some-ci", "success"),
+        ],
+        changed_files: vec!["infra/eks/main.tf".into()],
+        ..PrFacts::default()
+    }
+}
+
+fn decide_for(command: PolicyCommand, facts: &PrFacts, policy: &RepoPolicy) -> Decision {
+    let actor = Actor {
+        login: "carol".into(),
+        permission: Write,
+        teams: vec![],
+        is_bot: false,
+    };
+    let target = match command {
+        PolicyCommand::Plan | PolicyCommand::Apply => Target::project("eks"),
+        _ => Target::default(),
+    };
+    decide(&actor, command, &target, facts, policy)
+}
+
+type Change = fn(&mut PrFacts);
+
+#[test]
+fn pr_rules() {
+    let cases: Vec<(&str, &str, Change, &str, &str)> = vec![
+        ("happy", "", |_| {}, "apply.allowed", ""),
+        ("closed", "", |f| f.state = PrState::Closed, "pr.closed", "This pull request is closed"),
+        ("merged", "", |f| f.state = PrState::Merged, "pr.closed", "is closed"),
+        ("other base, default rule", "", |f| f.base_ref = "release/1".into(), "pr.base_branch",
+         "This pull request targets `release/1`; tfgate runs commands only on pull requests into the default branch `main`."),
+        ("other base listed by glob", "base_branches: [main, release/*]\n", |f| f.base_ref = "release/1".into(), "apply.allowed", ""),
+        ("glob does not cross /", "base_branches: [main, release/*]\n", |f| f.base_ref = "release/1/x".into(), "pr.base_branch",
+         "into `main`, `release/*`."),
+        ("default branch not listed", "base_branches: [release/*]\n", |_| {}, "pr.base_branch", "targets `main`"),
+        ("default branch other than main", "", |f| { f.default_branch = "trunk".into(); }, "pr.base_branch", "the default branch `trunk`"),
+        ("unknown default branch in hand-written facts", "", |f| f.default_branch.clear(), "apply.allowed", ""),
+        ("reviewer committed to the PR", "", |f| f.commit_authors.push("BOB".into()), "apply.requires_approval",
+         "(not counted: @bob pushed commits to this pull request)"),
+        ("commits without a GitHub user are noted", "", |f| {
+            f.commit_authors.push("bob".into());
+            f.commits_without_login = 2;
+        }, "apply.requires_approval", "; 2 commits of the pull request name no GitHub user, so their authors could not be excluded"),
+        ("author-only commits keep the approval", "", |f| f.commits_without_login = 1, "apply.allowed", ""),
+        ("same-named check from another app", "", |f| f.check_runs[0].app = Some("evil-app".into()), "apply.requires_checks_passed",
+         "`ci/test` from app `github-actions` has not run on the head"),
+        ("same-named passing check beside a failing real one", "", |f| {
+            f.check_runs[0].conclusion = Some("failure".into());
+            f.check_runs.push(run("ci/test", "evil-app", "success"));
+        }, "apply.requires_checks_passed", "`ci/test` concluded failure"),
+        ("check without app info", "", |f| f.check_runs[0].app = None, "apply.requires_checks_passed", "from app `github-actions`"),
+        ("bare name: any app", "", |f| f.check_runs[1].app = Some("other".into()), "apply.allowed", ""),
+    ];
+    for (name, extra, change, rule, reason) in cases {
+        let mut f = facts();
+        change(&mut f);
+        let d = decide_for(PolicyCommand::Apply, &f, &policy(extra));
+        assert_eq!(d.rule, rule, "case `{name}`: {:?}", d.outcome);
+        match d.reason() {
+            None => assert!(reason.is_empty(), "case `{name}` allowed"),
+            Some(r) => assert!(
+                !reason.is_empty() && r.contains(reason),
+                "case `{name}`: {r:?}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn closed_and_foreign_base_refuse_every_command() {
+    let p = policy("");
+    for command in [
+        PolicyCommand::Plan,
+        PolicyCommand::Apply,
+        PolicyCommand::Unlock,
+        PolicyCommand::Cancel,
+        PolicyCommand::Inputs,
+    ] {
+        let mut closed = facts();
+        closed.state = PrState::Merged;
+        assert_eq!(decide_for(command, &closed, &p).rule, "pr.closed");
+        let mut foreign = facts();
+        foreign.base_ref = "mine".into();
+        assert_eq!(decide_for(command, &foreign, &p).rule, "pr.base_branch");
+    }
+}
+
+#[test]
+fn bare_required_checks_are_listed_for_a_warning() {
+    assert_eq!(policy("").checks_without_app(), vec!["lint"]);
+}
+
+#[test]
+fn new_pr_facts_parse_from_json() {
+    let json = r#"{
+        "number": 7, "author": "alice", "head_sha": "c0ffee", "base_ref": "main",
+        "default_branch": "main", "state": "merged",
+        "commit_authors": ["alice", "bob"], "commits_without_login": 1,
+        "check_runs": [{"name": "ci/test", "conclusion": "success", "app": "github-actions"}]
+    }"#;
+    let f: PrFacts = serde_json::from_str(json).unwrap();
+    assert_eq!(f.state, PrState::Merged);
+    assert_eq!(f.commit_authors, vec!["alice", "bob"]);
+    assert_eq!(f.check_runs[0].app.as_deref(), Some("github-actions"));
+}
