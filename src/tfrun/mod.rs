@@ -77,7 +77,7 @@ impl From<RunOutput> for StepOutput {
 
 /// The result of `init` + `plan` + `show`.
 #[derive(Debug, Clone)]
-pub struct PlanRun {
+pub struct PlanOutput {
     pub init: StepOutput,
     /// The `plan -json` stream (None when init failed).
     pub plan: Option<StepOutput>,
@@ -89,7 +89,7 @@ pub struct PlanRun {
 
 /// The result of `init` + `apply -json PLANFILE`.
 #[derive(Debug, Clone)]
-pub struct ApplyRun {
+pub struct ApplyOutput {
     pub init: StepOutput,
     pub apply: Option<StepOutput>,
 }
@@ -149,10 +149,10 @@ pub async fn plan(
     root: &str,
     settings: &RunSettings,
     on_line: &mut (dyn FnMut(&str) + Send),
-) -> Result<PlanRun> {
+) -> Result<PlanOutput> {
     let init = init(setup, workdir, root, settings).await?;
     if !init.ok {
-        return Ok(PlanRun {
+        return Ok(PlanOutput {
             init,
             plan: None,
             plan_json: None,
@@ -172,7 +172,7 @@ pub async fn plan(
     args.extend(settings.extra_args.iter().cloned());
     let plan = step(setup, workdir, settings, args, on_line).await?;
     if !plan.ok {
-        return Ok(PlanRun {
+        return Ok(PlanOutput {
             init,
             plan: Some(plan),
             plan_json: None,
@@ -196,7 +196,7 @@ pub async fn plan(
                 plan_path.display()
             )
         })?;
-    Ok(PlanRun {
+    Ok(PlanOutput {
         init,
         plan: Some(plan),
         plan_json: show.ok.then_some(show.stdout),
@@ -233,10 +233,10 @@ pub async fn apply(
     plan_file: &[u8],
     settings: &RunSettings,
     on_line: &mut (dyn FnMut(&str) + Send),
-) -> Result<ApplyRun> {
+) -> Result<ApplyOutput> {
     let init = init(setup, workdir, root, settings).await?;
     if !init.ok {
-        return Ok(ApplyRun { init, apply: None });
+        return Ok(ApplyOutput { init, apply: None });
     }
     let plan_path = workdir.join(root).join(PLAN_FILE);
     std::fs::write(&plan_path, plan_file)
@@ -252,7 +252,7 @@ pub async fn apply(
     }
     args.push(PLAN_FILE.into());
     let apply = step(setup, workdir, settings, args, on_line).await?;
-    Ok(ApplyRun {
+    Ok(ApplyOutput {
         init,
         apply: Some(apply),
     })

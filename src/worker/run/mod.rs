@@ -51,30 +51,8 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     // command was authorized; a project gone since is reported below).
     let (policy, _) = policy_for_pr(&gh, &run.repo, policy).await?;
     let start = run_start(&run, &pr.head.sha, |name| policy.project(name).is_some());
-    let projects = match start {
-        RunStart::HeadMoved {
-            authorised,
-            current,
-        } => {
-            let body = NoticeBody::HeadMoved {
-                authorised_sha_short: short_sha(&authorised),
-                head_sha_short: short_sha(&current),
-                command: run.command.name().to_string(),
-            };
-            return post_notice(&gh, &renderer, &run, &current, body).await;
-        }
-        RunStart::Run { projects, gone } => {
-            if !gone.is_empty() {
-                // Layout projects come from the default branch.
-                let default_branch = pr.base.repo.as_ref().and_then(|r| r.default_branch.clone());
-                let body = NoticeBody::ProjectsGone {
-                    base_ref: default_branch.unwrap_or_else(|| pr.base.name.clone()),
-                    projects: gone,
-                };
-                post_notice(&gh, &renderer, &run, &run.head_sha, body).await?;
-            }
-            projects
-        }
+    let Some(projects) = announce_start(&gh, &renderer, &run, &pr, start).await? else {
+        return Ok(());
     };
     let projects: Vec<&ResolvedProject> =
         projects.iter().filter_map(|n| policy.project(n)).collect();
@@ -93,6 +71,43 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     match run.command {
         RunCommand::Plan => ctx.plan_roots(&projects).await,
         RunCommand::Apply => ctx.apply_roots(&projects).await,
+    }
+}
+
+/// Tell the PR when the head moved (nothing runs) or declared projects are gone; returns the
+/// projects to run.
+async fn announce_start(
+    gh: &Octocrab,
+    renderer: &Renderer,
+    run: &RunJob,
+    pr: &api::PullRequestInfo,
+    start: RunStart,
+) -> Result<Option<Vec<String>>, JobError> {
+    match start {
+        RunStart::HeadMoved {
+            authorised,
+            current,
+        } => {
+            let body = NoticeBody::HeadMoved {
+                authorised_sha_short: short_sha(&authorised),
+                head_sha_short: short_sha(&current),
+                command: run.command.name().to_string(),
+            };
+            post_notice(gh, renderer, run, &current, body).await?;
+            Ok(None)
+        }
+        RunStart::Run { projects, gone } => {
+            if !gone.is_empty() {
+                // Layout projects come from the default branch.
+                let default_branch = pr.base.repo.as_ref().and_then(|r| r.default_branch.clone());
+                let body = NoticeBody::ProjectsGone {
+                    base_ref: default_branch.unwrap_or_else(|| pr.base.name.clone()),
+                    projects: gone,
+                };
+                post_notice(gh, renderer, run, &run.head_sha, body).await?;
+            }
+            Ok(Some(projects))
+        }
     }
 }
 

@@ -19,7 +19,7 @@ use crate::render::from_outcome::plan_model;
 use crate::render::{DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
 use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
 use crate::terraform::{parse_plan_json, plan_summary};
-use crate::tfrun::{self, setup_from_config, PlanRun as PlanOutput};
+use crate::tfrun::{self, setup_from_config, PlanOutput};
 use crate::worker::{drift_check, github_error, publish};
 
 /// What the roots of one `/plan` add up to.
@@ -77,21 +77,8 @@ impl RunCtx<'_> {
         results: &mut PlanResults,
     ) -> Result<(), JobError> {
         let live = inputs::live_inputs(&inputs::fingerprint_key(self.state), self.policy, p);
-        let Some(run_id) = self.begin(p, RunCommand::Plan).await? else {
+        let Some(prepared) = self.start_plan(p, &live, results).await? else {
             return Ok(());
-        };
-        let prepared = match self.prepare(p, RunCommand::Plan, run_id, &live.env).await {
-            Ok(x) => x,
-            Err(e) => {
-                self.abandon(run_id, RunCommand::Plan).await?;
-                tracing::error!(project = %p.spec.id.0, error = %format!("{e:#}"), "could not prepare the plan");
-                results.notes.push(RunNote::CouldNotStart {
-                    project: p.spec.id.0.clone(),
-                    command: RunCommand::Plan.name().into(),
-                    reason: public_line(&e),
-                });
-                return Ok(());
-            }
         };
         results.last_run = prepared.run_id;
         let out = tfrun::plan(
@@ -135,6 +122,31 @@ impl RunCtx<'_> {
             .await?;
         results.roots.push(model);
         Ok(())
+    }
+
+    /// Claim the root and prepare its run; `None` when it is busy or could not start (noted).
+    async fn start_plan(
+        &self,
+        p: &ResolvedProject,
+        live: &LiveInputs,
+        results: &mut PlanResults,
+    ) -> Result<Option<Prepared>, JobError> {
+        let Some(run_id) = self.begin(p, RunCommand::Plan).await? else {
+            return Ok(None);
+        };
+        match self.prepare(p, RunCommand::Plan, run_id, &live.env).await {
+            Ok(prepared) => Ok(Some(prepared)),
+            Err(e) => {
+                self.abandon(run_id, RunCommand::Plan).await?;
+                tracing::error!(project = %p.spec.id.0, error = %format!("{e:#}"), "could not prepare the plan");
+                results.notes.push(RunNote::CouldNotStart {
+                    project: p.spec.id.0.clone(),
+                    command: RunCommand::Plan.name().into(),
+                    reason: public_line(&e),
+                });
+                Ok(None)
+            }
+        }
     }
 
     /// Shared-input drift of the root's plan, when the root consumes shared inputs.
