@@ -361,6 +361,7 @@ async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
         plan_runs: Default::default(),
         terraform_args: vec![],
         accept_inputs: vec![],
+        comment_id: None,
     };
     let job = tfgate::jobs::NewJob {
         kind: tfgate::jobs::JobKind::Run,

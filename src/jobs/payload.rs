@@ -52,6 +52,9 @@ pub struct RunJob {
     pub terraform_args: Vec<String>,
     #[serde(default)]
     pub accept_inputs: Vec<String>,
+    /// The comment that asked for the run (none for autoplan), for a 😕 if the job fails.
+    #[serde(default)]
+    pub comment_id: Option<i64>,
 }
 
 /// Payload of an `enrich` job: the apply comment to update and the failures to confirm.

@@ -14,6 +14,12 @@ use crate::metrics::Metrics;
 /// What runs a claimed job. Implemented by the app's dispatcher and by tests.
 pub trait JobHandler: Send + Sync + 'static {
     fn handle(&self, job: &ClaimedJob) -> impl Future<Output = Result<(), JobError>> + Send;
+
+    /// Called once when a job failed for good (a permanent error, or its last attempt), so
+    /// that whoever asked for it is told.
+    fn on_failed(&self, _job: &ClaimedJob, _error: &JobError) -> impl Future<Output = ()> + Send {
+        async {}
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -117,13 +123,17 @@ async fn run_one_in_span<H: JobHandler>(
         Err(err) => {
             let transient = matches!(err, JobError::Transient(_));
             tracing::warn!(error = %err, "job failed");
-            match queue::fail(db, job, transient, &err.to_string()).await {
+            let status = match queue::fail(db, job, transient, &err.to_string()).await {
                 Ok(s) => s,
                 Err(e) => {
                     tracing::error!(error = %format!("{e:#}"), "could not record job failure");
                     "unknown"
                 }
+            };
+            if status == "failed" {
+                handler.on_failed(job, &err).await;
             }
+            status
         }
     };
     if status == "lease_lost" {

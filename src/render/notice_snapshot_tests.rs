@@ -88,7 +88,8 @@ fn replies_keep_their_wording() {
         (
             CommentKind::JobFailed,
             "tfgate could not finish this command: GitHub did not answer while the plan comment \
-             was posted. An admin can run `tfgate logs r-0042`.\n"
+             was posted. Nothing more will be tried on its own; an admin can find the error \
+             with `tfgate jobs` (job `17`).\n"
                 .to_string(),
         ),
     ];

@@ -67,6 +67,7 @@ pub fn autoplan(
         plan_runs: Default::default(),
         terraform_args: Vec::new(),
         accept_inputs: Vec::new(),
+        comment_id: None,
     };
     Ok(Autoplan {
         decisions,

@@ -78,6 +78,7 @@ mod tests {
             plan_runs: Default::default(),
             terraform_args: vec![],
             accept_inputs: vec![],
+            comment_id: None,
         }
     }
 

@@ -18,6 +18,7 @@ pub struct CommandRequest<'a> {
     pub number: i64,
     pub actor: &'a str,
     pub head_sha: &'a str,
+    pub comment_id: i64,
 }
 
 /// Everything a comment's allowed commands ask for.
@@ -120,6 +121,7 @@ pub fn command_actions(
             plan_runs,
             terraform_args,
             accept_inputs,
+            comment_id: Some(req.comment_id),
         });
     }
     Ok(actions)
@@ -174,6 +176,7 @@ mod tests {
             number: 7,
             actor: "alice",
             head_sha: "h1",
+            comment_id: 5,
         };
         let plans = plans.iter().map(|(p, id)| (p.to_string(), *id)).collect();
         command_actions(&req, &allowed(text, projects), &policy.specs(), &plans).unwrap()

@@ -229,6 +229,7 @@ async fn act(
         number: comment.number,
         actor: &comment.author,
         head_sha: &head_sha,
+        comment_id: comment.comment_id,
     };
     let actions = command_actions(&request, &allowed, &policy.specs(), &plan_runs)
         .map_err(|e| JobError::Permanent(anyhow!(e)))?;

@@ -7,6 +7,7 @@ mod cloudtrail_poll;
 mod comment;
 mod drift_check;
 mod events;
+mod failed;
 mod layout;
 mod publish;
 
@@ -42,6 +43,10 @@ impl JobHandler for JobRouter {
                 job.kind
             ))),
         }
+    }
+
+    async fn on_failed(&self, job: &ClaimedJob, error: &JobError) {
+        failed::report(&self.state, job, error).await
     }
 }
 

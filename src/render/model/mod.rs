@@ -323,6 +323,9 @@ pub enum NoticeBody {
     /// A command that could not finish; `what` says what failed (never provider text).
     JobFailed {
         what: String,
+        /// The failed job, as `tfgate jobs` lists it.
+        #[serde(default)]
+        job_id: i64,
     },
     /// Another plan or apply of the root is running; nothing was started.
     RootBusy {

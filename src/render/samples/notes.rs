@@ -66,6 +66,7 @@ pub fn new_notice_bodies() -> Vec<NoticeBody> {
         },
         NoticeBody::JobFailed {
             what: "GitHub did not answer while the plan comment was posted".into(),
+            job_id: 17,
         },
         NoticeBody::RootBusy {
             project: "eks".into(),

@@ -1,0 +1,106 @@
+//! No silent failures: a job that fails for good tells the PR which command failed and how an
+//! admin finds the error, adds 😕 to the comment, and frees the roots its runs held.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use support::*;
+use tfgate::jobs::runner::{run_worker, WorkerOptions};
+use tfgate::worker::JobRouter;
+
+const POLICY: &str = r#"
+repos: ["Codertocat/Hello-World"]
+defaults:
+  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
+  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
+projects:
+  - name: eks
+    dir: infra/eks
+"#;
+
+/// Run the real worker loop until no job is queued or running.
+async fn run_worker_until_idle(h: &Harness) {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let opts = WorkerOptions {
+        name: "test-worker".into(),
+        lease: Duration::from_secs(30),
+        poll_interval: Duration::from_millis(20),
+    };
+    let router = Arc::new(JobRouter::new(h.state.clone()));
+    let worker = tokio::spawn(run_worker(
+        h.state.db.clone(),
+        router,
+        opts,
+        h.state.metrics.clone(),
+        h.state.wake.clone(),
+        stopped,
+    ));
+    for _ in 0..200 {
+        let busy: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
+                .fetch_one(&h.state.db.pool)
+                .await
+                .unwrap();
+        if busy == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stop.send(true).unwrap();
+    worker.await.unwrap();
+}
+
+mod without_terraform {
+    use super::*;
+
+    async fn story(backend: Backend) {
+        let Some(h) = Harness::start_with(backend, Some(POLICY), |args| {
+            args.terraform = Some("/nonexistent/terraform".into());
+        })
+        .await
+        else {
+            return;
+        };
+        h.github.with(|g| {
+            g.files = vec!["infra/eks/main.tf".into()];
+            g.permissions.insert("alice".into(), "write".into());
+        });
+        let comment = pr_comment("/plan", "alice");
+        h.deliver("issue_comment", &comment).await;
+        run_worker_until_idle(&h).await;
+
+        let run_job: i64 = sqlx::query_scalar("SELECT id FROM jobs WHERE kind = 'run'")
+            .fetch_one(&h.state.db.pool)
+            .await
+            .unwrap();
+        let told: Vec<String> = h.github.comments().into_iter().map(|c| c.body).collect();
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert!(
+            told[0].contains("tfgate could not finish this command"),
+            "{told:?}"
+        );
+        assert!(told[0].contains("`/plan` of `eks`"), "{told:?}");
+        assert!(told[0].contains(&format!("(job `{run_job}`)")), "{told:?}");
+        assert!(
+            !told[0].contains("/nonexistent"),
+            "no internal detail: {told:?}"
+        );
+        let id = comment["comment"]["id"].as_i64().unwrap();
+        assert_eq!(
+            h.github.reactions(),
+            vec![(id, "eyes".to_string()), (id, "confused".to_string())]
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        story(Backend::Sqlite).await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        story(Backend::Postgres).await
+    }
+}
