@@ -1,4 +1,4 @@
-//! The repository's own `tfgate.yaml`: read from the PR's base branch (never its head) when the
+//! The repository's own `tfgate.yaml`: read from the default branch (never the PR's head) when the
 //! admin policy sets `allow_repo_layout`, merged under the policy's defaults and permissions.
 //! Each runs on SQLite and on PostgreSQL.
 

@@ -22,7 +22,7 @@ fn moto_url() -> Option<String> {
                 std::env::var("TFGATE_REQUIRE_MOTO").as_deref() != Ok("1"),
                 "TFGATE_REQUIRE_MOTO=1 but TFGATE_TEST_MOTO_URL is not set"
             );
-            eprintln!("note: TFGATE_TEST_MOTO_URL unset; skipping the moto STS test (scripts/test-with-moto.sh runs it)");
+            eprintln!("note: TFGATE_TEST_MOTO_URL unset; skipping the moto STS test (bash scripts/test.sh starts moto and runs it)");
             None
         }
     }
