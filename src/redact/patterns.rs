@@ -249,6 +249,20 @@ fn is_uuid(b: &[u8]) -> bool {
         })
 }
 
+fn is_digit(b: Option<u8>) -> bool {
+    b.is_some_and(|b| b.is_ascii_digit())
+}
+
+/// Exactly twelve digits, also glued to letters (`logs123456789012`); not part of a longer
+/// number or of a decimal (`1.123456789012`, `123456789012.5`).
+fn is_lone_twelve_digits(bytes: &[u8], start: usize, end: usize) -> bool {
+    let before = byte_before(bytes, start);
+    let decimal_before =
+        before == Some(b'.') && start >= 2 && is_digit(byte_before(bytes, start - 1));
+    let decimal_after = bytes.get(end) == Some(&b'.') && is_digit(bytes.get(end + 1).copied());
+    !is_digit(before) && !is_digit(bytes.get(end).copied()) && !decimal_before && !decimal_after
+}
+
 fn is_alnum(b: Option<u8>) -> bool {
     b.is_some_and(|b| b.is_ascii_alphanumeric())
 }
@@ -304,7 +318,6 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
         }
         Rule::HostIpv4 => {
             let prefix = host_ipv4_prefix(m)?;
-            let is_digit = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_digit());
             (!is_alnum(before) && !is_digit(after)).then_some((start + prefix, end))
         }
         Rule::AccessKey => (!is_alnum(before) && !is_alnum(after)).then_some((start, end)),
@@ -343,15 +356,7 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
                 && !digit_follows_dot;
             ok.then_some((start, end))
         }
-        Rule::Account => {
-            // Exactly twelve digits, also glued to letters (`logs123456789012`); not part of a
-            // longer number or of a decimal (`1.123456789012`, `123456789012.5`).
-            let is_digit = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_digit());
-            let decimal_before =
-                before == Some(b'.') && start >= 2 && is_digit(byte_before(bytes, start - 1));
-            let ok = !is_digit(before) && !is_digit(after) && !decimal_before && !digit_follows_dot;
-            ok.then_some((start, end))
-        }
+        Rule::Account => is_lone_twelve_digits(bytes, start, end).then_some((start, end)),
         Rule::Token => {
             // With `/` it may be a path (`modules/NetworkStack2/…`): only base64 shapes count.
             let aws_secret_key = m.len() == 40 && (m.contains('/') || m.contains('+'));
