@@ -327,7 +327,9 @@ impl Config {
                     .or(file.github_url)
                     .unwrap_or_else(|| "https://github.com".into()),
             ),
-            public_url: args.public_url.clone().or(file.public_url).map(trim_url),
+            public_url: crate::github::manifest::checked_public_url(
+                args.public_url.clone().or(file.public_url).map(trim_url),
+            )?,
             workers: args.workers.or(file.workers).unwrap_or(2),
             max_body_bytes: args
                 .max_body_bytes

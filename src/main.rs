@@ -256,6 +256,7 @@ async fn run(cli: Cli) -> Result<i32> {
         Cmd::Serve => {
             let workers = config.workers;
             let state = AppState::build(config).await?;
+            tfgate::http::log_setup_link(&state);
             tfgate::server::serve(state, workers).await?;
         }
         Cmd::Worker => {

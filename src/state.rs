@@ -28,6 +28,8 @@ pub struct AppState {
     github: RwLock<Option<Arc<GitHubApp>>>,
     secrets: RwLock<Arc<[SecretString]>>,
     setup_states: Mutex<Vec<String>>,
+    /// The one-time setup token and the setup forms' states.
+    pub setup: crate::github::manifest::SetupGuard,
 }
 
 impl AppState {
@@ -65,6 +67,7 @@ impl AppState {
             github: RwLock::new(github.map(Arc::new)),
             secrets: RwLock::new(secrets.into()),
             setup_states: Mutex::new(Vec::new()),
+            setup: crate::github::manifest::SetupGuard::new(),
         }))
     }
 
