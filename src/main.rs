@@ -199,6 +199,7 @@ async fn run_logged(config: Config, command: Cmd) -> Result<()> {
         Cmd::Serve => {
             let workers = config.workers;
             let state = AppState::build(config).await?;
+            tfgate::http::log_setup_link(&state);
             tfgate::server::serve(state, workers).await
         }
         Cmd::Worker => worker(config).await,

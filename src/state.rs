@@ -1,6 +1,6 @@
 //! Shared server state: configuration, database, metrics, intake writer, GitHub App.
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, RwLock};
 
 use anyhow::{Context, Result};
 use secrecy::SecretString;
@@ -30,7 +30,8 @@ pub struct AppState {
     aws_base: tokio::sync::OnceCell<aws_config::SdkConfig>,
     github: RwLock<Option<Arc<GitHubApp>>>,
     secrets: RwLock<Arc<[SecretString]>>,
-    setup_states: Mutex<Vec<String>>,
+    /// The one-time setup token and the setup forms' states.
+    pub setup: crate::github::manifest::SetupGuard,
 }
 
 impl AppState {
@@ -69,7 +70,7 @@ impl AppState {
             aws_base: tokio::sync::OnceCell::new(),
             github: RwLock::new(github.map(Arc::new)),
             secrets: RwLock::new(secrets.into()),
-            setup_states: Mutex::new(Vec::new()),
+            setup: crate::github::manifest::SetupGuard::new(),
         }))
     }
 
@@ -119,28 +120,6 @@ impl AppState {
             *secrets = list.into();
         }
         Ok(())
-    }
-
-    /// Remember a fresh CSRF state for the setup form (a few at most).
-    pub fn new_setup_state(&self) -> String {
-        let state = uuid::Uuid::new_v4().simple().to_string();
-        let mut states = self.setup_states.lock().expect("setup lock");
-        states.push(state.clone());
-        if states.len() > 16 {
-            states.remove(0);
-        }
-        state
-    }
-
-    pub fn take_setup_state(&self, state: &str) -> bool {
-        let mut states = self.setup_states.lock().expect("setup lock");
-        match states.iter().position(|s| s == state) {
-            Some(i) => {
-                states.remove(i);
-                true
-            }
-            None => false,
-        }
     }
 }
 

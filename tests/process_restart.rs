@@ -18,10 +18,35 @@ fn start(data: &std::path::Path, port: u16, workers: u32) -> Child {
         .env("TFGATE_WEBHOOK_SECRET", SECRET)
         .env("TFGATE_WORKERS", workers.to_string())
         .env("TFGATE_POLICY_DIR", data.join("policies"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(log_file(data))
+        .stderr(log_file(data))
         .spawn()
         .unwrap()
+}
+
+/// The server's log (both streams, every start appended).
+fn log_file(data: &std::path::Path) -> Stdio {
+    std::fs::create_dir_all(data).unwrap();
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(data.join("server.log"))
+        .unwrap();
+    Stdio::from(file)
+}
+
+/// The one-time setup link the server printed in its log.
+fn setup_link_in_log(data: &std::path::Path) -> String {
+    let log = std::fs::read_to_string(data.join("server.log")).unwrap_or_default();
+    let start = log
+        .find("open http")
+        .expect("the setup link is in the server log")
+        + 5;
+    log[start..]
+        .split(|c: char| c.is_whitespace() || c == '"')
+        .next()
+        .unwrap()
+        .to_string()
 }
 
 fn jobs(data: &std::path::Path) -> Vec<serde_json::Value> {
@@ -46,17 +71,22 @@ fn jobs(data: &std::path::Path) -> Vec<serde_json::Value> {
 async fn job_survives_kill_9_and_runs_after_restart() {
     let (fresh, mut server) = fresh_server_without_workers().await;
     let (data, base, client) = (&fresh.data, &fresh.base, &fresh.client);
-    let page = client
-        .get(format!("{base}/"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let get = |url: String| async move { reqwest::get(url).await.unwrap().text().await.unwrap() };
+    let without_token = get(format!("{base}/")).await;
+    assert!(
+        without_token.contains("no GitHub App is configured")
+            && !without_token.contains("Register the GitHub App"),
+        "no setup form without the one-time link: {without_token}"
+    );
+    let link = setup_link_in_log(data);
+    assert!(
+        link.starts_with(base.as_str()) && link.contains("setup_token="),
+        "{link}"
+    );
+    let page = get(link).await;
     assert!(
         page.contains("Register the GitHub App"),
-        "setup page offered with no App configured"
+        "setup page offered with the link from the log"
     );
 
     deliver(client, base, "kill-9-delivery").await;

@@ -261,67 +261,6 @@ scenario!(pull_request_and_review_events_are_recorded, |h| {
     );
 });
 
-/// First run like Probot: no App configured, the setup page registers one through the
-/// manifest flow, the callback stores its credentials (0600) and tfgate uses them at once.
-#[tokio::test]
-async fn first_run_registers_the_app_through_the_manifest_flow() {
-    use std::os::unix::fs::PermissionsExt;
-    let h = Harness::start_with(Backend::Sqlite, None, |a| {
-        (a.app_id, a.private_key_path, a.webhook_secret) = (None, None, None);
-    })
-    .await
-    .unwrap();
-    let (status, page) = h.get("/").await;
-    assert_eq!(status, StatusCode::OK);
-    assert!(page.contains("Register"), "{page}");
-    let state = page
-        .split("?state=")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap();
-    assert_eq!(
-        h.get("/setup/callback?code=c0de&state=forged").await.0,
-        StatusCode::BAD_REQUEST
-    );
-    let pem = std::fs::read_to_string(fixture_path("github/test-app-key.pem")).unwrap();
-    h.github
-        .accept_manifest_code("c0de", &pem, "from-manifest")
-        .await;
-    let (status, done) = h
-        .get(&format!("/setup/callback?code=c0de&state={state}"))
-        .await;
-    assert_eq!(status, StatusCode::OK, "{done}");
-    assert!(
-        done.contains("https://github.com/apps/tfgate-acme/installations/new"),
-        "{done}"
-    );
-    let saved = h.state.config.data_dir.join("github-app.json");
-    let mode = std::fs::metadata(&saved).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600);
-    assert!(std::fs::read_to_string(&saved)
-        .unwrap()
-        .contains("\"id\": 90210"));
-    // The state was used up, the App is live and its webhook secret is accepted.
-    assert_eq!(
-        h.get(&format!("/setup/callback?code=c0de&state={state}"))
-            .await
-            .0,
-        StatusCode::BAD_REQUEST
-    );
-    assert_eq!(h.state.github().unwrap().app_id, 90210);
-    let (status, _) = h
-        .deliver_signed_by(
-            "from-manifest",
-            "issue_comment",
-            &pr_comment("/plan", "alice"),
-            "m-1",
-        )
-        .await;
-    assert_eq!(status, StatusCode::ACCEPTED);
-}
-
 scenario!(health_and_setup_pages, |h| {
     assert_eq!(
         h.get("/healthz").await,

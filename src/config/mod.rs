@@ -106,7 +106,7 @@ impl Config {
                     .unwrap_or_else(|| "https://api.github.com".into()),
             ),
             github_url: trim_url(v.github_url.unwrap_or_else(|| "https://github.com".into())),
-            public_url: v.public_url.map(trim_url),
+            public_url: crate::github::manifest::checked_public_url(v.public_url.map(trim_url))?,
             workers: v.workers.unwrap_or(2),
             max_body_bytes: v.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
             log_format: log_format(v.log_format.as_deref())?,

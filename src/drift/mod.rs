@@ -40,4 +40,4 @@ pub use lockfile::{parse_lockfile, render_lockfile, InputsLock, LockfileError, L
 pub use plan_drift::{plan_drift, DriftFacts, DriftNote, PlanDrift};
 pub use report::{CauseTrace, ChangeAttribution, DriftReport, DriftWarningLine, Verdict};
 pub use status::{input_statuses, InputStatus, SharedInputRef};
-pub use warnings::{drift_warnings, NO_FINGERPRINT};
+pub use warnings::{drift_warnings, redact_drift_warnings, NO_FINGERPRINT};

@@ -3,6 +3,7 @@
 use super::lockfile::LOCKFILE_NAME;
 use super::report::{DriftReport, Verdict};
 use super::status::InputStatus;
+use crate::redact::{Placeholders, Redactor};
 use crate::render::DriftWarning;
 
 /// Shown instead of a fingerprint when none was recorded at the last apply.
@@ -44,4 +45,73 @@ pub fn drift_warnings(report: &DriftReport, statuses: &[InputStatus]) -> Vec<Dri
     }
     drift.extend(explained);
     drift
+}
+
+/// The warnings as a PR may see them: the address through [`Redactor::redact_address`] and the
+/// attribute paths and input name through [`Redactor::redact`], with the plan table's
+/// placeholders, so a shared input's value used as a `for_each` key shows as the table's
+/// placeholder (`fake_thing.rule["<cidr-1>"]`). Fingerprints are short digests, not values.
+pub fn redact_drift_warnings(
+    warnings: Vec<DriftWarning>,
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> Vec<DriftWarning> {
+    warnings
+        .into_iter()
+        .map(|w| DriftWarning {
+            address: redactor.redact_address(&w.address, ph),
+            attribute_paths: w
+                .attribute_paths
+                .iter()
+                .map(|p| redactor.redact(p, ph))
+                .collect(),
+            input_name: redactor.redact(&w.input_name, ph),
+            ..w
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redact::RedactionConfig;
+
+    #[test]
+    fn for_each_keys_get_the_placeholders_of_the_plan_table() {
+        let redactor = Redactor::new(&RedactionConfig {
+            secret_values: vec!["office-vpn-range".into()],
+            ..Default::default()
+        })
+        .unwrap();
+        let mut ph = Placeholders::new();
+        let table = redactor.redact_address(r#"fake_thing.rule["203.0.113.9/32"]"#, &mut ph);
+        let warning = DriftWarning {
+            address: r#"fake_thing.rule["203.0.113.9/32"]"#.into(),
+            attribute_paths: vec!["for_each".into()],
+            input_name: "ADMIN_CIDRS".into(),
+            fingerprint_before: "0a1b2c3d".into(),
+            fingerprint_after: "4e5f6a7b".into(),
+            explained_by: None,
+        };
+        let keyed = DriftWarning {
+            address: r#"fake_thing.rule["office-vpn-range"]"#.into(),
+            ..warning.clone()
+        };
+        let shown = redact_drift_warnings(vec![warning.clone(), keyed], &redactor, &mut ph);
+        assert_eq!(table, r#"fake_thing.rule["<cidr-1>"]"#);
+        assert_eq!(shown[0].address, table);
+        assert_eq!(shown[1].address, r#"fake_thing.rule["<secret-1>"]"#);
+        assert_eq!(
+            (
+                &shown[0].attribute_paths,
+                &shown[0].input_name,
+                &shown[0].fingerprint_before
+            ),
+            (
+                &warning.attribute_paths,
+                &warning.input_name,
+                &warning.fingerprint_before
+            )
+        );
+    }
 }

@@ -1,5 +1,10 @@
 //! First run like Probot: with no App configured, `/` offers a button that registers a GitHub
 //! App through the App-manifest flow; `/setup/callback` exchanges the code for credentials.
+//! Only whoever holds the one-time setup token (printed in the server log at start) gets the
+//! form, and each form's state is good for one callback within [`SETUP_STATE_TTL`].
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
@@ -86,6 +91,101 @@ ignores repositories without one.</p></body></html>",
     )
 }
 
+/// How long a setup form's state is accepted by the callback.
+pub const SETUP_STATE_TTL: Duration = Duration::from_secs(600);
+/// Setup forms open at once (older states are forgotten first).
+const MAX_SETUP_STATES: usize = 16;
+
+/// The one-time setup token of this process and the states of the setup forms it handed out.
+pub struct SetupGuard {
+    token: String,
+    states: Mutex<Vec<(String, Instant)>>,
+}
+
+impl Default for SetupGuard {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SetupGuard {
+    /// A guard with a fresh random token (256 bits from the OS).
+    pub fn new() -> Self {
+        use rand::RngCore;
+        let mut bytes = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        SetupGuard {
+            token: hex::encode(bytes),
+            states: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The token to print in the server log: `open …/?setup_token=…`.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Whether `given` is this process's token (compared in constant time).
+    pub fn token_matches(&self, given: &str) -> bool {
+        use subtle::ConstantTimeEq;
+        given.len() == self.token.len() && bool::from(given.as_bytes().ct_eq(self.token.as_bytes()))
+    }
+
+    /// A fresh state for one setup form, issued at `now`.
+    pub fn issue_state(&self, now: Instant) -> String {
+        let state = uuid::Uuid::new_v4().simple().to_string();
+        let mut states = self.states.lock().expect("setup states lock");
+        states.push((state.clone(), now));
+        if states.len() > MAX_SETUP_STATES {
+            states.remove(0);
+        }
+        state
+    }
+
+    /// Uses up `state`: true once, and only within [`SETUP_STATE_TTL`] of its issue.
+    pub fn take_state(&self, state: &str, now: Instant) -> bool {
+        let mut states = self.states.lock().expect("setup states lock");
+        states.retain(|(_, issued)| now.saturating_duration_since(*issued) <= SETUP_STATE_TTL);
+        match states.iter().position(|(s, _)| s == state) {
+            Some(i) => {
+                states.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The public URL carries the setup callback (the App's private key comes back through it)
+/// and every webhook: `https://`, or `http://` to a loopback host (127.0.0.0/8, ::1,
+/// `localhost`) for local use.
+pub fn check_public_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| format!("`{url}` is not a URL ({e}); use https://HOST"))?;
+    let host = parsed.host_str().unwrap_or("");
+    let bare_ip = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || bare_ip
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    match parsed.scheme() {
+        "https" if !host.is_empty() => Ok(()),
+        "http" if loopback => Ok(()),
+        _ => Err(format!(
+            "`{url}` must start with https:// (GitHub sends the App's credentials and every \
+             webhook to it); http:// is accepted only for 127.0.0.0/8, ::1 and localhost"
+        )),
+    }
+}
+
+/// `TFGATE_PUBLIC_URL` as configured, refused at start unless [`check_public_url`] accepts it.
+pub fn checked_public_url(url: Option<String>) -> Result<Option<String>> {
+    if let Some(u) = &url {
+        check_public_url(u).map_err(|e| anyhow::anyhow!("TFGATE_PUBLIC_URL: {e}"))?;
+    }
+    Ok(url)
+}
+
 #[derive(Deserialize)]
 struct Conversion {
     id: u64,
@@ -147,6 +247,51 @@ mod tests {
         assert_eq!(m["default_permissions"]["pull_requests"], "write");
         assert_eq!(m["default_permissions"]["contents"], "read");
         assert_eq!(m["default_permissions"].as_object().unwrap().len(), 6);
+    }
+
+    #[test]
+    fn public_url_must_be_https_unless_loopback() {
+        for ok in [
+            "https://tfgate.example",
+            "https://10.0.0.5:8443/x",
+            "http://127.0.0.1:3000",
+            "http://127.8.9.10",
+            "http://[::1]:3000",
+            "http://localhost:3000",
+            "http://LOCALHOST",
+        ] {
+            assert_eq!(check_public_url(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "http://tfgate.example",
+            "http://10.0.0.5:3000",
+            "http://localhost.evil.example",
+            "http://128.0.0.1",
+            "http://[::2]",
+            "ftp://localhost",
+            "tfgate.example",
+            "",
+        ] {
+            let err = check_public_url(bad).unwrap_err();
+            assert!(err.contains(bad), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn setup_states_are_single_use_and_expire() {
+        let guard = SetupGuard::new();
+        let t0 = Instant::now();
+        let a = guard.issue_state(t0);
+        let b = guard.issue_state(t0);
+        assert!(guard.take_state(&a, t0 + SETUP_STATE_TTL));
+        assert!(!guard.take_state(&a, t0), "used up");
+        assert!(!guard.take_state(&b, t0 + SETUP_STATE_TTL + Duration::from_secs(1)));
+        assert!(!guard.take_state("forged", t0));
+        assert_eq!(guard.token().len(), 64);
+        assert!(guard.token_matches(guard.token()));
+        assert!(!guard.token_matches(&guard.token()[1..]));
+        assert!(!guard.token_matches(""));
+        assert_ne!(SetupGuard::new().token(), guard.token());
     }
 
     #[test]

@@ -4,6 +4,8 @@ mod ops;
 mod setup;
 mod webhooks;
 
+pub use setup::{log_setup_link, setup_link};
+
 use std::sync::Arc;
 use std::time::Instant;
 

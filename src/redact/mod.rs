@@ -90,7 +90,11 @@ impl Redactor {
             if value.trim().chars().count() < MIN_SECRET_LEN {
                 continue;
             }
-            secrets.extend(written_forms(value));
+            secrets.extend(
+                transformed_forms(value)
+                    .iter()
+                    .flat_map(|v| written_forms(v)),
+            );
         }
         // Longest first, so a value containing another is replaced whole.
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
@@ -248,6 +252,25 @@ impl Redactor {
     }
 }
 
+/// A known value and what Terraform functions commonly make of it before it reaches an
+/// attribute: `lower()`, `upper()`, `base64encode()` (and the URL-safe alphabet, with and
+/// without padding).
+fn transformed_forms(value: &str) -> Vec<String> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    use base64::Engine;
+    let mut forms = vec![
+        value.to_string(),
+        value.to_lowercase(),
+        value.to_uppercase(),
+    ];
+    for engine in [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD] {
+        forms.push(engine.encode(value.as_bytes()));
+    }
+    forms.sort();
+    forms.dedup();
+    forms
+}
+
 /// Every form in which Terraform or Go may print a known value: as is, HCL-escaped (`$${`, `%%{`
 /// in instance keys and config), JSON-escaped, and Go-JSON-escaped (`\u003c`, `\u003e`,
 /// `\u0026`).
@@ -294,7 +317,8 @@ impl<'t> Output<'t> {
             self.out.reserve(self.text.len() + 64);
         }
         self.out.push_str(&self.text[self.copied..start]);
-        ph.push_placeholder(patterns::kind_of(rule, value), value, &mut self.out);
+        let numbered = patterns::placeholder_value(rule, value);
+        ph.push_placeholder(patterns::kind_of(rule, value), &numbered, &mut self.out);
         self.copied = end;
     }
 

@@ -19,6 +19,8 @@ pub enum Rule {
     /// `Encoded authorization failure message: <blob>`: only the blob is replaced.
     EncodedMessage,
     Arn,
+    /// A percent-encoded ARN (`arn%3Aaws%3Aiam%3A%3A…`, any case of the `%xx`), as in URLs.
+    EncodedArn,
     GitHubToken,
     Jwt,
     AccessKey,
@@ -28,6 +30,9 @@ pub enum Rule {
     Ipv6,
     /// IPv4 address, with an optional `/prefix`.
     Ipv4,
+    /// An IPv4 address written with dashes in a host name (`ip-10-0-1-23.ec2.internal`,
+    /// `ec2-203-0-113-25.compute-1.amazonaws.com`): only the address part is replaced.
+    HostIpv4,
     Account,
     /// A long token: an AWS secret access key (40 base64 chars), or any long token mixing upper
     /// case, lower case and digits.
@@ -70,6 +75,11 @@ pub fn token_rules() -> Vec<(Rule, String)> {
             r#"arn:aws[a-z-]*:[a-zA-Z0-9-]*:[a-z0-9*-]*:[^:\s"'`\\]*:[^\s"'`\\<>,;)\]}|]+"#.into(),
         ),
         (
+            Rule::EncodedArn,
+            // `%253A`: encoded twice. The rest is what URL-encoded text is made of, up to `&`.
+            r"arn%(?:25)?3[Aa]aws[A-Za-z0-9%._~*+=,@/:-]*".into(),
+        ),
+        (
             Rule::GitHubToken,
             // Minimum lengths only: [`extend`] takes the rest (bounded repetitions such as
             // `{36,255}` multiply the lazy DFA's states and kept it rebuilding them).
@@ -95,6 +105,10 @@ pub fn token_rules() -> Vec<(Rule, String)> {
         (
             Rule::Ipv4,
             format!(r"{OCTET}(?:\.{OCTET}){{3}}(?:/(?:3[0-2]|[12]?[0-9]))?"),
+        ),
+        (
+            Rule::HostIpv4,
+            format!(r"(?:ip|IP|ec2|EC2)-{OCTET}(?:-{OCTET}){{3}}"),
         ),
         (Rule::Account, r"[0-9]{12}".into()),
         (Rule::Token, r"[A-Za-z0-9/+=_-]{32}".into()),
@@ -144,15 +158,17 @@ const ACCESS_KEY_PREFIXES: [&str; 12] = [
 pub fn bit(rule: Rule) -> u16 {
     let index = match rule {
         Rule::Arn => 0,
-        Rule::GitHubToken => 1,
-        Rule::Jwt => 2,
-        Rule::AccessKey => 3,
-        Rule::Email => 4,
-        Rule::Uuid => 5,
-        Rule::Ipv6 => 6,
-        Rule::Ipv4 => 7,
-        Rule::Account => 8,
-        Rule::Token => 9,
+        Rule::EncodedArn => 1,
+        Rule::GitHubToken => 2,
+        Rule::Jwt => 3,
+        Rule::AccessKey => 4,
+        Rule::Email => 5,
+        Rule::Uuid => 6,
+        Rule::Ipv6 => 7,
+        Rule::Ipv4 => 8,
+        Rule::HostIpv4 => 9,
+        Rule::Account => 10,
+        Rule::Token => 11,
         _ => return 0,
     };
     1 << index
@@ -164,6 +180,9 @@ pub fn token_rule_of(m: &str) -> Rule {
     let b = m.as_bytes();
     if m.starts_with("arn:aws") {
         return Rule::Arn;
+    }
+    if m.starts_with("arn%") {
+        return Rule::EncodedArn;
     }
     let github_classic = b.len() >= 40
         && b.len() <= 259
@@ -205,10 +224,21 @@ pub fn token_rule_of(m: &str) -> Rule {
     {
         return Rule::Ipv4;
     }
+    if host_ipv4_prefix(m).is_some() {
+        return Rule::HostIpv4;
+    }
     if b.len() == 12 && b.iter().all(u8::is_ascii_digit) {
         return Rule::Account;
     }
     Rule::Token
+}
+
+/// The length of the `ip-` / `ec2-` prefix of a host name that carries an IPv4 address.
+pub fn host_ipv4_prefix(m: &str) -> Option<usize> {
+    ["ip-", "IP-", "ec2-", "EC2-"]
+        .iter()
+        .find(|p| m.starts_with(*p) && m.as_bytes().get(p.len()).is_some_and(u8::is_ascii_digit))
+        .map(|p| p.len())
 }
 
 fn is_uuid(b: &[u8]) -> bool {
@@ -217,6 +247,20 @@ fn is_uuid(b: &[u8]) -> bool {
             8 | 13 | 18 | 23 => *c == b'-',
             _ => c.is_ascii_hexdigit(),
         })
+}
+
+fn is_digit(b: Option<u8>) -> bool {
+    b.is_some_and(|b| b.is_ascii_digit())
+}
+
+/// Exactly twelve digits, also glued to letters (`logs123456789012`); not part of a longer
+/// number or of a decimal (`1.123456789012`, `123456789012.5`).
+fn is_lone_twelve_digits(bytes: &[u8], start: usize, end: usize) -> bool {
+    let before = byte_before(bytes, start);
+    let decimal_before =
+        before == Some(b'.') && start >= 2 && is_digit(byte_before(bytes, start - 1));
+    let decimal_after = bytes.get(end) == Some(&b'.') && is_digit(bytes.get(end + 1).copied());
+    !is_digit(before) && !is_digit(bytes.get(end).copied()) && !decimal_before && !decimal_after
 }
 
 fn is_alnum(b: Option<u8>) -> bool {
@@ -267,6 +311,15 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
             let trimmed = m.trim_end_matches(['.', ',', ':']);
             Some((start, start + trimmed.len()))
         }
+        Rule::EncodedArn => {
+            // No boundary before: an encoded ARN may follow another escape (`%3Darn%3A…`).
+            let trimmed = m.trim_end_matches(['.', ',', ':']);
+            Some((start, start + trimmed.len()))
+        }
+        Rule::HostIpv4 => {
+            let prefix = host_ipv4_prefix(m)?;
+            (!is_alnum(before) && !is_digit(after)).then_some((start + prefix, end))
+        }
         Rule::AccessKey => (!is_alnum(before) && !is_alnum(after)).then_some((start, end)),
         Rule::Email => {
             // `\\nuser@example.com`: the escape's letter is not part of the address.
@@ -303,13 +356,7 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
                 && !digit_follows_dot;
             ok.then_some((start, end))
         }
-        Rule::Account => {
-            let ok = !is_alnum(before)
-                && !one_of(before, b".")
-                && !is_alnum(after)
-                && !digit_follows_dot;
-            ok.then_some((start, end))
-        }
+        Rule::Account => is_lone_twelve_digits(bytes, start, end).then_some((start, end)),
         Rule::Token => {
             // With `/` it may be a path (`modules/NetworkStack2/…`): only base64 shapes count.
             let aws_secret_key = m.len() == 40 && (m.contains('/') || m.contains('+'));
@@ -345,14 +392,23 @@ pub fn kind_of(rule: Rule, matched: &str) -> Kind {
             Kind::Secret
         }
         Rule::Admin | Rule::EncodedMessage => Kind::Redacted,
-        Rule::Arn => Kind::Arn,
+        Rule::Arn | Rule::EncodedArn => Kind::Arn,
         Rule::AccessKey => Kind::AccessKey,
         Rule::Email => Kind::Email,
         Rule::Uuid => Kind::RequestId,
         Rule::Ipv6 if matched.contains('/') => Kind::Cidr,
         Rule::Ipv6 => Kind::Ipv6,
         Rule::Ipv4 if matched.contains('/') => Kind::Cidr,
-        Rule::Ipv4 => Kind::Ipv4,
+        Rule::Ipv4 | Rule::HostIpv4 => Kind::Ipv4,
         Rule::Account => Kind::Account,
+    }
+}
+
+/// The value a match is numbered by: an address written with dashes in a host name gets the
+/// placeholder of its dotted form.
+pub fn placeholder_value(rule: Rule, matched: &str) -> std::borrow::Cow<'_, str> {
+    match rule {
+        Rule::HostIpv4 => matched.replace('-', ".").into(),
+        _ => matched.into(),
     }
 }

@@ -59,9 +59,22 @@ fn table_per_kind() {
         ("arn:aws-iso-b:kms:us-isob-east-1:123456789012:key/1234abcd-12ab", "<arn-1>"),
         ("\"arn:aws:sts::123456789012:assumed-role/r/me@example.com\"", "\"<arn-1>\""),
         ("arn:aws:iam::aws:policy/AdministratorAccess", "<arn-1>"),
-        // Account ids stand alone only.
+        // Account ids: exactly twelve digits, also glued to letters; not longer numbers or
+        // decimals.
         ("account 123456789012 owns it", "account <account-1> owns it"),
         ("id-1234567890123 and 12345678901", "id-1234567890123 and 12345678901"),
+        ("logs123456789012 bucket-123456789012x", "logs<account-1> bucket-<account-1>x"),
+        ("x=acct123456789012y.", "x=acct<account-1>y."),
+        ("pi 3.123456789012 and 123456789012.5", "pi 3.123456789012 and 123456789012.5"),
+        // Percent-encoded ARNs, any case of the escapes, up to the next query parameter.
+        ("u?RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fx&V=1", "u?RoleArn=<arn-1>&V=1"),
+        ("arn%3aaws-us-gov%3as3%3a%3a%3amy-bucket%2fkey.", "<arn-1>."),
+        ("q=arn%253Aaws%253Asts%253A%253A123456789012%253Arole", "q=<arn-1>"),
+        // IPv4 addresses inside host names: numbered as the dotted form.
+        ("ip-10-0-1-23.ec2.internal and 10.0.1.23", "ip-<ipv4-1>.ec2.internal and <ipv4-1>"),
+        ("[id=ip-10-0-1-23.us-west-2.compute.internal]", "[id=ip-<ipv4-1>.us-west-2.compute.internal]"),
+        ("ec2-203-0-113-25.compute-1.amazonaws.com", "ec2-<ipv4-1>.compute-1.amazonaws.com"),
+        ("ship-1-2-3-4 ip-10-0-1-256 zip-file", "ship-1-2-3-4 ip-10-0-1-256 zip-file"),
         // IPv4, CIDR, not versions or timestamps.
         ("from 203.0.113.7 and 10.0.0.0/16", "from <ipv4-1> and <cidr-1>"),
         ("Terraform v1.7.5 provider 5.31.0 at 2024-01-20T15:50:04.623068-05:00", "Terraform v1.7.5 provider 5.31.0 at 2024-01-20T15:50:04.623068-05:00"),
@@ -135,6 +148,30 @@ fn known_secret_values_and_admin_patterns() {
         err.to_string(),
         "redaction pattern 1 is not a valid regex: ("
     );
+}
+
+#[test]
+fn known_values_are_redacted_after_lower_upper_and_base64encode() {
+    use base64::Engine;
+    let secret = "Hunter2-Pass~?>";
+    let r = Redactor::new(&RedactionConfig {
+        secret_values: vec![secret.into()],
+        ..Default::default()
+    })
+    .unwrap();
+    let engines = [
+        base64::engine::general_purpose::STANDARD,
+        base64::engine::general_purpose::STANDARD_NO_PAD,
+        base64::engine::general_purpose::URL_SAFE,
+        base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ];
+    let mut forms = vec![secret.to_lowercase(), secret.to_uppercase()];
+    forms.extend(engines.iter().map(|e| e.encode(secret)));
+    for form in forms {
+        let text = format!("user_data = \"{form}\"");
+        let out = r.redact(&text, &mut Placeholders::new());
+        assert_eq!(out, "user_data = \"<secret-1>\"", "form {form}");
+    }
 }
 
 #[test]
@@ -266,14 +303,14 @@ fn long_tokens_are_redacted_whole_after_their_minimum_match() {
 #[test]
 fn every_single_pair_and_full_set_of_token_rules_compiles() {
     let sets = TokenRegexes::default();
-    let all = (1u16 << 10) - 1;
+    let all = (1u16 << 12) - 1;
     sets.get(all);
-    for i in 0..10 {
-        for j in i..10 {
+    for i in 0..12 {
+        for j in i..12 {
             sets.get((1 << i) | (1 << j));
         }
     }
-    assert_eq!(sets.compiled.read().unwrap().len(), 1 + 55);
+    assert_eq!(sets.compiled.read().unwrap().len(), 1 + 78);
 }
 
 #[test]

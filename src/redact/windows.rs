@@ -7,7 +7,8 @@
 //! byte classes over 64-byte blocks ([`super::byte_masks`], SSE2): a dot between digits (IPv4),
 //! an `@` between a local part and a domain, a colon between hex digits or before another colon
 //! (IPv6), the start of a run of 32 token characters, 16 capitals and digits, or 12 digits; plus
-//! `arn:aws` and `eyJ` (JWT) found with `memmem`. Each is necessary for its rule. Only the
+//! `arn:aws`, `arn%` (encoded ARN), `eyJ` (JWT) and `ip-` / `ec2-` (host names carrying an
+//! address) found with `memmem`. Each is necessary for its rule. Only the
 //! windows holding a spot are classified exactly by [`window_rules`].
 
 use super::byte_masks::{class_masks, ClassMasks};
@@ -27,7 +28,15 @@ pub struct Window {
 pub fn windows_needing_rules(text: &[u8]) -> Vec<Window> {
     let mut spots = Spots::new(text.len());
     mark_spots(text, &mut spots);
-    for needle in [&b"arn:aws"[..], b"eyJ"] {
+    for needle in [
+        &b"arn:aws"[..],
+        b"arn%",
+        b"eyJ",
+        b"ip-",
+        b"IP-",
+        b"ec2-",
+        b"EC2-",
+    ] {
         for i in memchr::memmem::find_iter(text, needle) {
             spots.mark(i);
         }
@@ -141,7 +150,8 @@ impl Spots {
 /// Which token rules could match in a window (no delimiters inside), as a bit set (see [`bit`]):
 /// a byte scan for what each rule needs (`arn:`, `eyJ`, `@` between a local part and a domain,
 /// 32+ token characters, 16+ capitals and digits, 12 digits in a row, three digit-dot-digit
-/// joints, `::` or 7 colons or 6 colons with a dotted quad). Each condition is necessary for its
+/// joints, `::` or 7 colons or 6 colons with a dotted quad, `arn%`, `ip-` or `ec2-` before a
+/// digit). Each condition is necessary for its
 /// rule, so a rule left out could not have matched. A window is searched with a regex of only
 /// the rules it needs, which keeps the lazy DFA small (the union of all rules made it build
 /// states all the time).
@@ -212,8 +222,25 @@ pub fn window_rules(w: &[u8]) -> u16 {
     if joints >= 3 {
         rules |= bit(Rule::Ipv4);
     }
+    rules |= prefixed_rules(w);
     if colons >= 7 || (colons >= 6 && joints >= 3) {
         rules |= bit(Rule::Ipv6);
+    }
+    rules
+}
+
+/// Rules whose matches start with a literal that the byte classes do not see: an encoded ARN
+/// (`arn%`) and a host name carrying an address (`ip-10-…`, `ec2-203-…`).
+fn prefixed_rules(w: &[u8]) -> u16 {
+    let mut rules = 0;
+    if memchr::memmem::find(w, b"arn%").is_some() {
+        rules |= bit(Rule::EncodedArn);
+    }
+    let host = [&b"ip-"[..], b"IP-", b"ec2-", b"EC2-"].iter().any(|p| {
+        memchr::memmem::find_iter(w, p).any(|i| w.get(i + p.len()).is_some_and(u8::is_ascii_digit))
+    });
+    if host {
+        rules |= bit(Rule::HostIpv4);
     }
     rules
 }

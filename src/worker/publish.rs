@@ -1,10 +1,10 @@
 //! After a result comment: older plan comments are marked outdated (found by their hidden
-//! marker), and one check run per root carries the same summary with annotations. Failures
+//! marker, and only those tfgate itself wrote), and one check run per root carries the same summary with annotations. Failures
 //! here are logged and never fail the run (the comment is what matters).
 
 use octocrab::Octocrab;
 
-use crate::github::api::{self, CheckRunRequest};
+use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::render::{
     annotations_for_apply, annotations_for_plan, parse_marker, ApplyComment, ApplyStatus,
     CommentKind, PlanComment, PlanStatus, Renderer,
@@ -23,19 +23,37 @@ pub async fn supersede_old_plans(gh: &Octocrab, repo: &RepoRef, number: i64, kee
             return;
         }
     };
-    for c in comments {
-        let Some(body) = c.body.as_deref() else {
-            continue;
-        };
-        let is_plan = parse_marker(body).is_some_and(|m| m.kind == CommentKind::Plan);
-        if c.id == keep || !is_plan || body.starts_with(OUTDATED_PREFIX) {
-            continue;
-        }
-        let folded = format!("{OUTDATED_PREFIX}\n\n{body}\n\n</details>");
-        if let Err(e) = api::update_comment(gh, repo, c.id, &folded).await {
-            tracing::warn!(error = %format!("{e:#}"), comment = c.id, "could not mark an old plan outdated");
+    for (id, folded) in plans_to_fold(&comments, keep) {
+        if let Err(e) = api::update_comment(gh, repo, id, &folded).await {
+            tracing::warn!(error = %format!("{e:#}"), comment = id, "could not mark an old plan outdated");
         }
     }
+}
+
+/// The earlier plan comments to fold, with their folded bodies: those carrying a plan marker
+/// and written by the account that wrote `keep` (tfgate's App, `<slug>[bot]`). A marker pasted
+/// into anyone else's comment is ignored, so no one can make tfgate edit their comment. Nothing
+/// is folded when `keep` is not in the list (its author is unknown).
+pub fn plans_to_fold(comments: &[IssueComment], keep: i64) -> Vec<(i64, String)> {
+    let author = |c: &IssueComment| c.user.as_ref().map(|u| u.login.clone());
+    let Some(own) = comments
+        .iter()
+        .find(|c| c.id == keep)
+        .and_then(author)
+        .filter(|login| login.ends_with("[bot]"))
+    else {
+        return Vec::new();
+    };
+    comments
+        .iter()
+        .filter(|c| c.id != keep && author(c).as_deref() == Some(own.as_str()))
+        .filter_map(|c| {
+            let body = c.body.as_deref()?;
+            let is_plan = parse_marker(body).is_some_and(|m| m.kind == CommentKind::Plan);
+            (is_plan && !body.starts_with(OUTDATED_PREFIX))
+                .then(|| (c.id, format!("{OUTDATED_PREFIX}\n\n{body}\n\n</details>")))
+        })
+        .collect()
 }
 
 pub async fn plan_check_runs(
@@ -113,3 +131,7 @@ async fn post_check(
         tracing::warn!(error = %format!("{e:#}"), check = name, "could not create a check run");
     }
 }
+
+#[cfg(test)]
+#[path = "publish_tests.rs"]
+mod tests;

@@ -19,13 +19,16 @@
 //!
 //! The properties near the end each isolate one position or shape that leaked once (account ids
 //! in names, HCL-escaped keys, `\u003c` boundaries, codes and actions built from planted text);
-//! they guard those fixes.
+//! they guard those fixes. `gaps` does the same for host names carrying an address,
+//! percent-encoded ARNs, account ids glued to letters, transformed shared-input values and
+//! `for_each` keys in the drift warning line.
 
 mod addresses;
 mod apply_case;
 mod checks;
 mod config;
 mod errors;
+mod gaps;
 mod plan_case;
 mod secrets;
 mod targeted;

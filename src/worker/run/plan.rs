@@ -10,6 +10,7 @@ use super::prepare::Prepared;
 use super::{public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{run_aad, seal, BlobPurpose};
 use crate::db::runs;
+use crate::drift::redact_drift_warnings;
 use crate::github::{api, facts};
 use crate::inputs::{self, LiveInputs};
 use crate::jobs::{JobError, RunCommand};
@@ -37,6 +38,8 @@ struct PlanResults {
 #[derive(Default)]
 struct RootDrift {
     drifted_inputs: Vec<String>,
+    /// Unredacted; redacted with the plan table's placeholders before they are shown.
+    warnings: Vec<DriftWarning>,
 }
 
 impl RunCtx<'_> {
@@ -101,6 +104,8 @@ impl RunCtx<'_> {
             ph,
         );
         let drift = self.drift(p, &live, &out, &prepared, results).await?;
+        let shown = redact_drift_warnings(drift.warnings, redactor, ph);
+        results.drift_warnings.extend(shown);
         let record = PlanRecord {
             counts: model.counts,
             planned: planned_changes(out.plan_json.as_deref()),
@@ -181,13 +186,13 @@ impl RunCtx<'_> {
         );
         match analysis.await {
             Ok(d) => {
-                results.drift_warnings.extend(d.warnings);
                 let name = &p.spec.id.0;
                 results
                     .notes
                     .extend(d.notes.into_iter().map(|n| n.into_run_note(name)));
                 Ok(RootDrift {
                     drifted_inputs: d.drifted_inputs,
+                    warnings: d.warnings,
                 })
             }
             Err(e) => {
