@@ -70,13 +70,8 @@ fn commit(author: Option<&str>, committer: Option<&str>) -> FakeCommit {
 /// The denial reason of each reply: without the policy-denied heading, the rule line and the
 /// footer, with the template's markdown escapes undone.
 async fn replies_to(h: &Harness, body: &str) -> Vec<String> {
-    let before = h.github.comments().len();
-    h.deliver("issue_comment", &pr_comment(body, "alice")).await;
-    h.run_jobs_except(&["run"]).await;
-    h.github.comments()[before..]
-        .iter()
-        .map(|c| reason(&c.body))
-        .collect()
+    let replies = h.comment_except(1, body, "alice", &["run"]).await;
+    replies.iter().map(|r| reason(r)).collect()
 }
 
 fn reason(reply: &str) -> String {

@@ -73,17 +73,13 @@ resource "fake_thing" "bucket" {{
     .unwrap();
 }
 
+/// `alice` comments on PR `pr`; tfgate's answers, joined.
 async fn on_pr(h: &Harness, pr: i64, body: &str) -> String {
-    let before = h.github.comments().len();
-    let mut v = pr_comment(body, "alice");
-    v["issue"]["number"] = pr.into();
-    h.deliver("issue_comment", &v).await;
-    h.run_jobs().await;
-    h.github.comments()[before..]
-        .iter()
-        .map(|c| c.body.clone())
-        .collect::<Vec<_>>()
-        .join("\n----\n")
+    h.comment(pr, body, "alice").await.join(
+        "
+----
+",
+    )
 }
 
 fn new_head(h: &Harness, sha_char: char, files: &[&str]) {
@@ -93,6 +89,66 @@ fn new_head(h: &Harness, sha_char: char, files: &[&str]) {
     });
 }
 
+/// The repository of the story: one root whose state lives in moto, its admin CIDRs a shared
+/// input read from an environment variable of the server.
+struct Story {
+    var: String,
+    state_key: String,
+    repo: tempfile::TempDir,
+}
+
+impl Story {
+    async fn start(h: &Harness) -> Story {
+        let set = h.state.policies.current();
+        let InputSource::Env(var) =
+            &set.for_repo("Codertocat/Hello-World").unwrap().inputs[0].source
+        else {
+            panic!("env input expected")
+        };
+        let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
+        reqwest::Client::new()
+            .put(format!("{moto}/tfstate"))
+            .send()
+            .await
+            .unwrap();
+        h.github.with(|g| {
+            g.permissions.insert("alice".into(), "write".into());
+        });
+        Story {
+            state_key: format!("{}.tfstate", var.to_lowercase()),
+            var: var.clone(),
+            repo: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// The secret's value on the server, changed outside any PR.
+    fn set_secret(&self, value: &str) {
+        std::env::set_var(&self.var, value);
+    }
+
+    /// A new head whose root logs to `bucket`.
+    fn push(&self, h: &Harness, bucket: &str, head: char, files: &[&str]) {
+        write_root(self.repo.path(), &self.state_key, bucket);
+        h.github.serve_repo(self.repo.path());
+        new_head(h, head, files);
+    }
+
+    /// Commit the `tfgate.inputs.lock` that `/inputs` printed.
+    fn commit_lock_file(&self, h: &Harness, inputs_reply: &str) {
+        let lock = inputs_reply.split("```").nth(1).expect("lock file block");
+        std::fs::write(
+            self.repo.path().join("tfgate.inputs.lock"),
+            lock.trim_start_matches('\n'),
+        )
+        .unwrap();
+        h.github.serve_repo(self.repo.path());
+    }
+}
+
+fn applied(apply: &str) -> bool {
+    apply.contains("✅") && !apply.contains("❌")
+}
+
 scenario!(
     secret_changed_outside_any_pr_is_flagged_blocked_then_applied_via_lockfile,
     policy = &policy(),
@@ -100,84 +156,54 @@ scenario!(
         if !terraform_tools_available() {
             return;
         }
-        let set = h.state.policies.current();
-        let InputSource::Env(var) =
-            &set.for_repo("Codertocat/Hello-World").unwrap().inputs[0].source
-        else {
-            panic!("env input expected")
-        };
-        let reqwest_put = reqwest::Client::new()
-            .put(format!(
-                "{}/tfstate",
-                std::env::var("TFGATE_TEST_MOTO_URL").unwrap()
-            ))
-            .send()
-            .await;
-        assert!(reqwest_put.is_ok());
-        let state_key = format!("{}.tfstate", var.to_lowercase());
-        h.github.with(|g| {
-            g.permissions.insert("alice".into(), "write".into());
-        });
-        let repo = tempfile::tempdir().unwrap();
-
+        let story = Story::start(&h).await;
         // PR 1 sets up the cluster with the first admin's CIDR.
-        std::env::set_var(var, "203.0.113.7/32");
-        write_root(repo.path(), &state_key, "logs-v1");
-        h.github.serve_repo(repo.path());
-        new_head(&h, '1', &["infra/eks/main.tf"]);
+        story.set_secret("203.0.113.7/32");
+        story.push(&h, "logs-v1", '1', &["infra/eks/main.tf"]);
         let plan = on_pr(&h, 1, "/plan").await;
         assert!(
             !plan.contains('⚠'),
-            "first plan has no baseline to drift from:\n{plan}"
+            "no baseline to drift from yet:\n{plan}"
         );
-        let apply = on_pr(&h, 1, "/apply").await;
-        assert!(apply.contains("✅") && !apply.contains("❌"), "{apply}");
+        assert!(applied(&on_pr(&h, 1, "/apply").await));
         on_pr(&h, 1, "/unlock").await;
 
         // Someone adds a second admin's IP to the secret, ahead of the PR meant to use it.
-        std::env::set_var(var, "203.0.113.7/32,198.51.100.9/32");
-
+        story.set_secret("203.0.113.7/32,198.51.100.9/32");
         // An unrelated bucket PR: its plan carries the cluster change, flagged; apply is blocked.
-        write_root(repo.path(), &state_key, "logs-v2");
-        h.github.serve_repo(repo.path());
-        new_head(&h, '2', &["infra/eks/main.tf"]);
+        story.push(&h, "logs-v2", '2', &["infra/eks/main.tf"]);
         let plan = on_pr(&h, 2, "/plan").await;
         assert!(
-            plan.contains('⚠')
+            plan.contains("⚠")
                 && plan.contains("fake_thing.cluster")
                 && plan.contains("ADMIN_CIDRS"),
             "{plan}"
         );
-        for value in ["203.0.113.7", "198.51.100.9"] {
-            assert!(
-                !plan.contains(value),
-                "the input value {value} leaked:\n{plan}"
-            );
-        }
+        assert!(
+            !plan.contains("203.0.113.7") && !plan.contains("198.51.100.9"),
+            "a value leaked:\n{plan}"
+        );
         let refused = on_pr(&h, 2, "/apply").await;
-        assert!(refused.contains("tfgate.inputs.lock"), "{refused}");
-        assert!(!refused.contains("✅"), "{refused}");
+        assert!(
+            refused.contains("tfgate.inputs.lock") && !refused.contains("✅"),
+            "{refused}"
+        );
         on_pr(&h, 2, "/unlock").await;
 
         // The intended PR commits the new fingerprint (as `/inputs` prints it) and applies.
         new_head(&h, '3', &["tfgate.inputs.lock", "infra/eks/main.tf"]);
         let inputs = on_pr(&h, 3, "/inputs").await;
         assert!(!inputs.contains("198.51.100.9"), "{inputs}");
-        let lock = inputs
-            .split("```")
-            .nth(1)
-            .expect("lock file block")
-            .trim_start_matches('\n')
-            .to_string();
-        std::fs::write(repo.path().join("tfgate.inputs.lock"), lock).unwrap();
-        h.github.serve_repo(repo.path());
+        story.commit_lock_file(&h, &inputs);
         let plan = on_pr(&h, 3, "/plan").await;
         assert!(
             !plan.contains("⚠ `fake_thing.cluster`"),
-            "the lock-file PR explains the change:\n{plan}"
+            "the lock file explains it:\n{plan}"
         );
         let apply = on_pr(&h, 3, "/apply").await;
-        assert!(apply.contains("✅") && !apply.contains("❌"), "{apply}");
-        assert!(!apply.contains("198.51.100.9"), "{apply}");
+        assert!(
+            applied(&apply) && !apply.contains("198.51.100.9"),
+            "{apply}"
+        );
     }
 );

@@ -70,10 +70,8 @@ impl Respond for LateCloudTrail {
     }
 }
 
-async fn enrichment_names_the_denied_action(backend: Backend) {
-    if !terraform_tools_available() {
-        return;
-    }
+/// A CloudTrail that answers late; returns its URL and the count of lookups.
+async fn late_cloudtrail() -> (MockServer, Arc<AtomicUsize>) {
     let cloudtrail = MockServer::start().await;
     let calls = Arc::new(AtomicUsize::new(0));
     Mock::given(method("POST"))
@@ -83,76 +81,29 @@ async fn enrichment_names_the_denied_action(backend: Backend) {
         })
         .mount(&cloudtrail)
         .await;
-    let url = cloudtrail.uri();
-    let Some(h) = Harness::start_with(backend, Some(POLICY), |a| {
-        a.cloudtrail_endpoint_url = Some(url);
-        a.enrich_schedule = Some("0,0,0".into());
-    })
-    .await
-    else {
-        return;
-    };
+    (cloudtrail, calls)
+}
+
+/// One root whose only resource fails with the bare denial; alice may apply.
+fn serve_failing_root(h: &Harness) -> tempfile::TempDir {
     let repo = tempfile::tempdir().unwrap();
     let dir = repo.path().join("infra/compute");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("main.tf"),
-        format!(
-            "terraform {{\n  required_providers {{\n    fake = {{ source = \"tfgate/fake\", version = \"0.1.0\" }}\n  }}\n}}\nprovider \"fake\" {{}}\nresource \"fake_thing\" \"web\" {{\n  name = \"web\"\n  fail_with = {:?}\n}}\n",
-            bare_failure()
-        ),
-    )
-    .unwrap();
+    let tf = format!(
+        "terraform {{\n  required_providers {{\n    fake = {{ source = \"tfgate/fake\", version = \"0.1.0\" }}\n  }}\n}}\nprovider \"fake\" {{}}\nresource \"fake_thing\" \"web\" {{\n  name = \"web\"\n  fail_with = {:?}\n}}\n",
+        bare_failure()
+    );
+    std::fs::write(dir.join("main.tf"), tf).unwrap();
     h.github.serve_repo(repo.path());
     h.github.with(|g| {
         g.files = vec!["infra/compute/main.tf".into()];
         g.permissions.insert("alice".into(), "write".into());
     });
-    h.deliver("issue_comment", &pr_comment("/plan", "alice"))
-        .await;
-    h.run_jobs().await;
-    h.deliver("issue_comment", &pr_comment("/apply", "alice"))
-        .await;
-    h.run_jobs().await;
+    repo
+}
 
-    let apply = h
-        .github
-        .comments()
-        .into_iter()
-        .find(|c| c.body.contains("tfgate apply"))
-        .expect("apply comment");
-    assert!(
-        calls.load(Ordering::SeqCst) >= 2,
-        "polled until the late record arrived"
-    );
-    assert!(
-        apply.edits >= 1,
-        "the same comment was updated:\n{}",
-        apply.body
-    );
-    assert!(apply.body.contains("`ec2:RunInstances`"), "{}", apply.body);
-    // The resource type and name (no ARN), the deny kind and the statement an admin could add.
-    assert!(
-        apply.body.contains("`fake_thing.web` needs `ec2:RunInstances` on `instance *`: no identity-based policy allows it _(confirmed by CloudTrail)_"),
-        "{}",
-        apply.body
-    );
-    assert!(
-        apply
-            .body
-            .contains("\"Action\": \"ec2:RunInstances\",\n  \"Resource\": \"<instance/*>\""),
-        "{}",
-        apply.body
-    );
-    assert!(
-        !apply.body.contains("confirming with CloudTrail"),
-        "{}",
-        apply.body
-    );
-    for leak in ["arn:", "111111111111", REQUEST_ID] {
-        assert!(!apply.body.contains(leak), "{leak} leaked:\n{}", apply.body);
-    }
-    // The enrich jobs' payloads (role ARN, account, request id) are sealed at rest.
+/// Every enrich job's payload is sealed: no role ARN, account, request id or address in clear.
+async fn assert_enrich_payloads_sealed(h: &Harness) {
     let stored: Vec<String> = sqlx::query_scalar("SELECT payload FROM jobs WHERE kind = 'enrich'")
         .fetch_all(&h.state.db.pool)
         .await
@@ -164,6 +115,54 @@ async fn enrichment_names_the_denied_action(backend: Backend) {
             assert!(!payload.contains(leak), "{leak} stored in clear: {payload}");
         }
     }
+}
+
+const CONFIRMED: &str = "`fake_thing.web` needs `ec2:RunInstances` on `instance *`: no identity-based policy allows it _(confirmed by CloudTrail)_";
+const STATEMENT: &str = "\"Action\": \"ec2:RunInstances\",\n  \"Resource\": \"<instance/*>\"";
+
+async fn enrichment_names_the_denied_action(backend: Backend) {
+    if !terraform_tools_available() {
+        return;
+    }
+    let (cloudtrail, calls) = late_cloudtrail().await;
+    let Some(h) = Harness::start_with(backend, Some(POLICY), |a| {
+        a.cloudtrail_endpoint_url = Some(cloudtrail.uri());
+        a.enrich_schedule = Some("0,0,0".into());
+    })
+    .await
+    else {
+        return;
+    };
+    let _repo = serve_failing_root(&h);
+    h.comment(1, "/plan", "alice").await;
+    h.comment(1, "/apply", "alice").await;
+
+    let comments = h.github.comments();
+    let apply = comments
+        .iter()
+        .find(|c| c.body.contains("tfgate apply"))
+        .unwrap();
+    assert!(
+        calls.load(Ordering::SeqCst) >= 2,
+        "polled until the late record arrived"
+    );
+    assert!(
+        apply.edits >= 1,
+        "the same comment was updated:\n{}",
+        apply.body
+    );
+    // The resource type and name (no ARN), the deny kind and the statement an admin could add.
+    assert!(apply.body.contains(CONFIRMED), "{}", apply.body);
+    assert!(apply.body.contains(STATEMENT), "{}", apply.body);
+    assert!(
+        !apply.body.contains("confirming with CloudTrail"),
+        "{}",
+        apply.body
+    );
+    for leak in ["arn:", "111111111111", REQUEST_ID] {
+        assert!(!apply.body.contains(leak), "{leak} leaked:\n{}", apply.body);
+    }
+    assert_enrich_payloads_sealed(&h).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

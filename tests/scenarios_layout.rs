@@ -31,13 +31,7 @@ fn setup(h: &Harness, at: &str, layout: &str) {
 
 /// The replies to `body`, and the projects of the run jobs it enqueued.
 async fn comment(h: &Harness, body: &str) -> (Vec<String>, Vec<String>) {
-    let before = h.github.comments().len();
-    h.deliver("issue_comment", &pr_comment(body, "alice")).await;
-    h.run_jobs_except(&["run"]).await;
-    let replies = h.github.comments()[before..]
-        .iter()
-        .map(|c| c.body.clone())
-        .collect();
+    let replies = h.comment_except(1, body, "alice", &["run"]).await;
     let payloads: Vec<String> =
         sqlx::query_scalar("SELECT payload FROM jobs WHERE kind = 'run' ORDER BY id")
             .fetch_all(&h.state.db.pool)

@@ -47,13 +47,7 @@ fn review(user: &str, state: &str, sha: &str) -> FakeReview {
 }
 
 async fn reply_to(h: &Harness, body: &str, who: &str) -> Vec<String> {
-    let before = h.github.comments().len();
-    h.deliver("issue_comment", &pr_comment(body, who)).await;
-    h.run_jobs_except(&["run"]).await;
-    h.github.comments()[before..]
-        .iter()
-        .map(|c| c.body.clone())
-        .collect()
+    h.comment_except(1, body, who, &["run"]).await
 }
 
 /// The text of each reply, without the footer every tfgate comment ends with.

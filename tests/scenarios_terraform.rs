@@ -110,16 +110,13 @@ async fn setup(h: &Harness, run: &str, cluster_fails: bool) -> tempfile::TempDir
     repo
 }
 
+/// `alice` comments on the PR; tfgate's answers, joined.
 async fn comment(h: &Harness, body: &str) -> String {
-    let before = h.github.comments().len();
-    h.deliver("issue_comment", &pr_comment(body, "alice")).await;
-    h.run_jobs().await;
-    let new = h.github.comments();
-    new[before..]
-        .iter()
-        .map(|c| c.body.clone())
-        .collect::<Vec<_>>()
-        .join("\n----\n")
+    h.comment(1, body, "alice").await.join(
+        "
+----
+",
+    )
 }
 
 fn unique(tag: &str) -> String {

@@ -326,6 +326,65 @@ impl Harness {
         n
     }
 
+    /// `user` comments `body` on PR `pr`; every job it leads to runs (Terraform included).
+    /// Returns the comments tfgate posted meanwhile.
+    pub async fn comment(&self, pr: i64, body: &str, user: &str) -> Vec<String> {
+        self.comment_except(pr, body, user, &[]).await
+    }
+
+    /// Like [`Harness::comment`], but jobs of the `skip` kinds are dropped, not run (policy
+    /// stories stop where Terraform would start: `&["run"]`).
+    pub async fn comment_except(
+        &self,
+        pr: i64,
+        body: &str,
+        user: &str,
+        skip: &[&str],
+    ) -> Vec<String> {
+        let before = self.github.comments().len();
+        let mut delivery = pr_comment(body, user);
+        delivery["issue"]["number"] = pr.into();
+        self.deliver("issue_comment", &delivery).await;
+        self.run_jobs_except(skip).await;
+        self.github.comments()[before..]
+            .iter()
+            .map(|c| c.body.clone())
+            .collect()
+    }
+
+    /// A push to PR `pr`: the fake PR's head becomes `head_sha`, its changed files `files`, and
+    /// a signed `pull_request.synchronize` is delivered (its jobs are left queued).
+    pub async fn push(&self, pr: i64, head_sha: &str, files: &[&str]) {
+        self.github.with(|g| {
+            g.pr.head_sha = head_sha.to_string();
+            g.files = files.iter().map(|f| f.to_string()).collect();
+        });
+        let mut delivery = webhook_fixture("pull_request.synchronize.json");
+        delivery["number"] = pr.into();
+        delivery["pull_request"]["number"] = pr.into();
+        delivery["pull_request"]["head"]["sha"] = head_sha.into();
+        self.deliver("pull_request", &delivery).await;
+    }
+
+    /// `user` submits a review in `state` (`APPROVED`, `CHANGES_REQUESTED`, …) on the head.
+    pub async fn review(&self, pr: i64, user: &str, state: &str) {
+        let head = self.github.with(|g| {
+            g.reviews.push(fake_github::FakeReview {
+                user: user.into(),
+                state: state.into(),
+                commit_id: g.pr.head_sha.clone(),
+                is_bot: false,
+            });
+            g.pr.head_sha.clone()
+        });
+        let mut delivery = webhook_fixture("pull_request_review.submitted.json");
+        delivery["pull_request"]["number"] = pr.into();
+        delivery["review"]["user"]["login"] = user.into();
+        delivery["review"]["state"] = state.to_lowercase().into();
+        delivery["review"]["commit_id"] = head.into();
+        self.deliver("pull_request_review", &delivery).await;
+    }
+
     /// How many jobs of a kind were enqueued.
     pub async fn jobs_of(&self, kind: &str) -> i64 {
         sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE kind = $1")
