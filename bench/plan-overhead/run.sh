@@ -4,13 +4,12 @@
 # STS on moto, Terraform 1.0.3 in bubblewrap) minus the time of `terraform init && terraform
 # plan` run directly on a fresh copy of the same root with the same CLI config and S3 backend
 # on moto. Both alternate, N times each, after one warm-up of each. See
-# examples/bench_plan_overhead.rs.
+# tests/bench_plan_overhead.rs (an ignored test sharing the scenario tests' fake GitHub).
 #
 #   bash bench/plan-overhead/run.sh
 #
 # Target (issue): overhead <= 300 ms median.
 # Settings: BENCH_ITERATIONS (10) BENCH_RESOURCES (5) BENCH_SANDBOX (bwrap | none)
-#   TFGATE_BUILD (1; 0 runs target/release/examples/bench_plan_overhead as built)
 # Needs: scripts/install-deps.sh (moto in .tools/venv, bubblewrap), scripts/install-terraform.sh,
 # scripts/build-test-provider.sh. moto is started with scripts/services.sh (left running, as
 # the test suite does; `bash scripts/services.sh stop moto` stops it).
@@ -30,12 +29,7 @@ eval "$(bash scripts/services.sh start moto)"
 export TFGATE_TEST_MOTO_URL
 log "moto: $TFGATE_TEST_MOTO_URL"
 
-BIN="$ROOT/target/release/examples/bench_plan_overhead"
-if [ "${TFGATE_BUILD:-1}" = 1 ]; then
-  log "cargo build --release --example bench_plan_overhead"
-  cargo build --release --quiet --example bench_plan_overhead
-fi
-[ -x "$BIN" ] || die "$BIN missing (cargo build --release --example bench_plan_overhead)"
-
-RUST_LOG="${RUST_LOG:-off}" "$BIN"
+log "cargo test --release --test bench_plan_overhead -- --ignored --nocapture"
+RUST_LOG="${RUST_LOG:-off}" cargo test --release --quiet --test bench_plan_overhead -- \
+  --ignored --nocapture --test-threads 1
 machine_line

@@ -19,6 +19,8 @@ pub struct Posted {
     pub id: i64,
     /// How often tfgate edited this comment.
     pub edits: usize,
+    /// When the fake received it (benchmarks time the comment's arrival).
+    pub at: std::time::Instant,
 }
 
 /// The pull request the fake serves (any number).
@@ -140,6 +142,7 @@ impl Respond for Handler {
                     body: text.clone(),
                     id,
                     edits: 0,
+                    at: std::time::Instant::now(),
                 });
                 ResponseTemplate::new(201).set_body_json(json!({
                     "id": id, "body": text,
