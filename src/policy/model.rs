@@ -127,6 +127,8 @@ pub struct ResolvedProject {
     pub parallelism: u32,
     pub timeout_seconds: u64,
     pub network: Network,
+    /// Whether a plan creates the project's workspace when it does not exist yet.
+    pub create_workspace: bool,
     pub autoplan: bool,
     pub comment_apply: bool,
     /// Names of shared inputs (all present in `RepoPolicy::inputs`).

@@ -58,6 +58,10 @@ pub(crate) fn resolve_project(
             .unwrap_or(DEFAULT_PARALLELISM),
         timeout_seconds: timeout,
         network: project.network.or(defaults.network).unwrap_or_default(),
+        create_workspace: project
+            .create_workspace
+            .or(defaults.create_workspace)
+            .unwrap_or(false),
         autoplan: project.autoplan.unwrap_or(true),
         comment_apply,
         inputs: project.inputs.clone(),

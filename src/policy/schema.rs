@@ -102,6 +102,9 @@ pub struct ProjectDefaults {
     pub timeout: Option<DurationSpec>,
     /// Network access of the sandbox. Default `shared`.
     pub network: Option<Network>,
+    /// Whether the first `/plan` creates a project's missing Terraform workspace. Default
+    /// false: a missing workspace fails the root.
+    pub create_workspace: Option<bool>,
 }
 
 /// One Terraform root declared by the admin.
@@ -130,6 +133,8 @@ pub struct ProjectPolicy {
     pub timeout: Option<DurationSpec>,
     /// See `defaults.network`.
     pub network: Option<Network>,
+    /// See `defaults.create_workspace`.
+    pub create_workspace: Option<bool>,
     /// Names of projects applied before this one when both are selected.
     #[serde(default)]
     pub depends_on: Vec<String>,

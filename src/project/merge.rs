@@ -119,6 +119,7 @@ fn resolve_layout_project(
         parallelism: None,
         timeout: None,
         network: None,
+        create_workspace: None,
         depends_on: project.depends_on.clone(),
         autoplan: None,
         when_modified: project.when_modified.clone(),

@@ -19,6 +19,11 @@ pub struct RunProfile {
     pub parallelism: Option<u32>,
     /// The command's allowlisted Terraform flags; an apply takes none (it applies a plan).
     pub extra_args: Vec<String>,
+    /// The Terraform workspace every step of the run selects.
+    pub workspace: String,
+    /// Whether a missing workspace is created: only by a plan whose policy allows it (an
+    /// apply applies a plan made in a workspace that existed).
+    pub create_workspace: bool,
 }
 
 pub fn run_profile(
@@ -45,6 +50,8 @@ pub fn run_profile(
         timeout: Duration::from_secs(project.timeout_seconds),
         parallelism: Some(project.parallelism),
         extra_args,
+        workspace: project.spec.workspace.clone(),
+        create_workspace: command == RunCommand::Plan && project.create_workspace,
     }
 }
 
@@ -112,6 +119,35 @@ mod tests {
             run_profile(RunCommand::Plan, &project("offline"), &[]).network,
             Network::None
         );
+    }
+
+    #[test]
+    fn workspace_and_its_creation_follow_the_policy_and_command() {
+        const WORKSPACES: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\nprojects:\n  - name: root\n    dir: tf\n  - name: staging\n    dir: tf\n    workspace: staging\n    create_workspace: true\n  - name: production\n    dir: tf\n    workspace: production\n";
+        let policy = load_policy("p.yaml", WORKSPACES).unwrap();
+        // (project, command, workspace, create_workspace)
+        let table = [
+            ("root", RunCommand::Plan, "default", false),
+            ("root", RunCommand::Apply, "default", false),
+            ("staging", RunCommand::Plan, "staging", true),
+            ("staging", RunCommand::Apply, "staging", false),
+            ("production", RunCommand::Plan, "production", false),
+            ("production", RunCommand::Apply, "production", false),
+        ];
+        for (name, command, workspace, create) in table {
+            let profile = run_profile(command, policy.project(name).unwrap(), &[]);
+            assert_eq!(profile.workspace, workspace, "{name} {command:?}");
+            assert_eq!(profile.create_workspace, create, "{name} {command:?}");
+        }
+    }
+
+    #[test]
+    fn create_workspace_is_inherited_from_defaults_and_overridden_per_project() {
+        const INHERIT: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n  create_workspace: true\nprojects:\n  - name: dev\n    dir: tf\n    workspace: dev\n  - name: prod\n    dir: tf\n    workspace: prod\n    create_workspace: false\n";
+        let policy = load_policy("p.yaml", INHERIT).unwrap();
+        let create = |name| run_profile(RunCommand::Plan, policy.project(name).unwrap(), &[]);
+        assert!(create("dev").create_workspace);
+        assert!(!create("prod").create_workspace);
     }
 
     #[test]

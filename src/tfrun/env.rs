@@ -21,10 +21,11 @@ pub fn allowed_run_var(name: &str) -> bool {
     ) || (name.starts_with("TF_VAR_") && name.len() > 7)
 }
 
-/// The whole environment of a sandboxed Terraform process.
+/// The whole environment of a sandboxed Terraform process, in the run's `workspace`.
 pub fn sandbox_env(
     setup: &TerraformSetup,
     run_env: &BTreeMap<String, String>,
+    workspace: &str,
 ) -> BTreeMap<String, String> {
     let mut env = BTreeMap::new();
     env.insert("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into());
@@ -52,6 +53,8 @@ pub fn sandbox_env(
             tracing::warn!(variable = %k, "dropped a variable outside the sandbox allowlist");
         }
     }
+    // The policy's workspace, never the run's or the repository's (`.terraform/environment`).
+    env.insert("TF_WORKSPACE".into(), workspace.into());
     env
 }
 
@@ -82,7 +85,7 @@ mod tests {
         ] {
             run.insert(k.to_string(), v.to_string());
         }
-        let env = sandbox_env(&setup(), &run);
+        let env = sandbox_env(&setup(), &run, "default");
         assert!(env.contains_key("AWS_ACCESS_KEY_ID") && env.contains_key("TF_VAR_admin_cidrs"));
         for banned in [
             "DATABASE_URL",
@@ -98,13 +101,23 @@ mod tests {
 
     #[test]
     fn plugin_tls_is_off_only_behind_the_sandboxes_private_tmp() {
-        let env = sandbox_env(&setup(), &BTreeMap::new());
+        let env = sandbox_env(&setup(), &BTreeMap::new(), "default");
         assert_eq!(env["TF_DISABLE_PLUGIN_TLS"], "1");
         let unsandboxed = TerraformSetup {
             mode: SandboxMode::None,
             ..setup()
         };
-        let env = sandbox_env(&unsandboxed, &BTreeMap::new());
+        let env = sandbox_env(&unsandboxed, &BTreeMap::new(), "default");
         assert!(!env.contains_key("TF_DISABLE_PLUGIN_TLS"));
+    }
+
+    #[test]
+    fn the_workspace_is_tfgates_alone() {
+        let run = BTreeMap::from([("TF_WORKSPACE".to_string(), "production".to_string())]);
+        assert!(!allowed_run_var("TF_WORKSPACE"));
+        for workspace in ["default", "staging"] {
+            let env = sandbox_env(&setup(), &run, workspace);
+            assert_eq!(env["TF_WORKSPACE"], workspace);
+        }
     }
 }

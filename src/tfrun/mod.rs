@@ -3,6 +3,7 @@
 //! and rendering happen in the pure modules.
 
 pub mod env;
+mod workspace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use crate::config::Config;
+use crate::render::RunNote;
 
 use crate::sandbox::{
     run_sandboxed, ExitKind, Limits, Network, RunOutput, SandboxMode, SandboxSpec,
@@ -39,6 +41,10 @@ pub struct RunSettings {
     pub parallelism: Option<u32>,
     /// Allowlisted Terraform flags from the command (`-target=…` …).
     pub extra_args: Vec<String>,
+    /// The Terraform workspace every step selects (`TF_WORKSPACE`).
+    pub workspace: String,
+    /// Whether `init` creates the workspace when the backend does not have it.
+    pub create_workspace: bool,
 }
 
 impl Default for RunSettings {
@@ -49,6 +55,8 @@ impl Default for RunSettings {
             timeout: Duration::from_secs(3600),
             parallelism: None,
             extra_args: Vec::new(),
+            workspace: workspace::DEFAULT_WORKSPACE.into(),
+            create_workspace: false,
         }
     }
 }
@@ -85,6 +93,8 @@ pub struct PlanOutput {
     pub plan_json: Option<String>,
     /// The saved plan file's bytes.
     pub plan_file: Option<Vec<u8>>,
+    /// The workspace `init` did not find (and was not allowed to create).
+    pub missing_workspace: Option<String>,
 }
 
 /// The result of `init` + `apply -json PLANFILE`.
@@ -92,6 +102,22 @@ pub struct PlanOutput {
 pub struct ApplyOutput {
     pub init: StepOutput,
     pub apply: Option<StepOutput>,
+    /// The workspace `init` did not find.
+    pub missing_workspace: Option<String>,
+}
+
+impl PlanOutput {
+    /// The note of a missing workspace, under the plan of `project`.
+    pub fn workspace_note(&self, project: &str) -> Option<RunNote> {
+        workspace::missing_note(project, self.missing_workspace.as_deref())
+    }
+}
+
+impl ApplyOutput {
+    /// The note of a missing workspace, under the apply of `project`.
+    pub fn workspace_note(&self, project: &str) -> Option<RunNote> {
+        workspace::missing_note(project, self.missing_workspace.as_deref())
+    }
 }
 
 pub const PLAN_FILE: &str = "tfgate.tfplan";
@@ -109,7 +135,7 @@ fn spec(setup: &TerraformSetup, workdir: &Path, settings: &RunSettings) -> Sandb
         terraform_bin: setup.terraform_bin.clone(),
         plugin_cache: setup.plugin_cache.clone(),
         extra_ro_binds: extra,
-        env: env::sandbox_env(setup, &settings.env),
+        env: env::sandbox_env(setup, &settings.env, &settings.workspace),
         network: settings.network,
         limits: Limits::default(),
         timeout: settings.timeout,
@@ -150,13 +176,17 @@ pub async fn plan(
     settings: &RunSettings,
     on_line: &mut (dyn FnMut(&str) + Send),
 ) -> Result<PlanOutput> {
-    let init = init(setup, workdir, root, settings).await?;
+    let workspace::Init {
+        step: init,
+        missing_workspace,
+    } = workspace::init(setup, workdir, root, settings).await?;
     if !init.ok {
         return Ok(PlanOutput {
             init,
             plan: None,
             plan_json: None,
             plan_file: None,
+            missing_workspace,
         });
     }
     let mut args = vec![
@@ -177,6 +207,7 @@ pub async fn plan(
             plan: Some(plan),
             plan_json: None,
             plan_file: None,
+            missing_workspace: None,
         });
     }
     let show = step(
@@ -201,9 +232,11 @@ pub async fn plan(
         plan: Some(plan),
         plan_json: show.ok.then_some(show.stdout),
         plan_file: Some(plan_file),
+        missing_workspace: None,
     })
 }
 
+/// `init` of the root (in the settings' workspace, through the environment).
 async fn init(
     setup: &TerraformSetup,
     workdir: &Path,
@@ -234,9 +267,16 @@ pub async fn apply(
     settings: &RunSettings,
     on_line: &mut (dyn FnMut(&str) + Send),
 ) -> Result<ApplyOutput> {
-    let init = init(setup, workdir, root, settings).await?;
+    let workspace::Init {
+        step: init,
+        missing_workspace,
+    } = workspace::init(setup, workdir, root, settings).await?;
     if !init.ok {
-        return Ok(ApplyOutput { init, apply: None });
+        return Ok(ApplyOutput {
+            init,
+            apply: None,
+            missing_workspace,
+        });
     }
     let plan_path = workdir.join(root).join(PLAN_FILE);
     std::fs::write(&plan_path, plan_file)
@@ -255,6 +295,7 @@ pub async fn apply(
     Ok(ApplyOutput {
         init,
         apply: Some(apply),
+        missing_workspace: None,
     })
 }
 

@@ -45,6 +45,12 @@ pub enum RunNote {
     PlanUnreadable {
         project: String,
     },
+    /// The backend has no such Terraform workspace and the policy does not let tfgate
+    /// create it (`create_workspace`).
+    WorkspaceMissing {
+        project: String,
+        workspace: String,
+    },
     /// CloudTrail polling ended before every denied action was confirmed.
     CloudTrailUnconfirmed,
     /// The next step under a plan with changes.

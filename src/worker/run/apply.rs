@@ -175,7 +175,10 @@ impl RunCtx<'_> {
             .await?;
         if !ok {
             let project = p.spec.id.0.clone();
-            results.stop::<()>(SkipReason::Failed { project }, None);
+            results.stop::<()>(
+                SkipReason::Failed { project },
+                out.workspace_note(&p.spec.id.0),
+            );
         }
         results.roots.push(model);
         Ok(())

@@ -93,6 +93,7 @@ impl RunCtx<'_> {
         )
         .await
         .map_err(JobError::Transient)?;
+        results.notes.extend(out.workspace_note(&p.spec.id.0));
         let stdout = out.plan.as_ref().map(|s| s.stdout.as_str());
         let model = plan_model(
             &root_ident(p),

@@ -175,6 +175,8 @@ impl RunCtx<'_> {
             timeout: profile.timeout,
             parallelism: profile.parallelism,
             extra_args: profile.extra_args,
+            workspace: profile.workspace,
+            create_workspace: profile.create_workspace,
         };
         Ok(Prepared {
             run_id,
