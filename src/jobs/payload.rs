@@ -47,7 +47,7 @@ pub struct RunJob {
     /// existed at authorisation; otherwise the latest plan of `head_sha`.
     #[serde(default)]
     pub plan_runs: BTreeMap<String, i64>,
-    /// Allowlisted Terraform flags (`-target=…`), plan only.
+    /// Allowlisted Terraform flags (`-target=…`; for an apply only `-lock-timeout=`).
     #[serde(default)]
     pub terraform_args: Vec<String>,
     #[serde(default)]

@@ -17,7 +17,7 @@ pub struct RunProfile {
     pub network: Network,
     pub timeout: Duration,
     pub parallelism: Option<u32>,
-    /// The command's allowlisted Terraform flags; an apply takes none (it applies a plan).
+    /// The command's allowlisted Terraform flags (for an apply, only `-lock-timeout=`).
     pub extra_args: Vec<String>,
     /// The Terraform workspace every step of the run selects.
     pub workspace: String,
@@ -38,7 +38,8 @@ pub fn run_profile(
                 .apply_role
                 .clone()
                 .unwrap_or_else(|| project.plan_role.clone()),
-            Vec::new(),
+            // The parser lets only `-lock-timeout=` through for `/apply`.
+            terraform_args.to_vec(),
         ),
     };
     RunProfile {
@@ -95,9 +96,10 @@ mod tests {
         let plan = run_profile(RunCommand::Plan, &project("app"), &args);
         assert!(plan.role.ends_with("role/plan"));
         assert_eq!(plan.extra_args, args);
-        let apply = run_profile(RunCommand::Apply, &project("app"), &args);
+        let lock = vec!["-lock-timeout=30s".to_string()];
+        let apply = run_profile(RunCommand::Apply, &project("app"), &lock);
         assert!(apply.role.ends_with("role/apply"));
-        assert!(apply.extra_args.is_empty());
+        assert_eq!(apply.extra_args, lock);
     }
 
     #[test]

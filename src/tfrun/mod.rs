@@ -290,6 +290,8 @@ pub async fn apply(
     if let Some(p) = settings.parallelism {
         args.push(format!("-parallelism={p}"));
     }
+    // Only `-lock-timeout=` reaches an apply (the parser refuses the rest for `/apply`).
+    args.extend(settings.extra_args.iter().cloned());
     args.push(PLAN_FILE.into());
     let apply = step(setup, workdir, settings, args, on_line).await?;
     Ok(ApplyOutput {
