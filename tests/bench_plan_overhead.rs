@@ -34,7 +34,7 @@ fn env_usize(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-fn root_tf(moto: &str, key: &str, resources: usize) -> String {
+fn root_tf(key: &str, resources: usize) -> String {
     let mut things = String::new();
     for i in 0..resources {
         let depends = if i == 0 {
@@ -46,25 +46,7 @@ fn root_tf(moto: &str, key: &str, resources: usize) -> String {
             "resource \"fake_thing\" \"r{i}\" {{\n  name = \"thing-{i}\"\n{depends}}}\n"
         ));
     }
-    format!(
-        r#"terraform {{
-  required_providers {{
-    fake = {{ source = "tfgate/fake", version = "0.1.0" }}
-  }}
-  backend "s3" {{
-    bucket                      = "tfstate"
-    key                         = "{key}"
-    region                      = "us-east-1"
-    endpoint                    = "{moto}"
-    force_path_style            = true
-    skip_credentials_validation = true
-    skip_metadata_api_check     = true
-    skip_region_validation      = true
-  }}
-}}
-provider "fake" {{}}
-{things}"#
-    )
+    moto_root_tf(key, &things)
 }
 
 const POLICY: &str = r#"
@@ -164,23 +146,8 @@ async fn bot_plan(h: &Harness) -> Duration {
         posted.body
     );
     let took = posted.at.duration_since(start);
-    wait_idle(h).await; // the run job releases its workdir before the next one
+    h.wait_idle().await; // the run job releases its workdir before the next one
     took
-}
-
-async fn wait_idle(h: &Harness) {
-    for _ in 0..30_000 {
-        let busy: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
-                .fetch_one(&h.state.db.pool)
-                .await
-                .unwrap();
-        if busy == 0 {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("jobs still running after 300 s");
 }
 
 async fn direct_pair(app: &Path) -> (f64, f64) {
@@ -244,7 +211,7 @@ async fn plan_overhead() {
     let repo = tempfile::tempdir().unwrap();
     let app = repo.path().join("infra/app");
     std::fs::create_dir_all(&app).unwrap();
-    std::fs::write(app.join("main.tf"), root_tf(&moto, &key, resources)).unwrap();
+    std::fs::write(app.join("main.tf"), root_tf(&key, resources)).unwrap();
     let h = Harness::start_with(Backend::Sqlite, Some(POLICY), |a| {
         a.sandbox = Some(sandbox.clone())
     })

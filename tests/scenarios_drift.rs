@@ -35,29 +35,14 @@ projects:
 }
 
 fn write_root(dir: &Path, state_key: &str, bucket: &str) {
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap_or_default();
     let d = dir.join("infra/eks");
     std::fs::create_dir_all(&d).unwrap();
     std::fs::write(
         d.join("main.tf"),
-        format!(
-            r#"terraform {{
-  required_providers {{
-    fake = {{ source = "tfgate/fake", version = "0.1.0" }}
-  }}
-  backend "s3" {{
-    bucket = "tfstate"
-    key = "{state_key}"
-    region = "us-east-1"
-    endpoint = "{moto}"
-    force_path_style = true
-    skip_credentials_validation = true
-    skip_metadata_api_check = true
-    skip_region_validation = true
-  }}
-}}
-provider "fake" {{}}
-variable "admin_cidrs" {{
+        moto_root_tf(
+            state_key,
+            &format!(
+                r#"variable "admin_cidrs" {{
   type = string
 }}
 resource "fake_thing" "cluster" {{
@@ -68,6 +53,7 @@ resource "fake_thing" "bucket" {{
   name = "{bucket}"
 }}
 "#
+            ),
         ),
     )
     .unwrap();

@@ -37,17 +37,7 @@ async fn run_worker_until_idle(h: &Harness) {
         h.state.wake.clone(),
         stopped,
     ));
-    for _ in 0..200 {
-        let busy: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
-                .fetch_one(&h.state.db.pool)
-                .await
-                .unwrap();
-        if busy == 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    h.wait_idle().await;
     stop.send(true).unwrap();
     worker.await.unwrap();
 }

@@ -32,27 +32,7 @@ projects:
 }
 
 fn root_tf(name: &str, resources: &str) -> String {
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap_or_default();
-    format!(
-        r#"terraform {{
-  required_providers {{
-    fake = {{ source = "tfgate/fake", version = "0.1.0" }}
-  }}
-  backend "s3" {{
-    bucket                      = "tfstate"
-    key                         = "{name}.tfstate"
-    region                      = "us-east-1"
-    endpoint                    = "{moto}"
-    force_path_style            = true
-    skip_credentials_validation = true
-    skip_metadata_api_check     = true
-    skip_region_validation      = true
-  }}
-}}
-provider "fake" {{}}
-{resources}
-"#
-    )
+    moto_root_tf(&format!("{name}.tfstate"), resources)
 }
 
 /// A repository with three roots; `cluster_fails` makes the cluster's node group fail.

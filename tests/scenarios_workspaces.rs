@@ -46,28 +46,12 @@ fn moto() -> String {
 
 /// One root whose resource is named after the workspace Terraform runs in.
 fn root_tf(key: &str) -> String {
-    let moto = moto();
-    format!(
-        r#"terraform {{
-  required_providers {{
-    fake = {{ source = "tfgate/fake", version = "0.1.0" }}
-  }}
-  backend "s3" {{
-    bucket                      = "tfstate"
-    key                         = "{key}"
-    region                      = "us-east-1"
-    endpoint                    = "{moto}"
-    force_path_style            = true
-    skip_credentials_validation = true
-    skip_metadata_api_check     = true
-    skip_region_validation      = true
-  }}
-}}
-provider "fake" {{}}
-resource "fake_thing" "app" {{
-  name = "app-${{terraform.workspace}}"
-}}
-"#
+    moto_root_tf(
+        key,
+        "resource \"fake_thing\" \"app\" {
+  name = \"app-${terraform.workspace}\"
+}
+",
     )
 }
 

@@ -306,7 +306,8 @@ async fn answer(
     Ok(())
 }
 
-async fn enqueue_run(state: &AppState, run: &RunJob) -> Result<(), JobError> {
+/// Queue a run job (an apply is tried once).
+pub(super) async fn enqueue_run(state: &AppState, run: &RunJob) -> Result<(), JobError> {
     let job = NewJob {
         kind: JobKind::Run,
         payload: serde_json::to_string(run).expect("run payload serialises"),

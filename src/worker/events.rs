@@ -8,12 +8,11 @@ use super::{github_error, payload};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::locks;
 use crate::github::facts;
-use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob, RunJob};
+use crate::jobs::{queue, ClaimedJob, JobError, JobKind};
 use crate::policy::{Actor, Decision};
 use crate::project::ProjectId;
 use crate::run_planner;
 use crate::run_planner::autoplan::autoplan_wanted;
-use crate::run_planner::enqueue::max_attempts;
 use crate::state::AppState;
 use crate::webhook::event::{InstallationJob, PullRequestJob, ReviewJob};
 
@@ -133,7 +132,9 @@ async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobE
     let Some(run) = plan.job else {
         return Ok(());
     };
-    enqueue_autoplan(state, &run).await
+    super::comment::enqueue_run(state, &run).await?;
+    state.wake.notify_waiters();
+    Ok(())
 }
 
 async fn audit_autoplan(
@@ -160,21 +161,5 @@ async fn audit_autoplan(
             .await
             .map_err(JobError::Transient)?;
     }
-    Ok(())
-}
-
-async fn enqueue_autoplan(state: &AppState, run: &RunJob) -> Result<(), JobError> {
-    let job = NewJob {
-        kind: JobKind::Run,
-        payload: serde_json::to_string(run).expect("run payload serialises"),
-        repo: Some(run.repo.full_name()),
-        pr: Some(run.number),
-        max_attempts: max_attempts(run.command, state.config.job_max_attempts),
-    };
-    queue::enqueue(&state.db, &job)
-        .await
-        .map_err(JobError::Transient)?;
-    state.metrics.job_enqueued(JobKind::Run.as_str());
-    state.wake.notify_waiters();
     Ok(())
 }

@@ -82,6 +82,31 @@ pub async fn wait_healthy(client: &reqwest::Client, base: &str) {
     panic!("server did not become healthy");
 }
 
+/// A root for the test provider whose state lives in moto's S3 under `state_key`, then
+/// `resources` (HCL).
+pub fn moto_root_tf(state_key: &str, resources: &str) -> String {
+    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap_or_default();
+    format!(
+        r#"terraform {{
+  required_providers {{
+    fake = {{ source = "tfgate/fake", version = "0.1.0" }}
+  }}
+  backend "s3" {{
+    bucket                      = "tfstate"
+    key                         = "{state_key}"
+    region                      = "us-east-1"
+    endpoint                    = "{moto}"
+    force_path_style            = true
+    skip_credentials_validation = true
+    skip_metadata_api_check     = true
+    skip_region_validation      = true
+  }}
+}}
+provider "fake" {{}}
+{resources}"#
+    )
+}
+
 pub fn fixture_path(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -383,6 +408,23 @@ impl Harness {
         delivery["review"]["state"] = state.to_lowercase().into();
         delivery["review"]["commit_id"] = head.into();
         self.deliver("pull_request_review", &delivery).await;
+    }
+
+    /// Wait (up to 300 s) until no job is queued or running.
+    pub async fn wait_idle(&self) {
+        for _ in 0..30_000 {
+            let busy: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+            )
+            .fetch_one(&self.state.db.pool)
+            .await
+            .unwrap();
+            if busy == 0 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("jobs still running after 300 s");
     }
 
     /// How many jobs of a kind were enqueued.
