@@ -141,6 +141,7 @@ impl Metrics {
             ("jobs", pruned.jobs),
             ("deliveries", pruned.deliveries),
             ("runs", pruned.run_blobs),
+            ("handled_comments", pruned.handled_comments),
         ] {
             self.pruned.get_or_create(&PrunedLabels { table }).inc_by(n);
         }
@@ -192,6 +193,7 @@ mod tests {
             jobs: 3,
             deliveries: 2,
             run_blobs: 0,
+            handled_comments: 5,
         };
         m.pruned(&pass);
         m.pruned(&pass);
@@ -202,5 +204,6 @@ mod tests {
         );
         assert!(text.contains("tfgate_pruned_rows_total{table=\"deliveries\"} 4"));
         assert!(text.contains("tfgate_pruned_rows_total{table=\"runs\"} 0"));
+        assert!(text.contains("tfgate_pruned_rows_total{table=\"handled_comments\"} 10"));
     }
 }

@@ -115,6 +115,18 @@ async fn prunes_only_what_is_old_and_finished(backend: Backend) {
         rows.delivery_with_job(&format!("bulk-{i}"), old, "failed", old)
             .await;
     }
+    // Handled comments: one old, one recent.
+    for (comment_id, at) in [(1, old), (2, recent)] {
+        sqlx::query(
+            "INSERT INTO handled_comments (repo, comment_id, actor, job_id, commands, at) \
+             VALUES ('o/r', $1, 'alice', 1, 1, $2)",
+        )
+        .bind(comment_id)
+        .bind(at)
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    }
 
     let pruned = prune(&db, cutoff_ms(now, 30)).await.unwrap();
     assert_eq!(
@@ -122,9 +134,15 @@ async fn prunes_only_what_is_old_and_finished(backend: Backend) {
         Pruned {
             jobs: 1_101,
             deliveries: 1_104,
-            run_blobs: 1
+            run_blobs: 1,
+            handled_comments: 1,
         }
     );
+    let kept: Vec<i64> = sqlx::query_scalar("SELECT comment_id FROM handled_comments")
+        .fetch_all(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(kept, vec![2], "the recent record stays");
     assert!(!rows.job_exists(old_done).await);
     assert!(!delivery_exists(&db, "old-done").await.unwrap());
     assert!(!delivery_exists(&db, "bulk-1099").await.unwrap());

@@ -44,6 +44,8 @@ pub struct Pruned {
     pub deliveries: u64,
     /// Finished runs whose sealed plan file and raw log were dropped (the run row stays).
     pub run_blobs: u64,
+    /// Records of handled comments (replay protection and the hourly command count).
+    pub handled_comments: u64,
 }
 
 impl Pruned {
@@ -60,8 +62,8 @@ pub async fn prune_older_than(db: &Db, days: u32) -> Result<Pruned> {
 
 /// Delete what is older than `before_ms`: finished jobs (not queued or running) last updated
 /// before it, deliveries received before it, and the plan files and raw logs of runs finished
-/// before it. A job does not need its delivery row (no foreign key): the row only recognises a
-/// redelivery.
+/// before it, and records of comments handled before it. A job does not need its delivery row
+/// (no foreign key): the row only recognises a redelivery.
 pub async fn prune(db: &Db, before_ms: i64) -> Result<Pruned> {
     Ok(Pruned {
         jobs: in_batches(|| prune_jobs(db, before_ms)).await?,
@@ -88,6 +90,16 @@ pub async fn prune(db: &Db, before_ms: i64) -> Result<Pruned> {
                    ORDER BY id LIMIT $2)",
                 before_ms,
                 "dropping old plan files and logs",
+            )
+        })
+        .await?,
+        handled_comments: in_batches(|| {
+            batch_statement(
+                db,
+                "DELETE FROM handled_comments WHERE (repo, comment_id) IN (SELECT repo, \
+                   comment_id FROM handled_comments WHERE at < $1 LIMIT $2)",
+                before_ms,
+                "deleting old handled-comment records",
             )
         })
         .await?,
