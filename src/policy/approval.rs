@@ -84,7 +84,16 @@ fn approval_problem(review: &super::facts::Review, facts: &PrFacts) -> Option<St
     None
 }
 
-/// The first 7 characters of a commit id.
-pub(crate) fn short_sha(sha: &str) -> &str {
+/// The first 7 characters of a commit id, as GitHub shows it.
+pub fn short_sha(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn short_sha_is_seven_characters() {
+        assert_eq!(super::short_sha("0123456789abcdef"), "0123456");
+        assert_eq!(super::short_sha("abc"), "abc");
+    }
 }

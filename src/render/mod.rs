@@ -145,15 +145,7 @@ impl Renderer {
         let name = format!("{}.md.j2", kind.as_str());
         let ctx = context! { meta => &notice.meta, body => &notice.body };
         let text = self.render_with_marker(&name, ctx, &marker)?;
-        let chars = char_count(&text);
-        if chars > COMMENT_LIMIT_CHARS {
-            return Err(RenderError::TooLarge {
-                kind: kind.as_str(),
-                chars,
-                limit: COMMENT_LIMIT_CHARS,
-            });
-        }
-        Ok(text)
+        within_comment_limit(kind, text)
     }
 
     /// One reply made of several notices (a comment's answers): each notice's text without
@@ -182,15 +174,7 @@ impl Renderer {
         let footer =
             self.render_with_marker("_footer.md.j2", context! { meta => meta }, &marker)?;
         let text = format!("{}\n{footer}", parts.join("\n\n---\n\n"));
-        let chars = char_count(&text);
-        if chars > COMMENT_LIMIT_CHARS {
-            return Err(RenderError::TooLarge {
-                kind: notice_kind(first).as_str(),
-                chars,
-                limit: COMMENT_LIMIT_CHARS,
-            });
-        }
-        Ok(text)
+        within_comment_limit(notice_kind(first), text)
     }
 
     /// Renders `name` and makes sure the marker is present even if an override dropped it.
@@ -338,6 +322,14 @@ fn innermost_error(root: &str, error: &minijinja::Error) -> RenderError {
         source = cause.source();
     }
     RenderError::Render { name, message }
+}
+
+/// A notice or reply as posted, or an error when it is over GitHub's comment limit.
+fn within_comment_limit(kind: CommentKind, text: String) -> Result<String, RenderError> {
+    if char_count(&text) > COMMENT_LIMIT_CHARS {
+        return Err(too_large(kind.as_str(), text, COMMENT_LIMIT_CHARS));
+    }
+    Ok(text)
 }
 
 fn too_large(kind: &'static str, text: String, limit: usize) -> RenderError {

@@ -21,7 +21,6 @@ pub struct PlanRun {
 /// The facts about one root that decide its step.
 #[derive(Debug, Clone)]
 pub struct RootFacts<'a> {
-    pub project: &'a str,
     /// The commit the `/apply` was authorised on.
     pub authorised_head: &'a str,
     /// The plan run the job names, or else the root's latest plan run.
@@ -89,7 +88,6 @@ mod tests {
         apply_step(
             None,
             RootFacts {
-                project: "eks",
                 authorised_head: "h1",
                 plan,
                 last_apply,
@@ -174,7 +172,6 @@ mod tests {
         let got = apply_step(
             Some(&reason),
             RootFacts {
-                project: "eks",
                 authorised_head: "h1",
                 plan: plan(5, RunStatus::Planned, "h1"),
                 last_apply: None,

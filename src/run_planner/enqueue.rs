@@ -49,6 +49,7 @@ pub fn apply_projects(allowed: &[AllowedTarget]) -> Vec<String> {
         .filter(|a| a.command.kind == CommandKind::Apply)
         .filter_map(|a| a.project.clone())
         .collect();
+    out.sort();
     out.dedup();
     out
 }

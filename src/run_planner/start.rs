@@ -34,11 +34,6 @@ pub fn resume_after_interruption(command: RunCommand, interrupted_runs: usize) -
     interrupted_runs == 0 || command == RunCommand::Plan
 }
 
-/// The first seven characters of a commit SHA, as GitHub shows it.
-pub fn short_sha(sha: &str) -> String {
-    sha.chars().take(7).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,11 +101,5 @@ mod tests {
         assert!(resume_after_interruption(RunCommand::Apply, 0));
         assert!(!resume_after_interruption(RunCommand::Apply, 1));
         assert!(resume_after_interruption(RunCommand::Plan, 2));
-    }
-
-    #[test]
-    fn short_sha_is_seven_characters() {
-        assert_eq!(short_sha("0123456789abcdef"), "0123456");
-        assert_eq!(short_sha("abc"), "abc");
     }
 }

@@ -188,12 +188,7 @@ async fn poll_pending(state: &AppState, e: &mut EnrichJob) -> Result<Poll, JobEr
 
 /// Re-render the apply comment in place.
 async fn update_comment(state: &AppState, e: &EnrichJob) -> Result<(), JobError> {
-    let app = state
-        .github()
-        .ok_or_else(|| JobError::Transient(anyhow!("no GitHub App configured yet")))?;
-    let gh = app
-        .installation(e.repo.installation_id)
-        .map_err(JobError::Permanent)?;
+    let (_, gh) = super::installation_client(state, &e.repo)?;
     let body = state
         .renderer
         .render_apply(&e.comment)

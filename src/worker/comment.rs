@@ -9,7 +9,7 @@ use anyhow::anyhow;
 use octocrab::Octocrab;
 
 use super::authorize::{authorize, repo_policy, Authorized};
-use super::{github_error, payload};
+use super::{github_error, installation_client, payload};
 use crate::command::{parse_comment, Command};
 use crate::db::{comments, locks, runs};
 use crate::github::{api, GitHubApp};
@@ -33,12 +33,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     if effects.is_empty() {
         return Ok(());
     }
-    let app = state
-        .github()
-        .ok_or_else(|| JobError::Transient(anyhow!("no GitHub App configured yet")))?;
-    let gh = app
-        .installation(comment.repo.installation_id)
-        .map_err(JobError::Permanent)?;
+    let (app, gh) = installation_client(state, &comment.repo)?;
     let repo = comment.repo.full_name();
     let first = comments::claim(
         &state.db,
@@ -212,7 +207,7 @@ async fn act(
         tracing::info!(
             command = a.command.kind.name(),
             project = a.project.as_deref().unwrap_or("-"),
-            head = %crate::run_planner::start::short_sha(&head_sha),
+            head = %crate::policy::short_sha(&head_sha),
             "command allowed by policy"
         );
     }

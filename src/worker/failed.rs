@@ -75,8 +75,6 @@ async fn tell(state: &AppState, repo: &RepoRef, pr: i64, job_id: i64, what: Stri
 }
 
 fn installation(state: &AppState, repo: &RepoRef) -> Result<std::sync::Arc<octocrab::Octocrab>> {
-    let app = state
-        .github()
-        .ok_or_else(|| anyhow!("no GitHub App configured"))?;
-    app.installation(repo.installation_id)
+    let (_, gh) = super::installation_client(state, repo).map_err(|e| anyhow!("{e}"))?;
+    Ok(gh)
 }

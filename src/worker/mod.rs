@@ -1,4 +1,4 @@
-//! Job handlers: they read the job, call the pure deciders in `dispatch`, and carry out the
+//! Job handlers: they read the job, call the pure deciders in `run_planner`, and carry out the
 //! effects (GitHub calls, database writes). Internal errors are logged with context; a PR only
 //! ever sees a short line.
 
@@ -15,9 +15,13 @@ mod run;
 
 use std::sync::Arc;
 
+use octocrab::Octocrab;
+
+use crate::github::GitHubApp;
 use crate::jobs::runner::JobHandler;
 use crate::jobs::{ClaimedJob, JobError, JobKind};
 use crate::state::AppState;
+use crate::webhook::event::RepoRef;
 
 pub struct JobRouter {
     state: Arc<AppState>,
@@ -48,6 +52,21 @@ impl JobHandler for JobRouter {
     async fn on_failed(&self, job: &ClaimedJob, error: &JobError) {
         failed::report(&self.state, job, error).await
     }
+}
+
+/// The App and a client acting as the repository's installation. No App configured yet is
+/// transient (the job waits for setup); a client that cannot be made is permanent.
+fn installation_client(
+    state: &AppState,
+    repo: &RepoRef,
+) -> Result<(Arc<GitHubApp>, Arc<Octocrab>), JobError> {
+    let app = state
+        .github()
+        .ok_or_else(|| JobError::Transient(anyhow::anyhow!("no GitHub App configured yet")))?;
+    let gh = app
+        .installation(repo.installation_id)
+        .map_err(JobError::Permanent)?;
+    Ok((app, gh))
 }
 
 /// Decode a job payload; a payload that does not decode will never succeed.

@@ -15,6 +15,7 @@ use crate::db::runs::{self, RunRow};
 use crate::drift::{apply_gate, ApplyGate};
 use crate::github::api;
 use crate::jobs::{EnrichJob, JobError, PendingFailure, RunCommand};
+use crate::policy::short_sha;
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::apply_model;
@@ -23,7 +24,6 @@ use crate::render::{
 };
 use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, SkipReason};
 use crate::run_planner::record::{ApplyRecord, PlanRecord, RunStatus};
-use crate::run_planner::start::short_sha;
 use crate::tfrun::{self, setup_from_config, TerraformSetup};
 use crate::worker::{cloudtrail_poll, github_error, publish};
 
@@ -67,10 +67,7 @@ impl RunCtx<'_> {
         let mut results = ApplyResults::default();
         for p in projects {
             let facts = self.root_facts(p).await?;
-            match apply_step(
-                results.stopped.as_ref(),
-                facts.as_root_facts(&p.spec.id.0, self.head),
-            ) {
+            match apply_step(results.stopped.as_ref(), facts.as_root_facts(self.head)) {
                 ApplyStep::Skip(reason) => results.roots.push(skipped(p, &reason)),
                 ApplyStep::NoCurrentPlan => {
                     self.post_plan_stale(&p.spec.id.0).await?;
@@ -117,7 +114,7 @@ impl RunCtx<'_> {
             meta: meta(self.run, project, 0, self.head),
             body: NoticeBody::PlanStale(PlanStale {
                 planned_sha_short: None,
-                head_sha_short: Some(short_sha(self.head)),
+                head_sha_short: Some(short_sha(self.head).to_string()),
             }),
         };
         let body = self.renderer.render_notice(&notice).map_err(render_err)?;
@@ -399,9 +396,8 @@ struct StoredRuns {
 }
 
 impl StoredRuns {
-    fn as_root_facts<'a>(&self, project: &'a str, head: &'a str) -> RootFacts<'a> {
+    fn as_root_facts<'a>(&self, head: &'a str) -> RootFacts<'a> {
         RootFacts {
-            project,
             authorised_head: head,
             plan: self.plan.as_ref().map(|r| PlanRun {
                 id: r.id,

@@ -8,16 +8,17 @@ use anyhow::anyhow;
 use octocrab::Octocrab;
 
 use super::layout::policy_for_pr;
-use super::{github_error, payload};
+use super::{github_error, installation_client, payload};
 use crate::db::runs;
 use crate::github::api;
 use crate::jobs::{ClaimedJob, JobError, RunCommand, RunJob};
+use crate::policy::short_sha;
 use crate::policy::{RepoPolicy, ResolvedProject};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::{CommentMeta, Notice, NoticeBody, Renderer, RunInterrupted};
 use crate::run_planner::record::{ApplyRecord, RunStatus};
-use crate::run_planner::start::{resume_after_interruption, run_start, short_sha, RunStart};
+use crate::run_planner::start::{resume_after_interruption, run_start, RunStart};
 use crate::state::AppState;
 
 mod apply;
@@ -26,12 +27,7 @@ mod prepare;
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let run: RunJob = payload(job)?;
-    let app = state
-        .github()
-        .ok_or_else(|| JobError::Transient(anyhow!("no GitHub App configured yet")))?;
-    let gh = app
-        .installation(run.repo.installation_id)
-        .map_err(JobError::Permanent)?;
+    let (_, gh) = installation_client(state, &run.repo)?;
     let renderer = state.renderer.clone();
     if job.reclaimed {
         let interrupted = report_interrupted(state, &gh, renderer.as_ref(), job, &run).await?;
@@ -89,8 +85,8 @@ async fn announce_start(
             current,
         } => {
             let body = NoticeBody::HeadMoved {
-                authorised_sha_short: short_sha(&authorised),
-                head_sha_short: short_sha(&current),
+                authorised_sha_short: short_sha(&authorised).to_string(),
+                head_sha_short: short_sha(&current).to_string(),
                 command: run.command.name().to_string(),
             };
             post_notice(gh, renderer, run, &current, body).await?;
@@ -198,7 +194,7 @@ fn meta(run: &RunJob, marker_root: &str, run_id: i64, head: &str) -> CommentMeta
         pr: run.number as u64,
         marker_root: marker_root.to_string(),
         run_id: run_id.to_string(),
-        head_sha_short: Some(short_sha(head)),
+        head_sha_short: Some(short_sha(head).to_string()),
         command_by: Some(run.actor.clone()),
         check_run_url: None,
     }
