@@ -49,15 +49,9 @@ fn root_tf(key: &str, resources: usize) -> String {
     moto_root_tf(key, &things)
 }
 
-const POLICY: &str = r#"
-repos: ["Codertocat/Hello-World"]
-defaults:
-  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
-  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
-projects:
-  - name: app
-    dir: infra/app
-"#;
+fn policy() -> String {
+    one_root_policy("app", "infra/app", "")
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -212,7 +206,7 @@ async fn plan_overhead() {
     let app = repo.path().join("infra/app");
     std::fs::create_dir_all(&app).unwrap();
     std::fs::write(app.join("main.tf"), root_tf(&key, resources)).unwrap();
-    let h = Harness::start_with(Backend::Sqlite, Some(POLICY), |a| {
+    let h = Harness::start_with(Backend::Sqlite, Some(&policy()), |a| {
         a.sandbox = Some(sandbox.clone())
     })
     .await

@@ -8,16 +8,9 @@ use support::*;
 use tfgate::jobs::runner::JobHandler;
 use tfgate::worker::JobRouter;
 
-const POLICY: &str = r#"
-repos: ["Codertocat/Hello-World"]
-defaults:
-  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
-  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
-apply_requirements: [approved]
-projects:
-  - name: eks
-    dir: infra/eks
-"#;
+fn policy() -> String {
+    one_root_policy("eks", "infra/eks", "apply_requirements: [approved]\n")
+}
 
 const H1: &str = "1111111111111111111111111111111111111111";
 const H2: &str = "2222222222222222222222222222222222222222";
@@ -59,7 +52,7 @@ async fn run_rows(h: &Harness) -> i64 {
 
 scenario!(
     a_push_after_plan_and_apply_were_accepted_runs_nothing,
-    policy = POLICY,
+    policy = &policy(),
     |h| {
         approved_at_h1(&h);
         h.deliver("issue_comment", &pr_comment("/plan\n/apply", "alice"))
@@ -98,7 +91,7 @@ scenario!(
 
 scenario!(
     accepted_runs_carry_the_authorised_head,
-    policy = POLICY,
+    policy = &policy(),
     |h| {
         approved_at_h1(&h);
         h.deliver("issue_comment", &pr_comment("/plan\n/apply", "alice"))
@@ -118,7 +111,7 @@ scenario!(
 
 scenario!(
     a_push_overtaken_by_a_newer_one_autoplans_nothing,
-    policy = POLICY,
+    policy = &policy(),
     |h| {
         approved_at_h1(&h);
         let mut push = webhook_fixture("pull_request.synchronize.json");

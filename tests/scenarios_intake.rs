@@ -7,22 +7,16 @@ use axum::http::StatusCode;
 use support::*;
 
 /// tfgate answers only on repositories with a policy, to commenters it lets plan.
-const POLICY: &str = r#"
-repos: ["Codertocat/Hello-World"]
-defaults:
-  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
-  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
-projects:
-  - name: network
-    dir: infra/network
-"#;
+fn policy() -> String {
+    one_root_policy("network", "infra/network", "")
+}
 
 fn alice_may_plan(h: &Harness) {
     h.github
         .with(|g| g.permissions.insert("alice".into(), "write".into()));
 }
 
-scenario!(help_gets_the_help_text, policy = POLICY, |h| {
+scenario!(help_gets_the_help_text, policy = &policy(), |h| {
     alice_may_plan(&h);
     let (status, _) = h
         .deliver("issue_comment", &pr_comment("/help", "alice"))
@@ -36,7 +30,7 @@ scenario!(help_gets_the_help_text, policy = POLICY, |h| {
     assert!(h.github.reactions().is_empty());
 });
 
-scenario!(accepted_command_gets_eyes, policy = POLICY, |h| {
+scenario!(accepted_command_gets_eyes, policy = &policy(), |h| {
     alice_may_plan(&h);
     let comment = pr_comment("/plan -d infra/network", "alice");
     h.deliver("issue_comment", &comment).await;
@@ -77,7 +71,7 @@ async fn the_tarball_token_is_requested_once_per_installation_until_forgotten() 
     );
 }
 
-scenario!(rejected_flag_gets_exact_reply, policy = POLICY, |h| {
+scenario!(rejected_flag_gets_exact_reply, policy = &policy(), |h| {
     alice_may_plan(&h);
     h.deliver(
         "issue_comment",

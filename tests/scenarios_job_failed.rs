@@ -10,15 +10,9 @@ use support::*;
 use tfgate::jobs::runner::{run_worker, WorkerOptions};
 use tfgate::worker::JobRouter;
 
-const POLICY: &str = r#"
-repos: ["Codertocat/Hello-World"]
-defaults:
-  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
-  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
-projects:
-  - name: eks
-    dir: infra/eks
-"#;
+fn policy() -> String {
+    one_root_policy("eks", "infra/eks", "")
+}
 
 /// Run the real worker loop until no job is queued or running.
 async fn run_worker_until_idle(h: &Harness) {
@@ -46,7 +40,7 @@ mod without_terraform {
     use super::*;
 
     async fn story(backend: Backend) {
-        let Some(h) = Harness::start_with(backend, Some(POLICY), |args| {
+        let Some(h) = Harness::start_with(backend, Some(&policy()), |args| {
             args.terraform = Some("/nonexistent/terraform".into());
         })
         .await

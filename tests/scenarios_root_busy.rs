@@ -9,15 +9,9 @@ use tfgate::db::locks::{self, RootClaim, RootKey};
 use tfgate::db::runs::{self, NewRun};
 use tfgate::run_planner::record::RunStatus;
 
-const POLICY: &str = r#"
-repos: ["Codertocat/Hello-World"]
-defaults:
-  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
-  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
-projects:
-  - name: eks
-    dir: infra/eks
-"#;
+fn policy() -> String {
+    one_root_policy("eks", "infra/eks", "")
+}
 
 const REPO: &str = "Codertocat/Hello-World";
 const EKS: RootKey<'static> = RootKey {
@@ -70,7 +64,7 @@ async fn comment(h: &Harness, body: &str) -> Vec<String> {
 
 scenario!(
     a_plan_waits_for_the_running_apply_of_its_root,
-    policy = POLICY,
+    policy = &policy(),
     |h| {
         writer_on_eks(&h);
         let apply = running_apply(&h, None).await;
@@ -85,7 +79,7 @@ scenario!(
     }
 );
 
-scenario!(unlock_waits_for_the_running_run, policy = POLICY, |h| {
+scenario!(unlock_waits_for_the_running_run, policy = &policy(), |h| {
     writer_on_eks(&h);
     let apply = running_apply(&h, None).await;
     let replies = comment(&h, "/unlock").await;
@@ -103,7 +97,7 @@ scenario!(unlock_waits_for_the_running_run, policy = POLICY, |h| {
 
 scenario!(
     closing_the_pr_waits_for_the_running_run,
-    policy = POLICY,
+    policy = &policy(),
     |h| {
         let apply = running_apply(&h, None).await;
         let mut closed = webhook_fixture("pull_request.closed.json");

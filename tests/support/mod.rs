@@ -82,6 +82,14 @@ pub async fn wait_healthy(client: &reqwest::Client, base: &str) {
     panic!("server did not become healthy");
 }
 
+/// A policy for the fixture repository with one project `name` in `dir`, plan and apply
+/// roles in account 111111111111, and `extra` top-level keys (YAML) appended.
+pub fn one_root_policy(name: &str, dir: &str, extra: &str) -> String {
+    format!(
+        "repos: [\"Codertocat/Hello-World\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/tfgate-plan\n  apply_role: arn:aws:iam::111111111111:role/tfgate-apply\nprojects:\n  - name: {name}\n    dir: {dir}\n{extra}"
+    )
+}
+
 /// A root for the test provider whose state lives in moto's S3 under `state_key`, then
 /// `resources` (HCL).
 pub fn moto_root_tf(state_key: &str, resources: &str) -> String {
