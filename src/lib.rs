@@ -18,6 +18,7 @@ pub mod config;
 pub mod crypto;
 pub mod db;
 pub mod drift;
+pub mod egress;
 pub mod enrich;
 pub mod github;
 pub mod http;

@@ -80,9 +80,13 @@ enum Cmd {
 struct RunArgs {
     /// The Terraform root directory.
     dir: std::path::PathBuf,
-    /// Cut the sandbox off the network (`none`) or share the host's (`shared`, default).
-    #[arg(long, default_value = "shared")]
+    /// `egress` (default: out only through tfgate's proxy, to the allowlist), `none`, or
+    /// `shared` (the host's network).
+    #[arg(long, default_value = "egress")]
     network: String,
+    /// More `host:port` entries for the egress allowlist (repeatable).
+    #[arg(long = "egress", value_name = "HOST:PORT")]
+    egress: Vec<String>,
     /// Copy the resulting `terraform.tfstate` back into DIR (local state only).
     #[arg(long)]
     keep_state: bool,
@@ -158,8 +162,21 @@ enum PolicyCmd {
     ImportAtlantis { file: std::path::PathBuf },
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // Inside an egress sandbox: relay loopback connections to tfgate's proxy and run the
+    // program. Before any runtime, configuration or logging: it decides nothing.
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some(tfgate::egress::relay::SUBCOMMAND) {
+        std::process::exit(tfgate::egress::relay::main(&argv[2..]));
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("starting the tokio runtime");
+    std::process::exit(runtime.block_on(serve_cli()));
+}
+
+async fn serve_cli() -> i32 {
     let cli = Cli::parse();
     let code = match run(cli).await {
         Ok(code) => code,
@@ -168,7 +185,7 @@ async fn main() {
             1
         }
     };
-    std::process::exit(code);
+    code
 }
 
 async fn run(cli: Cli) -> Result<i32> {
@@ -244,11 +261,7 @@ async fn run_local(config: &Config, what: RunCmd) -> Result<i32> {
         RunCmd::Plan(a) => (a, false),
         RunCmd::Apply(a) => (a, true),
     };
-    let network = match args.network.as_str() {
-        "shared" => tfgate::sandbox::Network::Shared,
-        "none" => tfgate::sandbox::Network::None,
-        other => anyhow::bail!("--network must be shared or none, not {other}"),
-    };
+    let network = cli::run::local_network(config, &args.network, &args.egress)?;
     let (code, md) = cli::run::run_local(
         config,
         cli::run::LocalRun {

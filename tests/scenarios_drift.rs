@@ -14,7 +14,7 @@ fn policy() -> String {
         "TFGATE_TEST_ADMIN_CIDRS_{}",
         &uuid::Uuid::new_v4().simple().to_string()[..8]
     );
-    format!(
+    with_moto_egress(&format!(
         r#"
 repos: ["Codertocat/Hello-World"]
 defaults:
@@ -31,7 +31,7 @@ projects:
     dir: infra/eks
     inputs: [ADMIN_CIDRS]
 "#
-    )
+    ))
 }
 
 fn write_root(dir: &Path, state_key: &str, bucket: &str) {

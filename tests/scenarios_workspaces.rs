@@ -21,7 +21,7 @@ fn policy(defaults_create: bool, production_create: Option<bool>) -> String {
     let production = production_create
         .map(|c| format!("    create_workspace: {c}\n"))
         .unwrap_or_default();
-    format!(
+    with_moto_egress(&format!(
         r#"
 repos: ["Codertocat/Hello-World"]
 defaults:
@@ -37,7 +37,7 @@ projects:
     dir: infra/app
     workspace: production
 {production}"#
-    )
+    ))
 }
 
 fn moto() -> String {

@@ -11,7 +11,7 @@ use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::from_outcome::{apply_model, plan_model};
 use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus};
-use crate::sandbox::Network;
+use crate::egress::{default_rules, parse_rule, Allowlist, RunNetwork};
 use crate::terraform::{parse_plan_json, plan_summary};
 use crate::tfrun::{self, setup_from_config, RunSettings};
 
@@ -52,9 +52,29 @@ fn meta() -> CommentMeta {
 pub struct LocalRun<'a> {
     pub dir: &'a Path,
     pub apply: bool,
-    pub network: Network,
+    pub network: RunNetwork,
     /// Keep state between local runs: the directory's state is copied back after an apply.
     pub keep_state: bool,
+}
+
+/// The network of a local run: `egress` (the default allowlist for the server's region plus
+/// `extra` entries), `none` or `shared`.
+pub fn local_network(config: &Config, name: &str, extra: &[String]) -> Result<RunNetwork> {
+    match name {
+        "none" => Ok(RunNetwork::None),
+        "shared" => Ok(RunNetwork::Shared),
+        "egress" => {
+            let mut rules = default_rules(
+                std::slice::from_ref(&config.aws_region),
+                config.provider_mirror.is_none(),
+            );
+            for entry in extra {
+                rules.push(parse_rule(entry).map_err(|e| anyhow::anyhow!("--egress {e}"))?);
+            }
+            Ok(RunNetwork::Egress(Allowlist { rules }))
+        }
+        other => anyhow::bail!("--network must be egress, none or shared, not {other}"),
+    }
 }
 
 pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, String)> {

@@ -90,6 +90,13 @@ pub struct ConfigArgs {
     /// `bwrap` (default) or `none` (development only: no isolation, warns on every run).
     #[arg(long, env = "TFGATE_SANDBOX", global = true)]
     pub sandbox: Option<String>,
+    /// Honour a policy's `network: shared` (Terraform in the host's network, warned on every
+    /// run). Off: such projects run with the egress allowlist.
+    #[arg(long, env = "TFGATE_ALLOW_HOST_NETWORK", global = true)]
+    pub allow_host_network: bool,
+    /// The tfgate binary run inside egress sandboxes as `sandbox-relay` (default: this one).
+    #[arg(long, env = "TFGATE_SANDBOX_RELAY", global = true)]
+    pub sandbox_relay: Option<PathBuf>,
     /// Key sealing plan files and raw logs (32 bytes, base64); default: a key file created
     /// (mode 0600) in the data directory.
     #[arg(
@@ -145,6 +152,8 @@ pub(super) struct ConfigFile {
     pub(super) tf_cli_config: Option<PathBuf>,
     pub(super) provider_mirror: Option<PathBuf>,
     pub(super) sandbox: Option<String>,
+    pub(super) allow_host_network: Option<bool>,
+    pub(super) sandbox_relay: Option<PathBuf>,
     pub(super) encryption_key: Option<String>,
     pub(super) aws_region: Option<String>,
     pub(super) aws_endpoint_url: Option<String>,
@@ -179,6 +188,11 @@ impl ConfigArgs {
             tf_cli_config: self.tf_cli_config.clone().or(file.tf_cli_config),
             provider_mirror: self.provider_mirror.clone().or(file.provider_mirror),
             sandbox: self.sandbox.clone().or(file.sandbox),
+            allow_host_network: self
+                .allow_host_network
+                .then_some(true)
+                .or(file.allow_host_network),
+            sandbox_relay: self.sandbox_relay.clone().or(file.sandbox_relay),
             encryption_key: self.encryption_key.clone().or(file.encryption_key),
             aws_region: self.aws_region.clone().or(file.aws_region),
             aws_endpoint_url: self.aws_endpoint_url.clone().or(file.aws_endpoint_url),

@@ -46,6 +46,10 @@ pub struct Config {
     pub tf_cli_config: Option<PathBuf>,
     pub provider_mirror: Option<PathBuf>,
     pub sandbox: crate::sandbox::SandboxMode,
+    /// Whether a policy's `network: shared` is honoured.
+    pub allow_host_network: bool,
+    /// The binary run inside egress sandboxes as `tfgate sandbox-relay`.
+    pub sandbox_relay: PathBuf,
     pub encryption_key: Option<SecretString>,
     pub aws_region: String,
     pub aws_endpoint_url: Option<String>,
@@ -85,6 +89,11 @@ impl Config {
             tf_cli_config: v.tf_cli_config,
             provider_mirror: v.provider_mirror,
             sandbox: sandbox_mode(v.sandbox.as_deref())?,
+            allow_host_network: v.allow_host_network.unwrap_or(false),
+            sandbox_relay: match v.sandbox_relay {
+                Some(path) => path,
+                None => std::env::current_exe().context("locating the tfgate binary")?,
+            },
             addr: v
                 .addr
                 .unwrap_or_else(|| DEFAULT_ADDR.parse().expect("valid default address")),

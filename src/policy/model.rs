@@ -127,6 +127,13 @@ pub struct ResolvedProject {
     pub parallelism: u32,
     pub timeout_seconds: u64,
     pub network: Network,
+    /// The policy's own egress entries (defaults', then the project's), parsed.
+    pub egress: Vec<crate::egress::EgressRule>,
+    /// AWS regions whose endpoints are allowlisted; empty: the server's region.
+    pub regions: Vec<String>,
+    /// Provider source patterns `init` may install, as full addresses
+    /// (`registry.terraform.io/hashicorp/*`).
+    pub providers: Vec<String>,
     /// Whether a plan creates the project's workspace when it does not exist yet.
     pub create_workspace: bool,
     pub autoplan: bool,

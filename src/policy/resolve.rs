@@ -58,6 +58,26 @@ pub(crate) fn resolve_project(
             .unwrap_or(DEFAULT_PARALLELISM),
         timeout_seconds: timeout,
         network: project.network.or(defaults.network).unwrap_or_default(),
+        egress: defaults
+            .egress
+            .iter()
+            .chain(project.egress.iter())
+            .flatten()
+            .filter_map(|e| crate::egress::parse_rule(e).ok())
+            .collect(),
+        regions: project
+            .regions
+            .clone()
+            .or_else(|| defaults.regions.clone())
+            .unwrap_or_default(),
+        providers: project
+            .providers
+            .clone()
+            .or_else(|| defaults.providers.clone())
+            .unwrap_or_else(|| vec!["hashicorp/*".to_string()])
+            .iter()
+            .filter_map(|p| values::provider_source(p).ok())
+            .collect(),
         create_workspace: project
             .create_workspace
             .or(defaults.create_workspace)

@@ -100,8 +100,18 @@ pub struct ProjectDefaults {
     pub parallelism: Option<u32>,
     /// Wall-clock limit of one Terraform run (`1800`, `"30m"`). Default 30 minutes.
     pub timeout: Option<DurationSpec>,
-    /// Network access of the sandbox. Default `shared`.
+    /// Network access of the sandbox. Default `egress` (only the allowlist, through tfgate's
+    /// proxy).
     pub network: Option<Network>,
+    /// More `host:port` entries (`*.example.com:443` for subdomains) the sandbox may reach,
+    /// added to the defaults (the regions' AWS endpoints, the Terraform registry). Projects
+    /// add their own to these.
+    pub egress: Option<Vec<String>>,
+    /// AWS regions whose endpoints are allowlisted. Default: the server's `aws_region`.
+    pub regions: Option<Vec<String>>,
+    /// Provider sources `terraform init` may install (`hashicorp/aws`, `hashicorp/*`,
+    /// `registry.terraform.io/tfgate/*`). Default `hashicorp/*`.
+    pub providers: Option<Vec<String>>,
     /// Whether the first `/plan` creates a project's missing Terraform workspace. Default
     /// false: a missing workspace fails the root.
     pub create_workspace: Option<bool>,
@@ -133,6 +143,12 @@ pub struct ProjectPolicy {
     pub timeout: Option<DurationSpec>,
     /// See `defaults.network`.
     pub network: Option<Network>,
+    /// Added to `defaults.egress` for this project.
+    pub egress: Option<Vec<String>>,
+    /// See `defaults.regions` (replaces them).
+    pub regions: Option<Vec<String>>,
+    /// See `defaults.providers` (replaces them).
+    pub providers: Option<Vec<String>>,
     /// See `defaults.create_workspace`.
     pub create_workspace: Option<bool>,
     /// Names of projects applied before this one when both are selected.
@@ -320,8 +336,12 @@ pub enum OnInputDrift {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Network {
-    /// The host's network (providers and AWS APIs reachable).
+    /// A private network whose only way out is tfgate's egress proxy: the allowlist
+    /// (`egress`, `regions`), never the host, its metadata endpoint or private addresses.
     #[default]
+    Egress,
+    /// The host's network: everything the host reaches. Honoured only when the server runs
+    /// with `--allow-host-network` (else the run uses `egress`, with a note).
     Shared,
     /// No network at all.
     None,

@@ -131,6 +131,9 @@ struct Settings<'a> {
     session_duration: &'a Option<DurationSpec>,
     parallelism: &'a Option<u32>,
     timeout: &'a Option<DurationSpec>,
+    egress: &'a Option<Vec<String>>,
+    regions: &'a Option<Vec<String>>,
+    providers: &'a Option<Vec<String>>,
 }
 
 fn check_settings(c: &mut Checker, base: &[Seg], s: Settings) {
@@ -171,6 +174,23 @@ fn check_settings(c: &mut Checker, base: &[Seg], s: Settings) {
             values::duration_in(t, "timeout", values::TIMEOUT_RANGE),
         );
     }
+    check_list(c, &at("egress"), s.egress, crate::egress::parse_rule);
+    check_list(c, &at("regions"), s.regions, values::region);
+    check_list(c, &at("providers"), s.providers, values::provider_source);
+}
+
+/// Each item of an optional list through `check`, reported at its index.
+fn check_list<T>(
+    c: &mut Checker,
+    at: &[Seg],
+    list: &Option<Vec<String>>,
+    check: impl Fn(&str) -> Result<T, String>,
+) {
+    for (i, item) in list.iter().flatten().enumerate() {
+        let mut path = at.to_vec();
+        path.push(idx(i));
+        c.check(&path, check(item));
+    }
 }
 
 fn check_defaults(c: &mut Checker, d: &ProjectDefaults) {
@@ -185,6 +205,9 @@ fn check_defaults(c: &mut Checker, d: &ProjectDefaults) {
             session_duration: &d.session_duration,
             parallelism: &d.parallelism,
             timeout: &d.timeout,
+            egress: &d.egress,
+            regions: &d.regions,
+            providers: &d.providers,
         },
     );
 }

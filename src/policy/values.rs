@@ -24,6 +24,42 @@ static TEAM: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^@?(?:[A-Za-z0-9-]+/)?[A-Za-z0-9][A-Za-z0-9_.-]*$").expect("valid regex")
 });
 
+static REGION: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$").expect("valid regex"));
+static PROVIDER_PART: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^(\*|[a-z0-9][a-z0-9_-]*)$").expect("valid regex"));
+
+/// An AWS region name (`eu-west-1`, `us-gov-west-1`).
+pub fn region(text: &str) -> Result<String, String> {
+    if REGION.is_match(text) {
+        Ok(text.to_string())
+    } else {
+        Err(format!("`{text}` is not an AWS region name (like `eu-west-1`)"))
+    }
+}
+
+/// A provider source pattern as Terraform's `provider_installation` takes it:
+/// `NAMESPACE/TYPE` (on registry.terraform.io) or `HOST/NAMESPACE/TYPE`; `*` for a whole part.
+pub fn provider_source(text: &str) -> Result<String, String> {
+    let lower = text.trim().to_ascii_lowercase();
+    let parts: Vec<&str> = lower.split('/').collect();
+    let (host, rest) = match parts.as_slice() {
+        [ns, ty] => ("registry.terraform.io", [*ns, *ty]),
+        [host, ns, ty] if host.contains('.') && !host.contains('*') => (*host, [*ns, *ty]),
+        _ => {
+            return Err(format!(
+                "`{text}` is not a provider source like `hashicorp/aws` or `registry.terraform.io/hashicorp/*`"
+            ))
+        }
+    };
+    if !rest.iter().all(|p| PROVIDER_PART.is_match(p)) || (rest[0] == "*" && rest[1] != "*") {
+        return Err(format!(
+            "`{text}`: namespace and type are names or `*` (`hashicorp/*`, not `*/aws`)"
+        ));
+    }
+    Ok(format!("{host}/{}/{}", rest[0], rest[1]))
+}
+
 /// Session durations AWS accepts for AssumeRole (seconds).
 pub const SESSION_DURATION_RANGE: std::ops::RangeInclusive<u64> = 900..=43200;
 /// Accepted `-parallelism`.
@@ -309,5 +345,43 @@ mod tests {
         assert!(redact_pattern("(unclosed")
             .unwrap_err()
             .starts_with("bad regular expression"));
+    }
+}
+
+#[cfg(test)]
+mod egress_value_tests {
+    use super::*;
+
+    #[test]
+    fn provider_sources_table() {
+        let table: &[(&str, Result<&str, &str>)] = &[
+            ("hashicorp/aws", Ok("registry.terraform.io/hashicorp/aws")),
+            ("hashicorp/*", Ok("registry.terraform.io/hashicorp/*")),
+            ("HashiCorp/AWS", Ok("registry.terraform.io/hashicorp/aws")),
+            ("registry.opentofu.org/hashicorp/aws", Ok("registry.opentofu.org/hashicorp/aws")),
+            ("*/*", Ok("registry.terraform.io/*/*")),
+            ("*/aws", Err("not `*/aws`")),
+            ("aws", Err("is not a provider source")),
+            ("a/b/c/d", Err("is not a provider source")),
+            ("*.example.com/a/b", Err("is not a provider source")),
+            ("hashicorp/a ws", Err("namespace and type")),
+        ];
+        for (text, expected) in table {
+            match (provider_source(text), expected) {
+                (Ok(got), Ok(want)) => assert_eq!(got, *want, "{text}"),
+                (Err(e), Err(part)) => assert!(e.contains(part), "{text}: {e}"),
+                (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn regions_table() {
+        for ok in ["us-east-1", "eu-west-1", "us-gov-west-1", "ap-southeast-3"] {
+            assert!(region(ok).is_ok(), "{ok}");
+        }
+        for bad in ["us-east", "US-EAST-1", "useast1", "", "us-east-1.evil.com"] {
+            assert!(region(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -108,6 +108,9 @@ fn resolve_layout_project(
         when_modified: project.when_modified.clone(),
     };
     let as_policy = ProjectPolicy {
+        egress: None,
+        regions: None,
+        providers: None,
         name: project.name.clone(),
         dir,
         workspace: Some(workspace),

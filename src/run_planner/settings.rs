@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::egress::{default_rules, Allowlist, RunNetwork};
 use crate::jobs::RunCommand;
 use crate::policy::{Network as PolicyNetwork, ResolvedProject, TerraformSpec};
-use crate::sandbox::Network;
+use crate::render::RunNote;
 
 /// How one root's Terraform runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,7 +15,9 @@ pub struct RunProfile {
     /// The role assumed for the run: the plan role for `plan`; for `apply` the apply role
     /// (or the plan role where the policy gives none).
     pub role: String,
-    pub network: Network,
+    pub network: RunNetwork,
+    /// Said under the run when the network is not the policy's egress allowlist.
+    pub network_note: Option<RunNote>,
     pub timeout: Duration,
     pub parallelism: Option<u32>,
     /// The command's allowlisted Terraform flags (for an apply, only `-lock-timeout=`).
@@ -26,11 +29,53 @@ pub struct RunProfile {
     pub create_workspace: bool,
 }
 
+/// What the server adds to a run's network decision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerNetwork {
+    /// The server's AWS region: the allowlisted region when the policy names none.
+    pub aws_region: String,
+    /// `--allow-host-network`: whether `network: shared` is honoured.
+    pub allow_host_network: bool,
+    /// Whether providers come from the server's mirror (else directly, through the proxy).
+    pub providers_from_mirror: bool,
+}
+
+/// The run's network: the policy's choice, with `shared` only where the server allows it,
+/// and the allowlist = defaults for the project's regions + the policy's `egress`.
+pub fn run_network(project: &ResolvedProject, server: &ServerNetwork) -> (RunNetwork, Option<RunNote>) {
+    let name = project.spec.id.0.clone();
+    match project.network {
+        PolicyNetwork::None => (RunNetwork::None, None),
+        PolicyNetwork::Shared if server.allow_host_network => (
+            RunNetwork::Shared,
+            Some(RunNote::HostNetwork { project: name }),
+        ),
+        PolicyNetwork::Shared => (
+            RunNetwork::Egress(allowlist(project, server)),
+            Some(RunNote::HostNetworkRefused { project: name }),
+        ),
+        PolicyNetwork::Egress => (RunNetwork::Egress(allowlist(project, server)), None),
+    }
+}
+
+fn allowlist(project: &ResolvedProject, server: &ServerNetwork) -> Allowlist {
+    let regions = if project.regions.is_empty() {
+        vec![server.aws_region.clone()]
+    } else {
+        project.regions.clone()
+    };
+    let mut rules = default_rules(&regions, !server.providers_from_mirror);
+    rules.extend(project.egress.iter().cloned());
+    Allowlist { rules }
+}
+
 pub fn run_profile(
     command: RunCommand,
     project: &ResolvedProject,
     terraform_args: &[String],
+    server: &ServerNetwork,
 ) -> RunProfile {
+    let (network, network_note) = run_network(project, server);
     let (role, extra_args) = match command {
         RunCommand::Plan => (project.plan_role.clone(), terraform_args.to_vec()),
         RunCommand::Apply => (
@@ -44,10 +89,8 @@ pub fn run_profile(
     };
     RunProfile {
         role,
-        network: match project.network {
-            PolicyNetwork::None => Network::None,
-            PolicyNetwork::Shared => Network::Shared,
-        },
+        network,
+        network_note,
         timeout: Duration::from_secs(project.timeout_seconds),
         parallelism: Some(project.parallelism),
         extra_args,
@@ -93,11 +136,11 @@ mod tests {
     #[test]
     fn role_and_flags_follow_the_command() {
         let args = vec!["-target=a.b".to_string()];
-        let plan = run_profile(RunCommand::Plan, &project("app"), &args);
+        let plan = run_profile(RunCommand::Plan, &project("app"), &args, &server());
         assert!(plan.role.ends_with("role/plan"));
         assert_eq!(plan.extra_args, args);
         let lock = vec!["-lock-timeout=30s".to_string()];
-        let apply = run_profile(RunCommand::Apply, &project("app"), &lock);
+        let apply = run_profile(RunCommand::Apply, &project("app"), &lock, &server());
         assert!(apply.role.ends_with("role/apply"));
         assert_eq!(apply.extra_args, lock);
     }
@@ -106,21 +149,58 @@ mod tests {
     fn apply_without_an_apply_role_uses_the_plan_role() {
         let mut p = project("app");
         p.apply_role = None;
-        assert!(run_profile(RunCommand::Apply, &p, &[])
+        assert!(run_profile(RunCommand::Apply, &p, &[], &server())
             .role
             .ends_with("role/plan"));
     }
 
+    fn server() -> ServerNetwork {
+        ServerNetwork {
+            aws_region: "eu-west-1".into(),
+            allow_host_network: false,
+            providers_from_mirror: true,
+        }
+    }
+
     #[test]
-    fn network_follows_the_policy() {
-        assert_eq!(
-            run_profile(RunCommand::Plan, &project("app"), &[]).network,
-            Network::Shared
-        );
-        assert_eq!(
-            run_profile(RunCommand::Plan, &project("offline"), &[]).network,
-            Network::None
-        );
+    fn network_follows_the_policy_and_the_server() {
+        const NETWORKS: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n  egress: [\"git.example.com:443\"]\nprojects:\n  - name: app\n    dir: app\n    egress: [\"127.0.0.1:9000\"]\n  - name: host\n    dir: host\n    network: shared\n  - name: offline\n    dir: offline\n    network: none\n  - name: us\n    dir: us\n    regions: [us-east-2]\n";
+        let policy = load_policy("p.yaml", NETWORKS).unwrap();
+        let allowed = |name: &str, server: &ServerNetwork, host: &str, port: u16| {
+            match run_network(policy.project(name).unwrap(), server).0 {
+                RunNetwork::Egress(list) => list.matches(host, port).is_some(),
+                other => panic!("{name}: {other:?}"),
+            }
+        };
+        // (project, host, port, allowed) under the default server
+        let table = [
+            ("app", "ec2.eu-west-1.amazonaws.com", 443, true),
+            ("app", "ec2.us-east-2.amazonaws.com", 443, false),
+            ("app", "git.example.com", 443, true),
+            ("app", "127.0.0.1", 9000, true),
+            ("app", "releases.hashicorp.com", 443, false),
+            ("us", "ec2.us-east-2.amazonaws.com", 443, true),
+            ("us", "ec2.eu-west-1.amazonaws.com", 443, false),
+            ("us", "git.example.com", 443, true),
+            ("us", "127.0.0.1", 9000, false),
+            ("host", "sts.amazonaws.com", 443, true),
+        ];
+        for (name, host, port, expected) in table {
+            assert_eq!(allowed(name, &server(), host, port), expected, "{name} {host}:{port}");
+        }
+        let direct = ServerNetwork { providers_from_mirror: false, ..server() };
+        assert!(allowed("app", &direct, "releases.hashicorp.com", 443));
+
+        let (net, note) = run_network(policy.project("host").unwrap(), &server());
+        assert!(matches!(net, RunNetwork::Egress(_)));
+        assert!(matches!(note, Some(RunNote::HostNetworkRefused { .. })));
+        let trusting = ServerNetwork { allow_host_network: true, ..server() };
+        let (net, note) = run_network(policy.project("host").unwrap(), &trusting);
+        assert_eq!(net, RunNetwork::Shared);
+        assert!(matches!(note, Some(RunNote::HostNetwork { .. })));
+        let (net, note) = run_network(policy.project("offline").unwrap(), &trusting);
+        assert_eq!((net, note), (RunNetwork::None, None));
+        assert_eq!(run_network(policy.project("app").unwrap(), &trusting).1, None);
     }
 
     #[test]
@@ -137,7 +217,7 @@ mod tests {
             ("production", RunCommand::Apply, "production", false),
         ];
         for (name, command, workspace, create) in table {
-            let profile = run_profile(command, policy.project(name).unwrap(), &[]);
+            let profile = run_profile(command, policy.project(name).unwrap(), &[], &server());
             assert_eq!(profile.workspace, workspace, "{name} {command:?}");
             assert_eq!(profile.create_workspace, create, "{name} {command:?}");
         }
@@ -147,7 +227,7 @@ mod tests {
     fn create_workspace_is_inherited_from_defaults_and_overridden_per_project() {
         const INHERIT: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n  create_workspace: true\nprojects:\n  - name: dev\n    dir: tf\n    workspace: dev\n  - name: prod\n    dir: tf\n    workspace: prod\n    create_workspace: false\n";
         let policy = load_policy("p.yaml", INHERIT).unwrap();
-        let create = |name| run_profile(RunCommand::Plan, policy.project(name).unwrap(), &[]);
+        let create = |name| run_profile(RunCommand::Plan, policy.project(name).unwrap(), &[], &server());
         assert!(create("dev").create_workspace);
         assert!(!create("prod").create_workspace);
     }

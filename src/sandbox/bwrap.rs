@@ -21,6 +21,8 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::spec::{Network, SandboxSpec, SANDBOX_HOME};
+use crate::egress::proxy::SOCKET_NAME;
+use crate::egress::relay::{proxy_port, RelayPlan, SANDBOX_SOCKET_DIR};
 
 /// System directories bound read-only when present on the host.
 const SYSTEM_RO_DIRS: &[&str] = &["/usr", "/lib", "/lib64", "/bin", "/sbin"];
@@ -40,7 +42,7 @@ pub fn bwrap_argv(spec: &SandboxSpec, program: &Path, args: &[String]) -> Vec<Os
         "--unshare-uts",
         "--unshare-cgroup-try",
     ]);
-    if spec.network == Network::None {
+    if spec.network != Network::Shared {
         argv.flags(&["--unshare-net"]);
     }
     argv.flags(&["--die-with-parent", "--new-session", "--cap-drop", "ALL"]);
@@ -73,13 +75,36 @@ pub fn bwrap_argv(spec: &SandboxSpec, program: &Path, args: &[String]) -> Vec<Os
     for path in &spec.extra_ro_binds {
         argv.same_path("--ro-bind", path);
     }
+    if let Network::Egress(mount) = &spec.network {
+        argv.push("--ro-bind");
+        argv.push(&mount.socket_dir);
+        argv.push(SANDBOX_SOCKET_DIR);
+        argv.same_path("--ro-bind", &mount.relay_bin);
+    }
     argv.same_path("--bind", &spec.workdir);
     argv.one("--chdir", &spec.workdir);
 
     argv.flags(&["--"]);
-    argv.push(program);
-    for arg in args {
-        argv.push(arg);
+    match &spec.network {
+        Network::Egress(mount) => {
+            let relay = RelayPlan {
+                socket: Path::new(SANDBOX_SOCKET_DIR).join(SOCKET_NAME),
+                proxy_port: proxy_port(&mount.forwards),
+                forwards: mount.forwards.clone(),
+                program: program.to_path_buf(),
+                args: args.to_vec(),
+            };
+            argv.push(&mount.relay_bin);
+            for arg in relay.to_args() {
+                argv.push(arg);
+            }
+        }
+        _ => {
+            argv.push(program);
+            for arg in args {
+                argv.push(arg);
+            }
+        }
     }
     argv.0
 }
@@ -286,7 +311,7 @@ mod tests {
             (Network::None, "--setenv", &["HOME", "/root"], false),
         ];
         for (network, flag, values, expected) in table {
-            let argv = argv(*network);
+            let argv = argv(network.clone());
             assert_eq!(
                 has(&argv, flag, values),
                 *expected,
@@ -298,7 +323,7 @@ mod tests {
     #[test]
     fn nothing_else_of_the_host_is_bound() {
         for network in [Network::None, Network::Shared] {
-            let argv = argv(network);
+            let argv = argv(network.clone());
             let mut bound: Vec<String> = groups(&argv)
                 .into_iter()
                 .filter(|(f, _)| matches!(f.as_str(), "--ro-bind" | "--ro-bind-try" | "--bind"))

@@ -15,4 +15,4 @@ mod stream;
 pub use bwrap::bwrap_argv;
 pub use error::SandboxError;
 pub use run::{run_sandboxed, ExitKind, RunOutput, STDERR_TAIL_BYTES};
-pub use spec::{Limits, Network, SandboxMode, SandboxSpec, SANDBOX_HOME};
+pub use spec::{EgressMount, Limits, Network, SandboxMode, SandboxSpec, SANDBOX_HOME};

@@ -36,12 +36,38 @@ pub struct SandboxSpec {
 }
 
 /// Network access of the sandboxed process.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Network {
-    /// Host network namespace (needed to reach AWS, or a local fake on the host's 127.0.0.1).
+    /// Host network namespace: everything the host reaches (only behind the server flag
+    /// `--allow-host-network`).
     Shared,
     /// A private network namespace with only its own loopback (providers' gRPC still works).
     None,
+    /// A private network namespace whose only way out is tfgate's egress proxy, reached
+    /// through a Unix socket bound in; the program runs under `tfgate sandbox-relay`.
+    Egress(EgressMount),
+}
+
+/// How a sandbox reaches its run's egress proxy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EgressMount {
+    /// The host directory holding the proxy's socket, bound read-only inside.
+    pub socket_dir: PathBuf,
+    /// The tfgate binary that runs `sandbox-relay` inside, bound read-only.
+    pub relay_bin: PathBuf,
+    /// Allowlisted loopback endpoints the relay listens on inside (clients skip proxies for
+    /// loopback addresses).
+    pub forwards: Vec<(String, u16)>,
+}
+
+impl EgressMount {
+    /// The proxy URL the sandboxed programs get in `HTTPS_PROXY`/`HTTP_PROXY`.
+    pub fn proxy_url(&self) -> String {
+        format!(
+            "http://127.0.0.1:{}",
+            crate::egress::relay::proxy_port(&self.forwards)
+        )
+    }
 }
 
 /// `setrlimit` limits (soft = hard) applied to the spawned process and inherited by all its
@@ -89,6 +115,9 @@ impl SandboxSpec {
     /// Checks what bwrap and the kernel would otherwise reject obscurely.
     pub fn validate(&self) -> Result<(), SandboxError> {
         let mut paths: Vec<&Path> = vec![&self.workdir, &self.terraform_bin];
+        if let Network::Egress(mount) = &self.network {
+            paths.extend([mount.socket_dir.as_path(), mount.relay_bin.as_path()]);
+        }
         paths.extend(self.plugin_cache.as_deref());
         paths.extend(self.extra_ro_binds.iter().map(PathBuf::as_path));
         if let Some(path) = paths.iter().find(|p| !p.is_absolute()) {

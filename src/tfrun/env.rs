@@ -69,6 +69,9 @@ mod tests {
             extra_ro_binds: vec![],
             plugin_cache: None,
             mode: SandboxMode::Bwrap,
+            relay_bin: "/opt/tfgate".into(),
+            egress_dir: "/var/lib/tfgate/work/egress".into(),
+            host_addrs: vec![],
         }
     }
 

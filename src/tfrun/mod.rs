@@ -12,11 +12,14 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use crate::config::Config;
+use crate::egress::{DenyReason, RunNetwork};
 use crate::render::RunNote;
 
 use crate::sandbox::{
     run_sandboxed, ExitKind, Limits, Network, RunOutput, SandboxMode, SandboxSpec,
 };
+
+mod egress_step;
 
 /// Where Terraform comes from and how it is isolated (server configuration).
 #[derive(Debug, Clone)]
@@ -29,6 +32,12 @@ pub struct TerraformSetup {
     /// Shared provider plugin cache, bound read-only.
     pub plugin_cache: Option<PathBuf>,
     pub mode: SandboxMode,
+    /// The tfgate binary that runs `sandbox-relay` inside an egress sandbox.
+    pub relay_bin: PathBuf,
+    /// Where each step's egress proxy socket directory is made.
+    pub egress_dir: PathBuf,
+    /// The host's own addresses (refused to wildcard allowlist entries).
+    pub host_addrs: Vec<std::net::IpAddr>,
 }
 
 /// Per-run settings (from policy and the command).
@@ -36,7 +45,9 @@ pub struct TerraformSetup {
 pub struct RunSettings {
     /// Extra environment (AWS credentials, `TF_VAR_*` of shared inputs). Never logged.
     pub env: BTreeMap<String, String>,
-    pub network: Network,
+    pub network: RunNetwork,
+    /// Names the run in egress log lines (`run 42`).
+    pub label: String,
     pub timeout: Duration,
     pub parallelism: Option<u32>,
     /// Allowlisted Terraform flags from the command (`-target=…` …).
@@ -51,7 +62,8 @@ impl Default for RunSettings {
     fn default() -> Self {
         RunSettings {
             env: BTreeMap::new(),
-            network: Network::Shared,
+            network: RunNetwork::None,
+            label: "local".into(),
             timeout: Duration::from_secs(3600),
             parallelism: None,
             extra_args: Vec::new(),
@@ -69,6 +81,8 @@ pub struct StepOutput {
     pub stdout: String,
     pub stderr_tail: String,
     pub duration: Duration,
+    /// Connections the step's egress proxy refused.
+    pub blocked: Vec<DenyReason>,
 }
 
 impl From<RunOutput> for StepOutput {
@@ -79,6 +93,7 @@ impl From<RunOutput> for StepOutput {
             stdout: o.stdout,
             stderr_tail: o.stderr_tail,
             duration: o.duration,
+            blocked: Vec::new(),
         }
     }
 }
@@ -95,6 +110,8 @@ pub struct PlanOutput {
     pub plan_file: Option<Vec<u8>>,
     /// The workspace `init` did not find (and was not allowed to create).
     pub missing_workspace: Option<String>,
+    /// Connections refused by the egress proxy in any step.
+    pub blocked: Vec<DenyReason>,
 }
 
 /// The result of `init` + `apply -json PLANFILE`.
@@ -104,12 +121,19 @@ pub struct ApplyOutput {
     pub apply: Option<StepOutput>,
     /// The workspace `init` did not find.
     pub missing_workspace: Option<String>,
+    /// Connections refused by the egress proxy in any step.
+    pub blocked: Vec<DenyReason>,
 }
 
 impl PlanOutput {
     /// The note of a missing workspace, under the plan of `project`.
     pub fn workspace_note(&self, project: &str) -> Option<RunNote> {
         workspace::missing_note(project, self.missing_workspace.as_deref())
+    }
+
+    /// The note of refused connections, under the plan of `project`.
+    pub fn egress_note(&self, project: &str) -> Option<RunNote> {
+        egress_step::blocked_note(project, &self.blocked)
     }
 }
 
@@ -118,6 +142,11 @@ impl ApplyOutput {
     pub fn workspace_note(&self, project: &str) -> Option<RunNote> {
         workspace::missing_note(project, self.missing_workspace.as_deref())
     }
+
+    /// The note of refused connections, under the apply of `project`.
+    pub fn egress_note(&self, project: &str) -> Option<RunNote> {
+        egress_step::blocked_note(project, &self.blocked)
+    }
 }
 
 pub const PLAN_FILE: &str = "tfgate.tfplan";
@@ -125,7 +154,12 @@ pub const PLAN_FILE: &str = "tfgate.tfplan";
 const PLAN_FILE_CAP: u64 = 512 * 1024 * 1024;
 const OUTPUT_CAP: usize = 256 * 1024 * 1024;
 
-fn spec(setup: &TerraformSetup, workdir: &Path, settings: &RunSettings) -> SandboxSpec {
+fn spec(
+    setup: &TerraformSetup,
+    workdir: &Path,
+    settings: &RunSettings,
+    network: Network,
+) -> SandboxSpec {
     let mut extra = setup.extra_ro_binds.clone();
     if let Some(c) = &setup.cli_config {
         extra.push(c.clone());
@@ -136,7 +170,7 @@ fn spec(setup: &TerraformSetup, workdir: &Path, settings: &RunSettings) -> Sandb
         plugin_cache: setup.plugin_cache.clone(),
         extra_ro_binds: extra,
         env: env::sandbox_env(setup, &settings.env, &settings.workspace),
-        network: settings.network,
+        network,
         limits: Limits::default(),
         timeout: settings.timeout,
         output_cap_bytes: OUTPUT_CAP,
@@ -150,7 +184,9 @@ async fn step(
     args: Vec<String>,
     on_line: &mut (dyn FnMut(&str) + Send),
 ) -> Result<StepOutput> {
-    let spec = spec(setup, workdir, settings);
+    let egress = egress_step::EgressStep::start(setup, settings)?;
+    let mut spec = spec(setup, workdir, settings, egress.network());
+    egress.add_proxy_env(&mut spec);
     let out = run_sandboxed(&spec, setup.mode, &setup.terraform_bin, &args, |l| {
         on_line(l)
     })
@@ -161,7 +197,9 @@ async fn step(
             args.get(1).map(String::as_str).unwrap_or("")
         )
     })?;
-    Ok(out.into())
+    let mut out = StepOutput::from(out);
+    out.blocked = egress.finish();
+    Ok(out)
 }
 
 fn chdir(root: &str) -> String {
@@ -182,6 +220,7 @@ pub async fn plan(
     } = workspace::init(setup, workdir, root, settings).await?;
     if !init.ok {
         return Ok(PlanOutput {
+            blocked: init.blocked.clone(),
             init,
             plan: None,
             plan_json: None,
@@ -203,6 +242,7 @@ pub async fn plan(
     let plan = step(setup, workdir, settings, args, on_line).await?;
     if !plan.ok {
         return Ok(PlanOutput {
+            blocked: [&init.blocked[..], &plan.blocked[..]].concat(),
             init,
             plan: Some(plan),
             plan_json: None,
@@ -228,6 +268,7 @@ pub async fn plan(
             )
         })?;
     Ok(PlanOutput {
+        blocked: [&init.blocked[..], &plan.blocked[..], &show.blocked[..]].concat(),
         init,
         plan: Some(plan),
         plan_json: show.ok.then_some(show.stdout),
@@ -273,6 +314,7 @@ pub async fn apply(
     } = workspace::init(setup, workdir, root, settings).await?;
     if !init.ok {
         return Ok(ApplyOutput {
+            blocked: init.blocked.clone(),
             init,
             apply: None,
             missing_workspace,
@@ -295,6 +337,7 @@ pub async fn apply(
     args.push(PLAN_FILE.into());
     let apply = step(setup, workdir, settings, args, on_line).await?;
     Ok(ApplyOutput {
+        blocked: [&init.blocked[..], &apply.blocked[..]].concat(),
         init,
         apply: Some(apply),
         missing_workspace: None,
@@ -332,5 +375,8 @@ pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
             .collect(),
         plugin_cache: None,
         mode: config.sandbox,
+        relay_bin: abs(&config.sandbox_relay)?,
+        egress_dir: config.work_dir.join("egress"),
+        host_addrs: crate::egress::host_addrs::host_addresses(),
     })
 }

@@ -85,9 +85,25 @@ pub async fn wait_healthy(client: &reqwest::Client, base: &str) {
 /// A policy for the fixture repository with one project `name` in `dir`, plan and apply
 /// roles in account 111111111111, and `extra` top-level keys (YAML) appended.
 pub fn one_root_policy(name: &str, dir: &str, extra: &str) -> String {
+    let egress = moto_egress();
     format!(
-        "repos: [\"Codertocat/Hello-World\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/tfgate-plan\n  apply_role: arn:aws:iam::111111111111:role/tfgate-apply\nprojects:\n  - name: {name}\n    dir: {dir}\n{extra}"
+        "repos: [\"Codertocat/Hello-World\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/tfgate-plan\n  apply_role: arn:aws:iam::111111111111:role/tfgate-apply\n{egress}projects:\n  - name: {name}\n    dir: {dir}\n{extra}"
     )
+}
+
+/// `policy` with [`moto_egress`] added to its `defaults:`.
+pub fn with_moto_egress(policy: &str) -> String {
+    policy.replacen("defaults:\n", &format!("defaults:\n{}", moto_egress()), 1)
+}
+
+/// The `defaults` line that lets runs reach moto (the S3 state backend) through the egress
+/// proxy: `  egress: ["127.0.0.1:PORT"]`. Without it, the sandbox reaches nothing on the host.
+pub fn moto_egress() -> String {
+    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap_or_default();
+    match moto.strip_prefix("http://") {
+        Some(host_port) => format!("  egress: [\"{}\"]\n", host_port.trim_end_matches('/')),
+        None => String::new(),
+    }
 }
 
 /// A root for the test provider whose state lives in moto's S3 under `state_key`, then
@@ -225,6 +241,7 @@ impl Harness {
             terraform: Some(tools_dir().join("bin/terraform")),
             tf_cli_config: Some(tools_dir().join("fake-provider.tfrc")),
             provider_mirror: Some(tools_dir().join("provider-mirror")),
+            sandbox_relay: Some(PathBuf::from(env!("CARGO_BIN_EXE_tfgate"))),
             aws_endpoint_url: std::env::var("TFGATE_TEST_MOTO_URL")
                 .ok()
                 .filter(|u| !u.is_empty()),

@@ -127,6 +127,9 @@ fn check_project_settings(c: &mut Checker, i: usize, project: &ProjectPolicy, fi
             session_duration: &project.session_duration,
             parallelism: &project.parallelism,
             timeout: &project.timeout,
+            egress: &project.egress,
+            regions: &project.regions,
+            providers: &project.providers,
         },
     );
     let comment_apply = project.comment_apply.unwrap_or(true);

@@ -51,12 +51,40 @@ pub enum RunNote {
         project: String,
         workspace: String,
     },
+    /// The run's proxy refused connections; counts per kind of destination.
+    EgressBlocked {
+        project: String,
+        blocked: Vec<BlockedCount>,
+    },
+    /// The policy asks for `network: shared` and the server allows it: the run used the
+    /// host's network (said on every run).
+    HostNetwork {
+        project: String,
+    },
+    /// The policy asks for `network: shared`, which the server does not allow: the run used
+    /// the egress allowlist.
+    HostNetworkRefused {
+        project: String,
+    },
+    /// Provider settings committed in the checkout were removed before `init`.
+    ProviderFilesRemoved {
+        project: String,
+        paths: Vec<String>,
+    },
     /// CloudTrail polling ended before every denied action was confirmed.
     CloudTrailUnconfirmed,
     /// The next step under a plan with changes.
     ApplyToProceed,
     /// After an interrupted apply: what is left is unknown until the next plan.
     PlanAgainToSeeWhatIsLeft,
+}
+
+/// How many connections the proxy refused for one kind of destination.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockedCount {
+    pub count: usize,
+    /// What they were going to ("a link-local address").
+    pub to: String,
 }
 
 /// Why an apply did not run a root (`_skip_reason.md.j2`); `project` is the project that

@@ -153,6 +153,8 @@ impl RunCtx<'_> {
         .await
         .map_err(JobError::Transient)?;
         progress.finish().await;
+        results.notes.extend(prepared.network_note.clone());
+        results.notes.extend(out.egress_note(&p.spec.id.0));
         let stream = out.apply.as_ref().map(|s| s.stdout.as_str());
         let mut model = apply_model(
             &root_ident(p),

@@ -93,7 +93,10 @@ impl RunCtx<'_> {
         )
         .await
         .map_err(JobError::Transient)?;
-        results.notes.extend(out.workspace_note(&p.spec.id.0));
+        let project = &p.spec.id.0;
+        results.notes.extend(prepared.network_note.clone());
+        results.notes.extend(out.workspace_note(project));
+        results.notes.extend(out.egress_note(project));
         let stdout = out.plan.as_ref().map(|s| s.stdout.as_str());
         let model = plan_model(
             &root_ident(p),

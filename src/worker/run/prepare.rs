@@ -18,7 +18,7 @@ use crate::policy::{ResolvedProject, SessionPolicy};
 use crate::redact::{RedactionConfig, Redactor};
 use crate::render::{LockHeld, Notice, NoticeBody};
 use crate::run_planner::record::RunStatus;
-use crate::run_planner::settings::{run_profile, session_tags, terraform_binary};
+use crate::run_planner::settings::{run_profile, session_tags, terraform_binary, ServerNetwork};
 use crate::tfrun::{self, RunSettings};
 use crate::worker::cloudtrail_poll;
 
@@ -27,6 +27,8 @@ pub(super) struct Prepared {
     pub run_id: i64,
     pub workdir: Workdir,
     pub settings: RunSettings,
+    /// Said under the run when its network is not the policy's egress allowlist.
+    pub network_note: Option<crate::render::RunNote>,
 }
 
 impl Prepared {
@@ -165,13 +167,20 @@ impl RunCtx<'_> {
         let workdir = Workdir::create(&self.state.config.work_dir, run_id)
             .context("creating the run's workdir")?;
         self.check_out(&workdir.path().join("repo")).await?;
-        let profile = run_profile(command, p, &self.run.terraform_args);
+        let config = &self.state.config;
+        let server = ServerNetwork {
+            aws_region: config.aws_region.clone(),
+            allow_host_network: config.allow_host_network,
+            providers_from_mirror: config.provider_mirror.is_some(),
+        };
+        let profile = run_profile(command, p, &self.run.terraform_args, &server);
         let mut env = input_env.clone();
         env.extend(self.credentials(p, command, &profile.role, run_id).await?);
         env.insert("AWS_REGION".into(), self.state.config.aws_region.clone());
         let settings = RunSettings {
             env,
             network: profile.network,
+            label: format!("run {run_id}"),
             timeout: profile.timeout,
             parallelism: profile.parallelism,
             extra_args: profile.extra_args,
@@ -182,6 +191,7 @@ impl RunCtx<'_> {
             run_id,
             workdir,
             settings,
+            network_note: profile.network_note,
         })
     }
 
