@@ -12,7 +12,8 @@ use support::*;
 const DENIED: &str = "creating EKS Node Group (main): operation error EKS: CreateNodegroup, https response error StatusCode: 400, RequestID: 0b0a4b5c-1111-2222-3333-444455556666, InvalidParameterException: Failed to validate if SLR: AWSServiceRoleForAmazonEKSNodegroup already exists due to missing permissions for 'iam:GetRole'";
 
 fn policy() -> String {
-    with_moto_egress(r#"
+    with_moto_egress(
+        r#"
 repos: ["Codertocat/Hello-World"]
 defaults:
   plan_role: arn:aws:iam::111111111111:role/tfgate-plan
@@ -27,7 +28,8 @@ projects:
   - name: platform
     dir: infra/platform
     depends_on: [cluster]
-"#)
+"#,
+    )
 }
 
 fn root_tf(name: &str, resources: &str) -> String {

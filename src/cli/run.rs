@@ -7,11 +7,11 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::config::Config;
+use crate::egress::{default_rules, parse_rule, Allowlist, RunNetwork};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::from_outcome::{apply_model, plan_model};
 use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus};
-use crate::egress::{default_rules, parse_rule, Allowlist, RunNetwork};
 use crate::terraform::{parse_plan_json, plan_summary};
 use crate::tfrun::{self, setup_from_config, RunSettings};
 

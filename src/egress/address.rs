@@ -90,7 +90,8 @@ fn classify_v6(ip: Ipv6Addr) -> AddressClass {
 /// IPv6 address.
 fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
     let s = ip.segments();
-    let low = |hi: u16, lo: u16| Ipv4Addr::new((hi >> 8) as u8, hi as u8, (lo >> 8) as u8, lo as u8);
+    let low =
+        |hi: u16, lo: u16| Ipv4Addr::new((hi >> 8) as u8, hi as u8, (lo >> 8) as u8, lo as u8);
     match s {
         [0, 0, 0, 0, 0, 0xffff, hi, lo] => Some(low(hi, lo)),
         // ::a.b.c.d, but not :: and ::1 (classified as themselves).
@@ -142,16 +143,14 @@ fn inet_aton(text: &str) -> Option<Ipv4Addr> {
 }
 
 fn parse_part(part: &str) -> Option<u64> {
-    let (digits, radix) = if let Some(hex) = part
-        .strip_prefix("0x")
-        .or_else(|| part.strip_prefix("0X"))
-    {
-        (hex, 16)
-    } else if part.len() > 1 && part.starts_with('0') {
-        (&part[1..], 8)
-    } else {
-        (part, 10)
-    };
+    let (digits, radix) =
+        if let Some(hex) = part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+            (hex, 16)
+        } else if part.len() > 1 && part.starts_with('0') {
+            (&part[1..], 8)
+        } else {
+            (part, 10)
+        };
     if digits.is_empty() && radix != 16 {
         return None;
     }

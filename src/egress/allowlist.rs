@@ -93,7 +93,9 @@ pub fn parse_rule(text: &str) -> Result<EgressRule, String> {
     } else if parse_ip_spelling(host).is_some() || valid_name(host) {
         HostPattern::Exact(normalize_host(host))
     } else {
-        return Err(format!("`{text}`: `{host}` is not a host name or an IP address"));
+        return Err(format!(
+            "`{text}`: `{host}` is not a host name or an IP address"
+        ));
     };
     Ok(EgressRule { host, port })
 }
@@ -185,10 +187,7 @@ pub fn default_rules(regions: &[String], providers_direct: bool) -> Vec<EgressRu
     if providers_direct {
         texts.push("releases.hashicorp.com:443".into());
     }
-    texts
-        .iter()
-        .filter_map(|t| parse_rule(t).ok())
-        .collect()
+    texts.iter().filter_map(|t| parse_rule(t).ok()).collect()
 }
 
 #[cfg(test)]
@@ -206,7 +205,10 @@ mod tests {
         let table: &[(&str, Result<&str, &str>)] = &[
             ("sts.amazonaws.com:443", Ok("sts.amazonaws.com:443")),
             ("STS.AmazonAWS.com.:443", Ok("sts.amazonaws.com:443")),
-            ("*.us-east-1.amazonaws.com:443", Ok("*.us-east-1.amazonaws.com:443")),
+            (
+                "*.us-east-1.amazonaws.com:443",
+                Ok("*.us-east-1.amazonaws.com:443"),
+            ),
             ("127.0.0.1:25500", Ok("127.0.0.1:25500")),
             ("127.1:25500", Ok("127.0.0.1:25500")),
             ("[::1]:8080", Ok("[::1]:8080")),
@@ -240,9 +242,21 @@ mod tests {
             "metadata.internal:80",
         ]);
         let table: &[(&str, u16, Option<RuleMatch>)] = &[
-            ("ec2.us-east-1.amazonaws.com", 443, Some(RuleMatch::Wildcard)),
-            ("b.s3.us-east-1.amazonaws.com", 443, Some(RuleMatch::Wildcard)),
-            ("EC2.US-EAST-1.AMAZONAWS.COM.", 443, Some(RuleMatch::Wildcard)),
+            (
+                "ec2.us-east-1.amazonaws.com",
+                443,
+                Some(RuleMatch::Wildcard),
+            ),
+            (
+                "b.s3.us-east-1.amazonaws.com",
+                443,
+                Some(RuleMatch::Wildcard),
+            ),
+            (
+                "EC2.US-EAST-1.AMAZONAWS.COM.",
+                443,
+                Some(RuleMatch::Wildcard),
+            ),
             ("us-east-1.amazonaws.com", 443, None),
             ("evilus-east-1.amazonaws.com", 443, None),
             ("ec2.us-east-1.amazonaws.com", 80, None),

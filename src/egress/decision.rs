@@ -147,7 +147,12 @@ mod tests {
 
     /// The whole decision as the proxy makes it, with `resolved` standing in for DNS
     /// (an IP spelling is read as the resolver would read it).
-    fn decide(list: &Allowlist, host: &str, port: u16, resolved: &[&str]) -> Result<IpAddr, DenyReason> {
+    fn decide(
+        list: &Allowlist,
+        host: &str,
+        port: u16,
+        resolved: &[&str],
+    ) -> Result<IpAddr, DenyReason> {
         let matched = admit(list, host, port)?;
         let addrs = match parse_ip_spelling(host) {
             Some(ip) => vec![ip],
@@ -169,10 +174,25 @@ mod tests {
         ]);
         // (host, port, what DNS answers, expected)
         let table: &[(&str, u16, &[&str], Result<&str, DenyReason>)] = &[
-            ("ec2.us-east-1.amazonaws.com", 443, &["52.94.236.248"], Ok("52.94.236.248")),
-            ("sts.amazonaws.com", 443, &["52.94.241.129"], Ok("52.94.241.129")),
+            (
+                "ec2.us-east-1.amazonaws.com",
+                443,
+                &["52.94.236.248"],
+                Ok("52.94.236.248"),
+            ),
+            (
+                "sts.amazonaws.com",
+                443,
+                &["52.94.241.129"],
+                Ok("52.94.241.129"),
+            ),
             ("evil.com", 443, &["1.2.3.4"], Err(NotAllowlisted)),
-            ("ec2.us-east-1.amazonaws.com", 80, &["52.94.236.248"], Err(NotAllowlisted)),
+            (
+                "ec2.us-east-1.amazonaws.com",
+                80,
+                &["52.94.236.248"],
+                Err(NotAllowlisted),
+            ),
             // DNS rebinding: an allowlisted wildcard name that resolves inward.
             ("a.example.com", 443, &["127.0.0.1"], Err(Loopback)),
             ("a.example.com", 443, &["169.254.169.254"], Err(Metadata)),
@@ -185,20 +205,40 @@ mod tests {
             ("a.example.com", 443, &["fe80::1"], Err(LinkLocal)),
             ("a.example.com", 443, &["fd00:ec2::254"], Err(Metadata)),
             ("a.example.com", 443, &["fd00::5"], Err(Private)),
-            ("a.example.com", 443, &["::ffff:169.254.169.254"], Err(Metadata)),
+            (
+                "a.example.com",
+                443,
+                &["::ffff:169.254.169.254"],
+                Err(Metadata),
+            ),
             ("a.example.com", 443, &["::ffff:127.0.0.1"], Err(Loopback)),
             ("a.example.com", 443, &["203.0.113.7"], Err(Reserved)),
             ("a.example.com", 443, &[], Err(Unresolved)),
             // A mixed answer: only the public address is used.
-            ("a.example.com", 443, &["127.0.0.1", "52.94.236.248"], Ok("52.94.236.248")),
-            ("a.example.com", 443, &["::ffff:52.94.236.248"], Ok("52.94.236.248")),
+            (
+                "a.example.com",
+                443,
+                &["127.0.0.1", "52.94.236.248"],
+                Ok("52.94.236.248"),
+            ),
+            (
+                "a.example.com",
+                443,
+                &["::ffff:52.94.236.248"],
+                Ok("52.94.236.248"),
+            ),
             // Exact entries open what they name, in any spelling of it.
             ("127.0.0.1", 25500, &[], Ok("127.0.0.1")),
             ("127.1", 25500, &[], Ok("127.0.0.1")),
             ("2130706433", 25500, &[], Ok("127.0.0.1")),
             ("0x7f000001", 25500, &[], Ok("127.0.0.1")),
             ("0177.0.0.1", 25500, &[], Ok("127.0.0.1")),
-            ("metadata.internal", 80, &["169.254.169.254"], Ok("169.254.169.254")),
+            (
+                "metadata.internal",
+                80,
+                &["169.254.169.254"],
+                Ok("169.254.169.254"),
+            ),
             // …and nothing else: other ports, other spellings of other addresses.
             ("127.0.0.1", 25501, &[], Err(NotAllowlisted)),
             ("127.1", 22, &[], Err(NotAllowlisted)),
@@ -240,8 +280,16 @@ mod tests {
     fn every_reason_has_words_for_the_pr() {
         use DenyReason::*;
         for reason in [
-            NotAllowlisted, Loopback, Metadata, LinkLocal, Private, HostAddress, Unspecified,
-            Reserved, Unresolved, BadRequest,
+            NotAllowlisted,
+            Loopback,
+            Metadata,
+            LinkLocal,
+            Private,
+            HostAddress,
+            Unspecified,
+            Reserved,
+            Unresolved,
+            BadRequest,
         ] {
             assert!(reason.describe().starts_with("a") || reason.describe().starts_with("the"));
             assert!(!reason.name().contains(' '));

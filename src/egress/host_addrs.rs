@@ -9,7 +9,9 @@ pub fn host_addresses() -> Vec<IpAddr> {
     let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
     // SAFETY: getifaddrs fills `head` with a list we free below with freeifaddrs.
     if unsafe { libc::getifaddrs(&mut head) } != 0 {
-        tracing::warn!("could not list the host's addresses; egress relies on address classes only");
+        tracing::warn!(
+            "could not list the host's addresses; egress relies on address classes only"
+        );
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -57,6 +59,9 @@ mod tests {
     #[test]
     fn the_host_has_its_loopback_address() {
         let addrs = host_addresses();
-        assert!(addrs.contains(&IpAddr::V4(Ipv4Addr::LOCALHOST)), "{addrs:?}");
+        assert!(
+            addrs.contains(&IpAddr::V4(Ipv4Addr::LOCALHOST)),
+            "{addrs:?}"
+        );
     }
 }

@@ -45,7 +45,9 @@ impl EgressProxy {
     /// Starts a proxy on a fresh socket in a new private directory under `root`.
     pub fn start(root: &Path, policy: Arc<EgressPolicy>, run: String) -> std::io::Result<Self> {
         std::fs::create_dir_all(root)?;
-        let dir = tempfile::Builder::new().prefix("egress-").tempdir_in(root)?;
+        let dir = tempfile::Builder::new()
+            .prefix("egress-")
+            .tempdir_in(root)?;
         let listener = UnixListener::bind(dir.path().join(SOCKET_NAME))?;
         let refused = Arc::new(Mutex::new(Vec::new()));
         let sink = refused.clone();
@@ -81,7 +83,12 @@ impl Drop for EgressProxy {
     }
 }
 
-async fn serve(mut client: UnixStream, policy: &EgressPolicy, refused: &Mutex<Vec<DenyReason>>, run: &str) {
+async fn serve(
+    mut client: UnixStream,
+    policy: &EgressPolicy,
+    refused: &Mutex<Vec<DenyReason>>,
+    run: &str,
+) {
     let (request, rest) = match read_request(&mut client).await {
         Ok(parsed) => parsed,
         Err(why) => {
@@ -101,7 +108,11 @@ async fn serve(mut client: UnixStream, policy: &EgressPolicy, refused: &Mutex<Ve
         }
         Err(Refusal::Unreachable(why)) => {
             tracing::info!(run, host = %request.host, port = request.port, error = %why, "egress connect failed");
-            let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+            let _ = client
+                .write_all(
+                    b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                )
+                .await;
             return;
         }
     };
@@ -116,7 +127,11 @@ fn record(refused: &Mutex<Vec<DenyReason>>, reason: DenyReason) {
 
 fn answer(status: u16, reason: DenyReason) -> Vec<u8> {
     let body = format!("tfgate egress: blocked, {}\n", reason.describe());
-    let title = if status == 403 { "Forbidden" } else { "Bad Request" };
+    let title = if status == 403 {
+        "Forbidden"
+    } else {
+        "Bad Request"
+    };
     format!(
         "HTTP/1.1 {status} {title}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -153,14 +168,22 @@ enum Refusal {
     Unreachable(String),
 }
 
-async fn open_upstream(request: &ProxyRequest, policy: &EgressPolicy) -> Result<TcpStream, Refusal> {
+async fn open_upstream(
+    request: &ProxyRequest,
+    policy: &EgressPolicy,
+) -> Result<TcpStream, Refusal> {
     let matched = admit(&policy.allowlist, &request.host, request.port).map_err(Refusal::Denied)?;
     let addrs: Vec<IpAddr> = match parse_ip_spelling(&request.host) {
         Some(ip) => vec![ip],
         None => resolve(&request.host, request.port).await,
     };
     let ip = pick_address(matched, &addrs, &policy.host_addrs).map_err(Refusal::Denied)?;
-    match timeout(CONNECT_TIMEOUT, TcpStream::connect(SocketAddr::new(ip, request.port))).await {
+    match timeout(
+        CONNECT_TIMEOUT,
+        TcpStream::connect(SocketAddr::new(ip, request.port)),
+    )
+    .await
+    {
         Ok(Ok(stream)) => Ok(stream),
         Ok(Err(e)) => Err(Refusal::Unreachable(e.to_string())),
         Err(_) => Err(Refusal::Unreachable("connect timed out".into())),
@@ -174,7 +197,12 @@ async fn resolve(host: &str, port: u16) -> Vec<IpAddr> {
     }
 }
 
-async fn relay(mut client: UnixStream, mut upstream: TcpStream, kind: RequestKind, rest: &[u8]) -> std::io::Result<()> {
+async fn relay(
+    mut client: UnixStream,
+    mut upstream: TcpStream,
+    kind: RequestKind,
+    rest: &[u8],
+) -> std::io::Result<()> {
     match kind {
         RequestKind::Connect => {
             client

@@ -112,7 +112,10 @@ pub fn main(args: &[String]) -> i32 {
             .code()
             .unwrap_or_else(|| 128 + status.signal().unwrap_or(0)),
         Err(e) => {
-            eprintln!("tfgate sandbox-relay: cannot start {}: {e}", plan.program.display());
+            eprintln!(
+                "tfgate sandbox-relay: cannot start {}: {e}",
+                plan.program.display()
+            );
             127
         }
     }
@@ -209,7 +212,12 @@ mod tests {
         let args = plan.to_args();
         assert_eq!(args[0], SUBCOMMAND);
         assert_eq!(RelayPlan::parse(&args[1..]), Ok(plan));
-        for bad in [&["--socket"][..], &["--bogus", "x"], &["--listen", "x", "--", "p"], &[]] {
+        for bad in [
+            &["--socket"][..],
+            &["--bogus", "x"],
+            &["--listen", "x", "--", "p"],
+            &[],
+        ] {
             let bad: Vec<String> = bad.iter().map(|s| s.to_string()).collect();
             assert!(RelayPlan::parse(&bad).is_err(), "{bad:?}");
         }

@@ -28,7 +28,8 @@ pub fn head_len(buf: &[u8]) -> Option<usize> {
 
 /// Parses a complete request head (through the blank line).
 pub fn parse_request(head: &[u8]) -> Result<ProxyRequest, String> {
-    let text = std::str::from_utf8(head).map_err(|_| "the request head is not UTF-8".to_string())?;
+    let text =
+        std::str::from_utf8(head).map_err(|_| "the request head is not UTF-8".to_string())?;
     let mut lines = text.split("\r\n");
     let request_line = lines.next().unwrap_or_default();
     let mut parts = request_line.split(' ');
@@ -57,7 +58,11 @@ pub fn parse_request(head: &[u8]) -> Result<ProxyRequest, String> {
     let (host, port) = authority(auth, Some(80))?;
     let mut out = format!("{method} {path} {version}\r\n");
     for line in lines.filter(|l| !l.is_empty()) {
-        let name = line.split(':').next().unwrap_or_default().to_ascii_lowercase();
+        let name = line
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         if name.starts_with("proxy-") || name == "connection" || name == "keep-alive" {
             continue;
         }
@@ -90,7 +95,10 @@ fn authority(text: &str, default_port: Option<u16>) -> Result<(String, u16), Str
             None => (text, None),
         }
     };
-    if host.is_empty() || host.contains(['/', ' ', '@']) || (!text.starts_with('[') && host.contains(':')) {
+    if host.is_empty()
+        || host.contains(['/', ' ', '@'])
+        || (!text.starts_with('[') && host.contains(':'))
+    {
         return Err(bad());
     }
     let port = match port {
@@ -107,10 +115,16 @@ mod tests {
     #[test]
     fn connect_requests() {
         let table: &[(&str, Result<(&str, u16), &str>)] = &[
-            ("CONNECT sts.amazonaws.com:443 HTTP/1.1\r\nHost: sts.amazonaws.com:443\r\n\r\n", Ok(("sts.amazonaws.com", 443))),
+            (
+                "CONNECT sts.amazonaws.com:443 HTTP/1.1\r\nHost: sts.amazonaws.com:443\r\n\r\n",
+                Ok(("sts.amazonaws.com", 443)),
+            ),
             ("CONNECT [::1]:8080 HTTP/1.1\r\n\r\n", Ok(("::1", 8080))),
             ("CONNECT 127.1:22 HTTP/1.0\r\n\r\n", Ok(("127.1", 22))),
-            ("CONNECT sts.amazonaws.com HTTP/1.1\r\n\r\n", Err("not a host:port")),
+            (
+                "CONNECT sts.amazonaws.com HTTP/1.1\r\n\r\n",
+                Err("not a host:port"),
+            ),
             ("CONNECT a:0 HTTP/1.1\r\n\r\n", Err("not a host:port")),
             ("CONNECT ::1:80 HTTP/1.1\r\n\r\n", Err("not a host:port")),
             ("CONNECT a:443 HTTP/2\r\n\r\n", Err("not an HTTP/1")),
@@ -120,7 +134,11 @@ mod tests {
         for (head, expected) in table {
             match (parse_request(head.as_bytes()), expected) {
                 (Ok(r), Ok((host, port))) => {
-                    assert_eq!((r.host.as_str(), r.port, r.kind), (*host, *port, RequestKind::Connect), "{head}")
+                    assert_eq!(
+                        (r.host.as_str(), r.port, r.kind),
+                        (*host, *port, RequestKind::Connect),
+                        "{head}"
+                    )
                 }
                 (Err(e), Err(part)) => assert!(e.contains(part), "{head}: {e}"),
                 (got, want) => panic!("{head}: got {got:?}, want {want:?}"),

@@ -34,7 +34,9 @@ pub fn region(text: &str) -> Result<String, String> {
     if REGION.is_match(text) {
         Ok(text.to_string())
     } else {
-        Err(format!("`{text}` is not an AWS region name (like `eu-west-1`)"))
+        Err(format!(
+            "`{text}` is not an AWS region name (like `eu-west-1`)"
+        ))
     }
 }
 
@@ -358,7 +360,10 @@ mod egress_value_tests {
             ("hashicorp/aws", Ok("registry.terraform.io/hashicorp/aws")),
             ("hashicorp/*", Ok("registry.terraform.io/hashicorp/*")),
             ("HashiCorp/AWS", Ok("registry.terraform.io/hashicorp/aws")),
-            ("registry.opentofu.org/hashicorp/aws", Ok("registry.opentofu.org/hashicorp/aws")),
+            (
+                "registry.opentofu.org/hashicorp/aws",
+                Ok("registry.opentofu.org/hashicorp/aws"),
+            ),
             ("*/*", Ok("registry.terraform.io/*/*")),
             ("*/aws", Err("not `*/aws`")),
             ("aws", Err("is not a provider source")),

@@ -42,7 +42,10 @@ pub struct ServerNetwork {
 
 /// The run's network: the policy's choice, with `shared` only where the server allows it,
 /// and the allowlist = defaults for the project's regions + the policy's `egress`.
-pub fn run_network(project: &ResolvedProject, server: &ServerNetwork) -> (RunNetwork, Option<RunNote>) {
+pub fn run_network(
+    project: &ResolvedProject,
+    server: &ServerNetwork,
+) -> (RunNetwork, Option<RunNote>) {
     let name = project.spec.id.0.clone();
     match project.network {
         PolicyNetwork::None => (RunNetwork::None, None),
@@ -166,11 +169,14 @@ mod tests {
     fn network_follows_the_policy_and_the_server() {
         const NETWORKS: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n  egress: [\"git.example.com:443\"]\nprojects:\n  - name: app\n    dir: app\n    egress: [\"127.0.0.1:9000\"]\n  - name: host\n    dir: host\n    network: shared\n  - name: offline\n    dir: offline\n    network: none\n  - name: us\n    dir: us\n    regions: [us-east-2]\n";
         let policy = load_policy("p.yaml", NETWORKS).unwrap();
-        let allowed = |name: &str, server: &ServerNetwork, host: &str, port: u16| {
-            match run_network(policy.project(name).unwrap(), server).0 {
-                RunNetwork::Egress(list) => list.matches(host, port).is_some(),
-                other => panic!("{name}: {other:?}"),
-            }
+        let allowed = |name: &str, server: &ServerNetwork, host: &str, port: u16| match run_network(
+            policy.project(name).unwrap(),
+            server,
+        )
+        .0
+        {
+            RunNetwork::Egress(list) => list.matches(host, port).is_some(),
+            other => panic!("{name}: {other:?}"),
         };
         // (project, host, port, allowed) under the default server
         let table = [
@@ -186,21 +192,34 @@ mod tests {
             ("host", "sts.amazonaws.com", 443, true),
         ];
         for (name, host, port, expected) in table {
-            assert_eq!(allowed(name, &server(), host, port), expected, "{name} {host}:{port}");
+            assert_eq!(
+                allowed(name, &server(), host, port),
+                expected,
+                "{name} {host}:{port}"
+            );
         }
-        let direct = ServerNetwork { providers_from_mirror: false, ..server() };
+        let direct = ServerNetwork {
+            providers_from_mirror: false,
+            ..server()
+        };
         assert!(allowed("app", &direct, "releases.hashicorp.com", 443));
 
         let (net, note) = run_network(policy.project("host").unwrap(), &server());
         assert!(matches!(net, RunNetwork::Egress(_)));
         assert!(matches!(note, Some(RunNote::HostNetworkRefused { .. })));
-        let trusting = ServerNetwork { allow_host_network: true, ..server() };
+        let trusting = ServerNetwork {
+            allow_host_network: true,
+            ..server()
+        };
         let (net, note) = run_network(policy.project("host").unwrap(), &trusting);
         assert_eq!(net, RunNetwork::Shared);
         assert!(matches!(note, Some(RunNote::HostNetwork { .. })));
         let (net, note) = run_network(policy.project("offline").unwrap(), &trusting);
         assert_eq!((net, note), (RunNetwork::None, None));
-        assert_eq!(run_network(policy.project("app").unwrap(), &trusting).1, None);
+        assert_eq!(
+            run_network(policy.project("app").unwrap(), &trusting).1,
+            None
+        );
     }
 
     #[test]
@@ -227,7 +246,14 @@ mod tests {
     fn create_workspace_is_inherited_from_defaults_and_overridden_per_project() {
         const INHERIT: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n  create_workspace: true\nprojects:\n  - name: dev\n    dir: tf\n    workspace: dev\n  - name: prod\n    dir: tf\n    workspace: prod\n    create_workspace: false\n";
         let policy = load_policy("p.yaml", INHERIT).unwrap();
-        let create = |name| run_profile(RunCommand::Plan, policy.project(name).unwrap(), &[], &server());
+        let create = |name| {
+            run_profile(
+                RunCommand::Plan,
+                policy.project(name).unwrap(),
+                &[],
+                &server(),
+            )
+        };
         assert!(create("dev").create_workspace);
         assert!(!create("prod").create_workspace);
     }

@@ -38,7 +38,12 @@ impl EgressStep {
             host_addrs: setup.host_addrs.clone(),
         });
         let proxy = EgressProxy::start(&setup.egress_dir, policy, settings.label.clone())
-            .with_context(|| format!("starting the egress proxy in {}", setup.egress_dir.display()))?;
+            .with_context(|| {
+                format!(
+                    "starting the egress proxy in {}",
+                    setup.egress_dir.display()
+                )
+            })?;
         let network = Network::Egress(EgressMount {
             socket_dir: proxy.dir().to_path_buf(),
             relay_bin: setup.relay_bin.clone(),

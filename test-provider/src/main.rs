@@ -2,9 +2,11 @@
 //!
 //! Served as `registry.terraform.io/tfgate/fake` 0.1.0 (plugin protocol v6).
 //! One resource, `fake_thing`, replays chosen error text through real Terraform
-//! and probes what the provider process can read (for sandbox escape tests).
+//! and probes what the provider process can read (for sandbox escape tests); one data
+//! source, `fake_fetch`, makes a plan-time HTTP request (for egress tests).
 //! See `README.md` next to this file for the attribute reference.
 
+mod fetch;
 mod thing;
 
 use std::collections::HashMap;
@@ -15,6 +17,7 @@ use tf_provider::schema::{Block, Description, Schema};
 use tf_provider::value::ValueEmpty;
 use tf_provider::{map, serve, Diagnostics, DynamicDataSource, DynamicResource, Provider};
 
+use crate::fetch::FetchDataSource;
 use crate::thing::ThingResource;
 
 #[derive(Debug, Default, Clone)]
@@ -63,7 +66,7 @@ impl Provider for FakeProvider {
         &self,
         _diags: &mut Diagnostics,
     ) -> Option<HashMap<String, Box<dyn DynamicDataSource>>> {
-        Some(map! {})
+        Some(map! { "fetch" => FetchDataSource })
     }
 }
 

@@ -1,0 +1,154 @@
+//! Plan-time code reaches only what the policy's egress allowlist names, never the host.
+//!
+//! Real Terraform in bubblewrap, with the test provider's `fake_fetch` data source (a GET at
+//! plan time, proxied as Go's `http.ProxyFromEnvironment` does) and Terraform's own `http`
+//! backend. Every listener is on 127.0.0.1: the host's loopback stands for the host's
+//! services, its metadata endpoint and its neighbours (rules for other ranges are proven on
+//! the decision function, never by connecting).
+
+mod support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use support::*;
+
+/// A "host service" on 127.0.0.1 that answers `200 ok` and counts the connections it sees.
+struct HostService {
+    port: u16,
+    seen: Arc<AtomicUsize>,
+}
+
+impl HostService {
+    async fn start() -> HostService {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(AtomicUsize::new(0));
+        let counter = seen.clone();
+        tokio::spawn(async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            while let Ok((mut stream, _)) = listener.accept().await {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf).await;
+                let _ = stream
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok",
+                    )
+                    .await;
+            }
+        });
+        HostService { port, seen }
+    }
+
+    fn connections(&self) -> usize {
+        self.seen.load(Ordering::SeqCst)
+    }
+}
+
+/// A PR whose root `infra/app` is `main_tf` (local state), served by the fake GitHub.
+async fn harness(egress: &str, main_tf: &str) -> Option<(Harness, tempfile::TempDir)> {
+    if !terraform_tools_available() {
+        return None;
+    }
+    let policy = one_root_policy("app", "infra/app", egress);
+    let h = Harness::start_with_policy(Backend::Sqlite, Some(&policy)).await?;
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(repo.path().join("infra/app")).unwrap();
+    std::fs::write(repo.path().join("infra/app/main.tf"), main_tf).unwrap();
+    h.github.serve_repo(repo.path());
+    h.github.with(|g| {
+        g.files = vec!["infra/app/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    Some((h, repo))
+}
+
+fn fetching(url: &str) -> String {
+    format!(
+        "terraform {{\n  required_providers {{\n    fake = {{ source = \"tfgate/fake\", version = \"0.1.0\" }}\n  }}\n}}\ndata \"fake_fetch\" \"probe\" {{\n  url = \"{url}\"\n}}\noutput \"status\" {{\n  value = data.fake_fetch.probe.status\n}}\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_time_fetch_of_a_host_port_not_allowlisted_is_blocked_and_reported() {
+    let service = HostService::start().await;
+    // `127.1` is the host's loopback in another spelling: clients send it to the proxy.
+    let url = format!("http://127.1:{}/latest/meta-data/", service.port);
+    let Some((h, _repo)) = harness("", &fetching(&url)).await else {
+        return;
+    };
+    let reply = h.comment(1, "/plan", "alice").await.join("\n");
+    assert!(reply.contains("failed"), "{reply}");
+    assert!(
+        reply.contains("blocked: 1 connection to a host not on the egress allowlist"),
+        "{reply}"
+    );
+    assert_eq!(
+        service.connections(),
+        0,
+        "the host service saw a connection"
+    );
+    assert!(
+        !reply.contains("127.1") && !reply.contains(&service.port.to_string()),
+        "{reply}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_direct_connection_to_127_0_0_1_reaches_the_sandboxs_own_loopback_not_the_hosts() {
+    let service = HostService::start().await;
+    // Loopback literals bypass proxies: inside, 127.0.0.1 is the sandbox's own loopback.
+    let url = format!("http://127.0.0.1:{}/", service.port);
+    let Some((h, _repo)) = harness("", &fetching(&url)).await else {
+        return;
+    };
+    let reply = h.comment(1, "/plan", "alice").await.join("\n");
+    assert!(reply.contains("failed"), "{reply}");
+    assert_eq!(
+        service.connections(),
+        0,
+        "the host service saw a connection"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_allowlisted_host_port_is_reached_through_the_proxy() {
+    let service = HostService::start().await;
+    let entry = format!("127.0.0.1:{}", service.port);
+    let egress = format!("    egress: [\"{entry}\"]\n");
+    // Both the direct spelling (forwarded inside) and another spelling (proxied) arrive.
+    let main_tf = fetching(&format!("http://{entry}/")).replace(
+        "output",
+        &format!(
+            "data \"fake_fetch\" \"again\" {{\n  url = \"http://127.1:{}/\"\n}}\noutput",
+            service.port
+        ),
+    );
+    let Some((h, _repo)) = harness(&egress, &main_tf).await else {
+        return;
+    };
+    let reply = h.comment(1, "/plan", "alice").await.join("\n");
+    assert!(!reply.contains("blocked"), "{reply}");
+    assert!(!reply.contains("failed"), "{reply}");
+    assert_eq!(service.connections(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_pointed_at_a_host_port_not_allowlisted_never_reaches_it() {
+    let service = HostService::start().await;
+    let main_tf = format!(
+        "terraform {{\n  backend \"http\" {{\n    address = \"http://127.1:{}/state\"\n  }}\n}}\n",
+        service.port
+    );
+    let Some((h, _repo)) = harness("", &main_tf).await else {
+        return;
+    };
+    let reply = h.comment(1, "/plan", "alice").await.join("\n");
+    assert!(reply.contains("blocked: 1 connection"), "{reply}");
+    assert_eq!(
+        service.connections(),
+        0,
+        "the host service saw a connection"
+    );
+}
