@@ -14,7 +14,7 @@ fn policy() -> String {
         "TFGATE_TEST_ADMIN_CIDRS_{}",
         &uuid::Uuid::new_v4().simple().to_string()[..8]
     );
-    with_moto_egress(&format!(
+    with_test_network(&format!(
         r#"
 repos: ["Codertocat/Hello-World"]
 defaults:

@@ -46,24 +46,6 @@ impl HostService {
     }
 }
 
-/// A PR whose root `infra/app` is `main_tf` (local state), served by the fake GitHub.
-async fn harness(egress: &str, main_tf: &str) -> Option<(Harness, tempfile::TempDir)> {
-    if !terraform_tools_available() {
-        return None;
-    }
-    let policy = one_root_policy("app", "infra/app", egress);
-    let h = Harness::start_with_policy(Backend::Sqlite, Some(&policy)).await?;
-    let repo = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(repo.path().join("infra/app")).unwrap();
-    std::fs::write(repo.path().join("infra/app/main.tf"), main_tf).unwrap();
-    h.github.serve_repo(repo.path());
-    h.github.with(|g| {
-        g.files = vec!["infra/app/main.tf".into()];
-        g.permissions.insert("alice".into(), "write".into());
-    });
-    Some((h, repo))
-}
-
 fn fetching(url: &str) -> String {
     format!(
         "terraform {{\n  required_providers {{\n    fake = {{ source = \"tfgate/fake\", version = \"0.1.0\" }}\n  }}\n}}\ndata \"fake_fetch\" \"probe\" {{\n  url = \"{url}\"\n}}\noutput \"status\" {{\n  value = data.fake_fetch.probe.status\n}}\n"
@@ -75,7 +57,7 @@ async fn a_plan_time_fetch_of_a_host_port_not_allowlisted_is_blocked_and_reporte
     let service = HostService::start().await;
     // `127.1` is the host's loopback in another spelling: clients send it to the proxy.
     let url = format!("http://127.1:{}/latest/meta-data/", service.port);
-    let Some((h, _repo)) = harness("", &fetching(&url)).await else {
+    let Some((h, _repo)) = one_root_harness("", &fetching(&url)).await else {
         return;
     };
     let reply = h.comment(1, "/plan", "alice").await.join("\n");
@@ -100,7 +82,7 @@ async fn a_direct_connection_to_127_0_0_1_reaches_the_sandboxs_own_loopback_not_
     let service = HostService::start().await;
     // Loopback literals bypass proxies: inside, 127.0.0.1 is the sandbox's own loopback.
     let url = format!("http://127.0.0.1:{}/", service.port);
-    let Some((h, _repo)) = harness("", &fetching(&url)).await else {
+    let Some((h, _repo)) = one_root_harness("", &fetching(&url)).await else {
         return;
     };
     let reply = h.comment(1, "/plan", "alice").await.join("\n");
@@ -125,7 +107,7 @@ async fn an_allowlisted_host_port_is_reached_through_the_proxy() {
             service.port
         ),
     );
-    let Some((h, _repo)) = harness(&egress, &main_tf).await else {
+    let Some((h, _repo)) = one_root_harness(&egress, &main_tf).await else {
         return;
     };
     let reply = h.comment(1, "/plan", "alice").await.join("\n");
@@ -141,7 +123,7 @@ async fn a_backend_pointed_at_a_host_port_not_allowlisted_never_reaches_it() {
         "terraform {{\n  backend \"http\" {{\n    address = \"http://127.1:{}/state\"\n  }}\n}}\n",
         service.port
     );
-    let Some((h, _repo)) = harness("", &main_tf).await else {
+    let Some((h, _repo)) = one_root_harness("", &main_tf).await else {
         return;
     };
     let reply = h.comment(1, "/plan", "alice").await.join("\n");

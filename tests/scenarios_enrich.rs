@@ -125,7 +125,7 @@ async fn enrichment_names_the_denied_action(backend: Backend) {
         return;
     }
     let (cloudtrail, calls) = late_cloudtrail().await;
-    let Some(h) = Harness::start_with(backend, Some(POLICY), |a| {
+    let Some(h) = Harness::start_with(backend, Some(&with_test_network(POLICY)), |a| {
         a.cloudtrail_endpoint_url = Some(cloudtrail.uri());
         a.enrich_schedule = Some("0,0,0".into());
     })

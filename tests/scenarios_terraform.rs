@@ -12,7 +12,7 @@ use support::*;
 const DENIED: &str = "creating EKS Node Group (main): operation error EKS: CreateNodegroup, https response error StatusCode: 400, RequestID: 0b0a4b5c-1111-2222-3333-444455556666, InvalidParameterException: Failed to validate if SLR: AWSServiceRoleForAmazonEKSNodegroup already exists due to missing permissions for 'iam:GetRole'";
 
 fn policy() -> String {
-    with_moto_egress(
+    with_test_network(
         r#"
 repos: ["Codertocat/Hello-World"]
 defaults:

@@ -21,7 +21,7 @@ fn policy(defaults_create: bool, production_create: Option<bool>) -> String {
     let production = production_create
         .map(|c| format!("    create_workspace: {c}\n"))
         .unwrap_or_default();
-    with_moto_egress(&format!(
+    with_test_network(&format!(
         r#"
 repos: ["Codertocat/Hello-World"]
 defaults:

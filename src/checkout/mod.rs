@@ -17,6 +17,7 @@ mod extract;
 mod fetch;
 mod host_read;
 mod limits;
+mod provider_overrides;
 mod workdir;
 
 #[cfg(test)]
@@ -27,4 +28,5 @@ pub use extract::{extract_tarball, CheckoutInfo};
 pub use fetch::{fetch_tarball, is_commit_sha, tarball_request, tarball_url};
 pub use host_read::{read_no_follow, read_text_no_follow, read_tree, WalkLimits};
 pub use limits::ExtractLimits;
+pub use provider_overrides::{is_provider_override, remove_provider_overrides};
 pub use workdir::{workdir_for_run, Workdir};

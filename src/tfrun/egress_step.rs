@@ -37,11 +37,11 @@ impl EgressStep {
             allowlist: allowlist.clone(),
             host_addrs: setup.host_addrs.clone(),
         });
-        let proxy = EgressProxy::start(&setup.egress_dir, policy, settings.label.clone())
+        let proxy = EgressProxy::start(&setup.runtime_dir, policy, settings.label.clone())
             .with_context(|| {
                 format!(
                     "starting the egress proxy in {}",
-                    setup.egress_dir.display()
+                    setup.runtime_dir.display()
                 )
             })?;
         let network = Network::Egress(EgressMount {

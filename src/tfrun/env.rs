@@ -33,9 +33,6 @@ pub fn sandbox_env(
     env.insert("TF_IN_AUTOMATION".into(), "1".into());
     env.insert("TF_INPUT".into(), "0".into());
     env.insert("LANG".into(), "C.UTF-8".into());
-    if let Some(c) = &setup.cli_config {
-        env.insert("TF_CLI_CONFIG_FILE".into(), c.display().to_string());
-    }
     if let Some(c) = &setup.plugin_cache {
         env.insert("TF_PLUGIN_CACHE_DIR".into(), c.display().to_string());
     }
@@ -65,12 +62,13 @@ mod tests {
     fn setup() -> TerraformSetup {
         TerraformSetup {
             terraform_bin: "/opt/terraform".into(),
-            cli_config: Some("/opt/mirror.tfrc".into()),
+            admin_cli_config: None,
+            provider_mirror: None,
             extra_ro_binds: vec![],
             plugin_cache: None,
             mode: SandboxMode::Bwrap,
             relay_bin: "/opt/tfgate".into(),
-            egress_dir: "/var/lib/tfgate/work/egress".into(),
+            runtime_dir: "/var/lib/tfgate/work/runtime".into(),
             host_addrs: vec![],
         }
     }
@@ -98,7 +96,6 @@ mod tests {
         ] {
             assert!(!env.contains_key(banned), "{banned} must not pass");
         }
-        assert_eq!(env["TF_CLI_CONFIG_FILE"], "/opt/mirror.tfrc");
         assert_eq!(env["CHECKPOINT_DISABLE"], "1");
     }
 

@@ -19,14 +19,18 @@ use crate::sandbox::{
     run_sandboxed, ExitKind, Limits, Network, RunOutput, SandboxMode, SandboxSpec,
 };
 
+pub mod cli_config;
 mod egress_step;
 
 /// Where Terraform comes from and how it is isolated (server configuration).
 #[derive(Debug, Clone)]
 pub struct TerraformSetup {
     pub terraform_bin: PathBuf,
-    /// A Terraform CLI config (`TF_CLI_CONFIG_FILE`), bound read-only.
-    pub cli_config: Option<PathBuf>,
+    /// The server's `--tf-cli-config` text, appended to the CLI config tfgate writes for
+    /// every step (it may not install providers itself).
+    pub admin_cli_config: Option<String>,
+    /// The server's provider mirror (`--provider-mirror`): where allowed providers come from.
+    pub provider_mirror: Option<PathBuf>,
     /// More read-only binds (e.g. the provider mirror the CLI config points to).
     pub extra_ro_binds: Vec<PathBuf>,
     /// Shared provider plugin cache, bound read-only.
@@ -34,8 +38,8 @@ pub struct TerraformSetup {
     pub mode: SandboxMode,
     /// The tfgate binary that runs `sandbox-relay` inside an egress sandbox.
     pub relay_bin: PathBuf,
-    /// Where each step's egress proxy socket directory is made.
-    pub egress_dir: PathBuf,
+    /// Where each step's egress proxy socket directory and CLI config are made.
+    pub runtime_dir: PathBuf,
     /// The host's own addresses (refused to wildcard allowlist entries).
     pub host_addrs: Vec<std::net::IpAddr>,
 }
@@ -48,6 +52,8 @@ pub struct RunSettings {
     pub network: RunNetwork,
     /// Names the run in egress log lines (`run 42`).
     pub label: String,
+    /// Provider sources `init` may install (`registry.terraform.io/hashicorp/*`).
+    pub providers: Vec<String>,
     pub timeout: Duration,
     pub parallelism: Option<u32>,
     /// Allowlisted Terraform flags from the command (`-target=…` …).
@@ -64,6 +70,7 @@ impl Default for RunSettings {
             env: BTreeMap::new(),
             network: RunNetwork::None,
             label: "local".into(),
+            providers: vec!["registry.terraform.io/hashicorp/*".into()],
             timeout: Duration::from_secs(3600),
             parallelism: None,
             extra_args: Vec::new(),
@@ -160,10 +167,7 @@ fn spec(
     settings: &RunSettings,
     network: Network,
 ) -> SandboxSpec {
-    let mut extra = setup.extra_ro_binds.clone();
-    if let Some(c) = &setup.cli_config {
-        extra.push(c.clone());
-    }
+    let extra = setup.extra_ro_binds.clone();
     SandboxSpec {
         workdir: workdir.to_path_buf(),
         terraform_bin: setup.terraform_bin.clone(),
@@ -187,6 +191,18 @@ async fn step(
     let egress = egress_step::EgressStep::start(setup, settings)?;
     let mut spec = spec(setup, workdir, settings, egress.network());
     egress.add_proxy_env(&mut spec);
+    let text = cli_config::render(
+        &settings.providers,
+        setup.provider_mirror.as_deref(),
+        setup.admin_cli_config.as_deref(),
+    );
+    let cli_config = cli_config::write_temp(&setup.runtime_dir, &text)?;
+    let cli_config_path = cli_config.path().to_path_buf();
+    spec.env.insert(
+        "TF_CLI_CONFIG_FILE".into(),
+        cli_config_path.display().to_string(),
+    );
+    spec.extra_ro_binds.push(cli_config_path);
     let out = run_sandboxed(&spec, setup.mode, &setup.terraform_bin, &args, |l| {
         on_line(l)
     })
@@ -363,20 +379,20 @@ pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
     let abs = |p: &PathBuf| {
         std::fs::canonicalize(p).with_context(|| format!("{} not found", p.display()))
     };
+    let mirror = config.provider_mirror.as_ref().map(abs).transpose()?;
     Ok(TerraformSetup {
         terraform_bin: resolve_program(&config.terraform)?,
-        cli_config: config.tf_cli_config.as_ref().map(abs).transpose()?,
-        extra_ro_binds: config
-            .provider_mirror
-            .as_ref()
-            .map(abs)
-            .transpose()?
-            .into_iter()
-            .collect(),
+        admin_cli_config: config
+            .tf_cli_config
+            .as_deref()
+            .map(cli_config::read_admin_config)
+            .transpose()?,
+        provider_mirror: mirror.clone(),
+        extra_ro_binds: mirror.into_iter().collect(),
         plugin_cache: None,
         mode: config.sandbox,
         relay_bin: abs(&config.sandbox_relay)?,
-        egress_dir: config.work_dir.join("egress"),
+        runtime_dir: config.work_dir.join("runtime"),
         host_addrs: crate::egress::host_addrs::host_addresses(),
     })
 }

@@ -85,15 +85,21 @@ pub async fn wait_healthy(client: &reqwest::Client, base: &str) {
 /// A policy for the fixture repository with one project `name` in `dir`, plan and apply
 /// roles in account 111111111111, and `extra` top-level keys (YAML) appended.
 pub fn one_root_policy(name: &str, dir: &str, extra: &str) -> String {
-    let egress = moto_egress();
+    let egress = test_network();
     format!(
         "repos: [\"Codertocat/Hello-World\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/tfgate-plan\n  apply_role: arn:aws:iam::111111111111:role/tfgate-apply\n{egress}projects:\n  - name: {name}\n    dir: {dir}\n{extra}"
     )
 }
 
-/// `policy` with [`moto_egress`] added to its `defaults:`.
-pub fn with_moto_egress(policy: &str) -> String {
-    policy.replacen("defaults:\n", &format!("defaults:\n{}", moto_egress()), 1)
+/// `policy` with [`test_network`] added to its `defaults:`.
+pub fn with_test_network(policy: &str) -> String {
+    policy.replacen("defaults:\n", &format!("defaults:\n{}", test_network()), 1)
+}
+
+/// The `defaults` lines every test policy whose runs use Terraform needs: the test provider
+/// (`tfgate/*`; the default is `hashicorp/*`) and moto's port on the egress allowlist.
+pub fn test_network() -> String {
+    format!("  providers: [\"tfgate/*\"]\n{}", moto_egress())
 }
 
 /// The `defaults` line that lets runs reach moto (the S3 state backend) through the egress
@@ -239,7 +245,6 @@ impl Harness {
             github_api_url: Some(github.url()),
             policy_dir: Some(dir.path().join("policies")),
             terraform: Some(tools_dir().join("bin/terraform")),
-            tf_cli_config: Some(tools_dir().join("fake-provider.tfrc")),
             provider_mirror: Some(tools_dir().join("provider-mirror")),
             sandbox_relay: Some(PathBuf::from(env!("CARGO_BIN_EXE_tfgate"))),
             aws_endpoint_url: std::env::var("TFGATE_TEST_MOTO_URL")
@@ -524,4 +529,27 @@ macro_rules! scenario {
             }
         }
     };
+}
+
+/// A PR (alice may write) whose one root `app` in `infra/app` is `main_tf`, served by the fake
+/// GitHub; `extra_policy` is appended to the project's policy entry. `None` when Terraform
+/// or the test provider is missing.
+pub async fn one_root_harness(
+    extra_policy: &str,
+    main_tf: &str,
+) -> Option<(Harness, tempfile::TempDir)> {
+    if !terraform_tools_available() {
+        return None;
+    }
+    let policy = one_root_policy("app", "infra/app", extra_policy);
+    let h = Harness::start_with_policy(Backend::Sqlite, Some(&policy)).await?;
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(repo.path().join("infra/app")).unwrap();
+    std::fs::write(repo.path().join("infra/app/main.tf"), main_tf).unwrap();
+    h.github.serve_repo(repo.path());
+    h.github.with(|g| {
+        g.files = vec!["infra/app/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    Some((h, repo))
 }

@@ -79,6 +79,22 @@ pub enum RunNote {
     PlanAgainToSeeWhatIsLeft,
 }
 
+impl RunNote {
+    /// Adds `new` notes to `notes`; a note about the checkout (the same for every root of a
+    /// run) is said once.
+    pub fn add_all(notes: &mut Vec<RunNote>, new: &[RunNote]) {
+        for note in new {
+            let about_checkout = matches!(note, RunNote::ProviderFilesRemoved { .. });
+            let said = notes
+                .iter()
+                .any(|n| matches!(n, RunNote::ProviderFilesRemoved { .. }));
+            if !(about_checkout && said) {
+                notes.push(note.clone());
+            }
+        }
+    }
+}
+
 /// How many connections the proxy refused for one kind of destination.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockedCount {
@@ -121,4 +137,24 @@ pub enum SkipReason {
     DependencyFailed {
         dependency: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkout_note_is_said_once_other_notes_each_time() {
+        let removed = |project: &str| RunNote::ProviderFilesRemoved {
+            project: project.into(),
+            paths: vec![".terraformrc".into()],
+        };
+        let host = |project: &str| RunNote::HostNetwork {
+            project: project.into(),
+        };
+        let mut notes = Vec::new();
+        RunNote::add_all(&mut notes, &[removed("a"), host("a")]);
+        RunNote::add_all(&mut notes, &[removed("b"), host("b")]);
+        assert_eq!(notes, vec![removed("a"), host("a"), host("b")]);
+    }
 }

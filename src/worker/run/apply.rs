@@ -153,7 +153,7 @@ impl RunCtx<'_> {
         .await
         .map_err(JobError::Transient)?;
         progress.finish().await;
-        results.notes.extend(prepared.network_note.clone());
+        RunNote::add_all(&mut results.notes, &prepared.notes);
         results.notes.extend(out.egress_note(&p.spec.id.0));
         let stream = out.apply.as_ref().map(|s| s.stdout.as_str());
         let mut model = apply_model(

@@ -94,7 +94,7 @@ impl RunCtx<'_> {
         .await
         .map_err(JobError::Transient)?;
         let project = &p.spec.id.0;
-        results.notes.extend(prepared.network_note.clone());
+        RunNote::add_all(&mut results.notes, &prepared.notes);
         results.notes.extend(out.workspace_note(project));
         results.notes.extend(out.egress_note(project));
         let stdout = out.plan.as_ref().map(|s| s.stdout.as_str());

@@ -27,8 +27,9 @@ pub(super) struct Prepared {
     pub run_id: i64,
     pub workdir: Workdir,
     pub settings: RunSettings,
-    /// Said under the run when its network is not the policy's egress allowlist.
-    pub network_note: Option<crate::render::RunNote>,
+    /// Notes for the run's comment: a network other than the egress allowlist, provider
+    /// settings removed from the checkout.
+    pub notes: Vec<crate::render::RunNote>,
 }
 
 impl Prepared {
@@ -166,7 +167,10 @@ impl RunCtx<'_> {
     ) -> Result<Prepared> {
         let workdir = Workdir::create(&self.state.config.work_dir, run_id)
             .context("creating the run's workdir")?;
-        self.check_out(&workdir.path().join("repo")).await?;
+        let checkout = workdir.path().join("repo");
+        self.check_out(&checkout).await?;
+        let removed = crate::checkout::remove_provider_overrides(&checkout)
+            .context("removing committed provider settings")?;
         let config = &self.state.config;
         let server = ServerNetwork {
             aws_region: config.aws_region.clone(),
@@ -181,6 +185,7 @@ impl RunCtx<'_> {
             env,
             network: profile.network,
             label: format!("run {run_id}"),
+            providers: p.providers.clone(),
             timeout: profile.timeout,
             parallelism: profile.parallelism,
             extra_args: profile.extra_args,
@@ -191,7 +196,16 @@ impl RunCtx<'_> {
             run_id,
             workdir,
             settings,
-            network_note: profile.network_note,
+            notes: profile
+                .network_note
+                .into_iter()
+                .chain((!removed.is_empty()).then(|| {
+                    crate::render::RunNote::ProviderFilesRemoved {
+                        project: p.spec.id.0.clone(),
+                        paths: removed,
+                    }
+                }))
+                .collect(),
         })
     }
 

@@ -1,0 +1,112 @@
+//! The Terraform CLI configuration of a run: providers are installed only from the sources
+//! the policy's `providers` names, from the server's mirror when there is one, else directly
+//! (through the egress proxy). Written by tfgate for every step, bound read-only; nothing the
+//! PR committed (`.terraformrc`, `terraform.d/`) takes part.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+/// The CLI configuration text (pure). `admin_extra` is the server's `--tf-cli-config` file,
+/// appended as it is (it may not install providers itself).
+pub fn render(providers: &[String], mirror: Option<&Path>, admin_extra: Option<&str>) -> String {
+    let include = providers
+        .iter()
+        .map(|p| serde_json::to_string(p).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let method = match mirror {
+        Some(path) => format!(
+            "  filesystem_mirror {{\n    path    = {}\n    include = [{include}]\n  }}\n",
+            serde_json::to_string(&path.display().to_string()).unwrap_or_default()
+        ),
+        None => format!("  direct {{\n    include = [{include}]\n  }}\n"),
+    };
+    let mut text = format!(
+        "# Written by tfgate for one run: providers come only from the policy's `providers`.\nprovider_installation {{\n{method}}}\n"
+    );
+    if let Some(extra) = admin_extra {
+        text.push_str("\n# From the server's --tf-cli-config:\n");
+        text.push_str(extra);
+        if !extra.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// The server's `--tf-cli-config`, checked: provider installation belongs to the policy.
+pub fn read_admin_config(path: &Path) -> Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading --tf-cli-config {}", path.display()))?;
+    if text.contains("provider_installation") {
+        bail!(
+            "--tf-cli-config {} has a provider_installation block: tfgate writes that itself \
+             from the policy's `providers` and --provider-mirror; remove the block",
+            path.display()
+        );
+    }
+    Ok(text)
+}
+
+/// Writes `text` to a new private file in `dir` (removed when the handle drops).
+pub fn write_temp(dir: &Path, text: &str) -> Result<tempfile::NamedTempFile> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut file = tempfile::Builder::new()
+        .prefix("cli-")
+        .suffix(".tfrc")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a CLI config in {}", dir.display()))?;
+    file.write_all(text.as_bytes())?;
+    file.flush()?;
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn providers() -> Vec<String> {
+        vec![
+            "registry.terraform.io/hashicorp/*".into(),
+            "registry.terraform.io/tfgate/fake".into(),
+        ]
+    }
+
+    #[test]
+    fn a_mirror_serves_only_the_policys_providers() {
+        let text = render(&providers(), Some(Path::new("/opt/mirror")), None);
+        assert_eq!(
+            text,
+            "# Written by tfgate for one run: providers come only from the policy's `providers`.\nprovider_installation {\n  filesystem_mirror {\n    path    = \"/opt/mirror\"\n    include = [\"registry.terraform.io/hashicorp/*\", \"registry.terraform.io/tfgate/fake\"]\n  }\n}\n"
+        );
+        assert!(!text.contains("direct"));
+    }
+
+    #[test]
+    fn without_a_mirror_the_policys_providers_install_directly() {
+        let text = render(
+            &providers(),
+            None,
+            Some("plugin_cache_may_break_dependency_lock_file = true"),
+        );
+        assert!(text.contains("  direct {\n    include = [\"registry.terraform.io/hashicorp/*\", \"registry.terraform.io/tfgate/fake\"]\n  }"));
+        assert!(text.ends_with("plugin_cache_may_break_dependency_lock_file = true\n"));
+    }
+
+    #[test]
+    fn an_admin_config_may_not_install_providers_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.tfrc");
+        std::fs::write(&bad, "provider_installation {\n  direct {}\n}\n").unwrap();
+        let err = read_admin_config(&bad).unwrap_err().to_string();
+        assert!(err.contains("provider_installation"), "{err}");
+        let good = dir.path().join("good.tfrc");
+        std::fs::write(&good, "disable_checkpoint = true\n").unwrap();
+        assert_eq!(
+            read_admin_config(&good).unwrap(),
+            "disable_checkpoint = true\n"
+        );
+    }
+}
