@@ -49,8 +49,32 @@ fn root_tf(key: &str, resources: usize) -> String {
     moto_root_tf(key, &things)
 }
 
-fn policy() -> String {
-    one_root_policy("app", "infra/app", "")
+/// `network` of the project: `egress` (the default: through tfgate's proxy) or `shared` (the
+/// host's network, with `--allow-host-network`), to show the proxy's share.
+fn policy(network: &str) -> String {
+    one_root_policy("app", "infra/app", &format!("    network: {network}\n"))
+}
+
+/// A tfgate with one worker whose project uses `network`, serving `repo`.
+async fn bot(
+    network: &str,
+    sandbox: &str,
+    repo: &Path,
+) -> (Harness, tokio::sync::watch::Sender<bool>) {
+    let h = Harness::start_with(Backend::Sqlite, Some(&policy(network)), |a| {
+        a.sandbox = Some(sandbox.to_string());
+        a.allow_host_network = network == "shared";
+    })
+    .await
+    .unwrap();
+    h.github.serve_repo(repo);
+    h.github.with(|g| {
+        g.files = vec!["infra/app/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    let (stop, shutdown) = tokio::sync::watch::channel(false);
+    let _workers = tfgate::server::spawn_workers(&h.state, 1, &shutdown);
+    (h, stop)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -206,33 +230,35 @@ async fn plan_overhead() {
     let app = repo.path().join("infra/app");
     std::fs::create_dir_all(&app).unwrap();
     std::fs::write(app.join("main.tf"), root_tf(&key, resources)).unwrap();
-    let h = Harness::start_with(Backend::Sqlite, Some(&policy()), |a| {
-        a.sandbox = Some(sandbox.clone())
-    })
-    .await
-    .unwrap();
-    h.github.serve_repo(repo.path());
-    h.github.with(|g| {
-        g.files = vec!["infra/app/main.tf".into()];
-        g.permissions.insert("alice".into(), "write".into());
-    });
-    let (_stop, shutdown) = tokio::sync::watch::channel(false);
-    let _workers = tfgate::server::spawn_workers(&h.state, 1, &shutdown);
+    let (h, _stop) = bot("egress", &sandbox, repo.path()).await;
+    let (host, _stop_host) = bot("shared", &sandbox, repo.path()).await;
 
     eprintln!("plan-overhead: {iterations} iterations, {resources} resources, sandbox {sandbox}; warm-up: one of each (not counted)");
     bot_plan(&h).await;
+    bot_plan(&host).await;
     direct_pair(&app).await;
     // Alternate the runs so drift in the machine's load hits all alike.
-    let (mut bot, mut direct, mut same_env) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut egress, mut shared, mut direct, mut same_env) = (vec![], vec![], vec![], vec![]);
     for i in 1..=iterations {
         let b = ms(bot_plan(&h).await);
+        let n = ms(bot_plan(&host).await);
         let (d, s) = direct_pair(&app).await;
         eprintln!(
-            "  #{i:>2}  bot {b:>8.1} ms   direct {d:>8.1} ms   direct, sandbox env {s:>8.1} ms"
+            "  #{i:>2}  bot {b:>8.1} ms   bot, host network {n:>8.1} ms   direct {d:>8.1} ms   direct, sandbox env {s:>8.1} ms"
         );
-        bot.push(b);
+        egress.push(b);
+        shared.push(n);
         direct.push(d);
         same_env.push(s);
     }
+    let proxy = median(egress.iter().zip(&shared).map(|(e, n)| e - n).collect());
+    println!(
+        "bot with the host network (no proxy): median {:.1} ms; own cost {:.1} ms",
+        median(shared.clone()),
+        median(shared.clone()) - median(same_env.clone())
+    );
+    println!("the egress proxy's share: median of paired differences = {proxy:.1} ms");
+    println!("BENCH_RESULT bench=plan-overhead-host-network bot_median_ms={:.1} proxy_paired_median_ms={proxy:.1}", median(shared.clone()));
+    let bot = egress;
     report(iterations, resources, &sandbox, &bot, &direct, &same_env);
 }
