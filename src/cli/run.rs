@@ -85,8 +85,10 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
     if let Ok(state) = std::fs::read(run.dir.join("terraform.tfstate")) {
         std::fs::write(work.path().join(root_rel).join("terraform.tfstate"), state)?;
     }
+    // The admin's own tool: any provider the mirror (or the registry) has.
     let settings = RunSettings {
         network: run.network,
+        providers: vec!["registry.terraform.io/*/*".into()],
         ..Default::default()
     };
     let root = RootIdent {
@@ -117,7 +119,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         repo_root_summaries: vec![model],
         drift_warnings: vec![],
         denials: vec![],
-        notes: vec![],
+        notes: plan.egress_note(&root.project).into_iter().collect(),
     })?;
     if !run.apply || failed {
         return Ok((i32::from(failed), plan_md));
@@ -153,7 +155,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
     let md = renderer.render_apply(&ApplyComment {
         meta: meta(),
         roots: vec![model],
-        notes: vec![],
+        notes: applied.egress_note(&root.project).into_iter().collect(),
     })?;
     Ok((i32::from(!ok), md))
 }
