@@ -115,14 +115,35 @@ fn limit_title(title: String) -> String {
     short
 }
 
-/// One failure annotation per plan failure that has a source location.
+/// One failure annotation per plan failure that has a source location in the repository.
 pub fn annotations_for_plan(comment: &PlanComment) -> Vec<AnnotationView> {
     comment
         .repo_root_summaries
         .iter()
-        .flat_map(|root| &root.errors)
-        .filter_map(failure_annotation)
+        .flat_map(|root| root.errors.iter().map(move |e| (root.dir.as_str(), e)))
+        .filter_map(|(dir, e)| failure_annotation(dir, e))
         .collect()
+}
+
+/// The repository path of `file`, which Terraform names relative to the root `dir`
+/// (`main.tf`, `../modules/vpc/main.tf`); `None` outside the repository or in Terraform's
+/// module cache (`.terraform/`), which annotations cannot point at.
+pub fn repo_path(dir: &str, file: &str) -> Option<String> {
+    if file.starts_with('/') || file.is_empty() {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in dir.split('/').chain(file.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            ".terraform" => return None,
+            other => parts.push(other),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 /// One failure annotation per failed or interrupted resource with a known location, and
@@ -131,8 +152,11 @@ pub fn annotations_for_apply(comment: &ApplyComment) -> Vec<AnnotationView> {
     let mut out = Vec::new();
     for root in &comment.roots {
         for error in &root.config_errors {
+            let Some(path) = repo_path(&root.dir, &error.file) else {
+                continue;
+            };
             out.push(AnnotationView {
-                path: error.file.clone(),
+                path,
                 start_line: error.line,
                 end_line: error.line,
                 level: AnnotationLevel::Failure,
@@ -142,6 +166,9 @@ pub fn annotations_for_apply(comment: &ApplyComment) -> Vec<AnnotationView> {
         }
         for row in &root.rows {
             let Some(location) = &row.location else {
+                continue;
+            };
+            let Some(path) = repo_path(&root.dir, &location.file) else {
                 continue;
             };
             if !matches!(row.result, ApplyResult::Failed | ApplyResult::Interrupted) {
@@ -158,7 +185,7 @@ pub fn annotations_for_apply(comment: &ApplyComment) -> Vec<AnnotationView> {
             append_detail(&mut message, "IAM action", row.iam_action.as_deref());
             append_detail(&mut message, "deny", row.deny_kind_label.as_deref());
             out.push(AnnotationView {
-                path: location.file.clone(),
+                path,
                 start_line: location.line,
                 end_line: location.line,
                 level: AnnotationLevel::Failure,
@@ -170,13 +197,14 @@ pub fn annotations_for_apply(comment: &ApplyComment) -> Vec<AnnotationView> {
     out
 }
 
-fn failure_annotation(row: &FailureRow) -> Option<AnnotationView> {
+fn failure_annotation(dir: &str, row: &FailureRow) -> Option<AnnotationView> {
     let location = row.location.as_ref()?;
+    let path = repo_path(dir, &location.file)?;
     let mut message = row.category_label.clone();
     append_detail(&mut message, "AWS code", row.aws_code.as_deref());
     append_detail(&mut message, "IAM action", row.iam_action.as_deref());
     Some(AnnotationView {
-        path: location.file.clone(),
+        path,
         start_line: location.line,
         end_line: location.line,
         level: AnnotationLevel::Failure,
@@ -248,6 +276,25 @@ mod tests {
             (config[0].path.as_str(), config[0].start_line),
             ("infra/eks/main.tf", 42)
         );
+    }
+
+    #[test]
+    fn repository_paths_of_diagnostic_files() {
+        let table: &[(&str, &str, Option<&str>)] = &[
+            ("infra/eks", "main.tf", Some("infra/eks/main.tf")),
+            ("infra/eks", "./nodes.tf", Some("infra/eks/nodes.tf")),
+            ("infra/eks", "../../modules/vpc/main.tf", Some("modules/vpc/main.tf")),
+            ("infra/eks", "sub/x.tf", Some("infra/eks/sub/x.tf")),
+            ("", "main.tf", Some("main.tf")),
+            (".", "main.tf", Some("main.tf")),
+            ("infra/eks", "../../../outside.tf", None),
+            ("infra/eks", ".terraform/modules/vpc/main.tf", None),
+            ("infra/eks", "/etc/passwd", None),
+            ("infra/eks", "", None),
+        ];
+        for (dir, file, expected) in table {
+            assert_eq!(repo_path(dir, file).as_deref(), *expected, "{dir} + {file}");
+        }
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub fn plan_failed_config_error() -> PlanComment {
         category_label: "configuration error".into(),
         iam_action: None,
         location: Some(SourceLocation {
-            file: "infra/eks/main.tf".into(),
+            file: "main.tf".into(),
             line: 42,
         }),
     }];
@@ -215,7 +215,7 @@ fn permission_missing_row() -> ApplyRow {
         iam_action: Some("iam:GetRole".into()),
         deny_kind_label: Some("identity policy".into()),
         location: Some(SourceLocation {
-            file: "infra/eks/nodes.tf".into(),
+            file: "nodes.tf".into(),
             line: 3,
         }),
         ..row("aws_eks_node_group.main", "create", ApplyResult::Failed)
@@ -327,7 +327,7 @@ pub fn apply_interrupted() -> ApplyComment {
 pub fn apply_config_error() -> ApplyComment {
     let mut root = apply_root(ApplyStatus::Failed, vec![]);
     root.config_errors = vec![ConfigErrorView {
-        file: "infra/eks/main.tf".into(),
+        file: "main.tf".into(),
         line: 42,
         summary_category: "configuration error".into(),
     }];
