@@ -283,7 +283,11 @@ mod tests {
         let table: &[(&str, &str, Option<&str>)] = &[
             ("infra/eks", "main.tf", Some("infra/eks/main.tf")),
             ("infra/eks", "./nodes.tf", Some("infra/eks/nodes.tf")),
-            ("infra/eks", "../../modules/vpc/main.tf", Some("modules/vpc/main.tf")),
+            (
+                "infra/eks",
+                "../../modules/vpc/main.tf",
+                Some("modules/vpc/main.tf"),
+            ),
             ("infra/eks", "sub/x.tf", Some("infra/eks/sub/x.tf")),
             ("", "main.tf", Some("main.tf")),
             (".", "main.tf", Some("main.tf")),

@@ -142,6 +142,14 @@ mod tests {
         let plan = run_profile(RunCommand::Plan, &project("app"), &args, &server());
         assert!(plan.role.ends_with("role/plan"));
         assert_eq!(plan.extra_args, args);
+        // The policy's `parallelism` (default 10) goes with every command.
+        assert_eq!(plan.parallelism, Some(10));
+        let mut p = project("app");
+        p.parallelism = 4;
+        assert_eq!(
+            run_profile(RunCommand::Apply, &p, &[], &server()).parallelism,
+            Some(4)
+        );
         let lock = vec!["-lock-timeout=30s".to_string()];
         let apply = run_profile(RunCommand::Apply, &project("app"), &lock, &server());
         assert!(apply.role.ends_with("role/apply"));

@@ -222,6 +222,39 @@ fn chdir(root: &str) -> String {
     format!("-chdir={}", if root.is_empty() { "." } else { root })
 }
 
+/// The arguments of `plan` (pure): the policy's `-parallelism`, then the command's flags.
+pub fn plan_args(root: &str, settings: &RunSettings) -> Vec<String> {
+    let mut args = vec![
+        chdir(root),
+        "plan".into(),
+        "-json".into(),
+        "-input=false".into(),
+        format!("-out={PLAN_FILE}"),
+    ];
+    if let Some(p) = settings.parallelism {
+        args.push(format!("-parallelism={p}"));
+    }
+    args.extend(settings.extra_args.iter().cloned());
+    args
+}
+
+/// The arguments of `apply` of the saved plan (pure). Only `-lock-timeout=` reaches an
+/// apply's extra flags (the parser refuses the rest for `/apply`).
+pub fn apply_args(root: &str, settings: &RunSettings) -> Vec<String> {
+    let mut args = vec![
+        chdir(root),
+        "apply".into(),
+        "-json".into(),
+        "-input=false".into(),
+    ];
+    if let Some(p) = settings.parallelism {
+        args.push(format!("-parallelism={p}"));
+    }
+    args.extend(settings.extra_args.iter().cloned());
+    args.push(PLAN_FILE.into());
+    args
+}
+
 /// `init`, then `plan -json -out`, then `show -json`. `root` is relative to `workdir`.
 pub async fn plan(
     setup: &TerraformSetup,
@@ -244,18 +277,7 @@ pub async fn plan(
             missing_workspace,
         });
     }
-    let mut args = vec![
-        chdir(root),
-        "plan".into(),
-        "-json".into(),
-        "-input=false".into(),
-        format!("-out={PLAN_FILE}"),
-    ];
-    if let Some(p) = settings.parallelism {
-        args.push(format!("-parallelism={p}"));
-    }
-    args.extend(settings.extra_args.iter().cloned());
-    let plan = step(setup, workdir, settings, args, on_line).await?;
+    let plan = step(setup, workdir, settings, plan_args(root, settings), on_line).await?;
     if !plan.ok {
         return Ok(PlanOutput {
             blocked: [&init.blocked[..], &plan.blocked[..]].concat(),
@@ -339,19 +361,14 @@ pub async fn apply(
     let plan_path = workdir.join(root).join(PLAN_FILE);
     std::fs::write(&plan_path, plan_file)
         .with_context(|| format!("writing {}", plan_path.display()))?;
-    let mut args = vec![
-        chdir(root),
-        "apply".into(),
-        "-json".into(),
-        "-input=false".into(),
-    ];
-    if let Some(p) = settings.parallelism {
-        args.push(format!("-parallelism={p}"));
-    }
-    // Only `-lock-timeout=` reaches an apply (the parser refuses the rest for `/apply`).
-    args.extend(settings.extra_args.iter().cloned());
-    args.push(PLAN_FILE.into());
-    let apply = step(setup, workdir, settings, args, on_line).await?;
+    let apply = step(
+        setup,
+        workdir,
+        settings,
+        apply_args(root, settings),
+        on_line,
+    )
+    .await?;
     Ok(ApplyOutput {
         blocked: [&init.blocked[..], &apply.blocked[..]].concat(),
         init,
@@ -395,4 +412,51 @@ pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
         runtime_dir: config.work_dir.join("runtime"),
         host_addrs: crate::egress::host_addrs::host_addresses(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policys_parallelism_and_the_commands_flags_reach_terraform() {
+        let settings = RunSettings {
+            parallelism: Some(4),
+            extra_args: vec!["-target=fake_thing.a".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            plan_args("infra/eks", &settings),
+            [
+                "-chdir=infra/eks",
+                "plan",
+                "-json",
+                "-input=false",
+                "-out=tfgate.tfplan",
+                "-parallelism=4",
+                "-target=fake_thing.a"
+            ]
+        );
+        let apply = RunSettings {
+            parallelism: Some(2),
+            extra_args: vec!["-lock-timeout=30s".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            apply_args("", &apply),
+            [
+                "-chdir=.",
+                "apply",
+                "-json",
+                "-input=false",
+                "-parallelism=2",
+                "-lock-timeout=30s",
+                "tfgate.tfplan"
+            ]
+        );
+        let unset = RunSettings::default();
+        assert!(!plan_args("x", &unset)
+            .iter()
+            .any(|a| a.starts_with("-parallelism")));
+    }
 }
