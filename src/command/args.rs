@@ -188,6 +188,20 @@ fn set_once(
     Ok(())
 }
 
+/// A Terraform flag an admin's policy adds to every plan (`for_apply == false`) or apply:
+/// the same allowlist and rules as a comment's flags after `--`. The flag as Terraform takes it.
+pub fn policy_terraform_arg(token: &str, for_apply: bool) -> Result<String, String> {
+    let kind = if for_apply {
+        CommandKind::Apply
+    } else {
+        CommandKind::Plan
+    };
+    let arg = parse_terraform_arg(token).map_err(|e| e.to_string())?;
+    let cli = arg.to_cli_arg();
+    add_terraform_arg(&mut Command::bare(kind, 0), arg).map_err(|e| e.to_string())?;
+    Ok(cli)
+}
+
 fn add_terraform_arg(command: &mut Command, arg: TerraformArg) -> Result<(), ParseError> {
     if command.kind == CommandKind::Apply {
         let plan_only = match arg {
@@ -225,4 +239,44 @@ fn add_terraform_arg(command: &mut Command, arg: TerraformArg) -> Result<(), Par
     }
     command.terraform_args.push(arg);
     Ok(())
+}
+
+#[cfg(test)]
+mod policy_arg_tests {
+    use super::*;
+
+    #[test]
+    fn policy_flags_follow_the_comment_allowlist() {
+        // (flag, for apply, result or part of the error)
+        let table: &[(&str, bool, Result<&str, &str>)] = &[
+            ("-refresh=false", false, Ok("-refresh=false")),
+            ("-lock-timeout=5m", false, Ok("-lock-timeout=5m")),
+            ("-lock-timeout=5m", true, Ok("-lock-timeout=5m")),
+            (
+                "-target=aws_s3_bucket.b",
+                false,
+                Ok("-target=aws_s3_bucket.b"),
+            ),
+            (
+                "-target=aws_s3_bucket.b",
+                true,
+                Err("targets belong to the plan"),
+            ),
+            (
+                "-refresh=false",
+                true,
+                Err("refreshing is decided by the plan"),
+            ),
+            ("-var=x=1", false, Err("not allowed")),
+            ("-chdir=/", false, Err("not allowed")),
+            ("-lock-timeout=1h", false, Err("at most 10m")),
+        ];
+        for (flag, for_apply, expected) in table {
+            match (policy_terraform_arg(flag, *for_apply), expected) {
+                (Ok(got), Ok(want)) => assert_eq!(got, *want, "{flag}"),
+                (Err(e), Err(part)) => assert!(e.contains(part), "{flag}: {e}"),
+                (got, want) => panic!("{flag}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
 }

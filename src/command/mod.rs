@@ -23,6 +23,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+pub use args::policy_terraform_arg;
 pub use error::{DirProblem, ParseError};
 pub use help::{help_text, CommandHelp};
 

@@ -33,4 +33,6 @@ pub use model::{
     DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
 };
 pub use problem::PolicyProblem;
-pub use schema::{ApplyRequirement, GitHubPermission, Network, OnInputDrift, RequiredCheck};
+pub use schema::{
+    ApplyRequirement, BackendConfig, GitHubPermission, Network, OnInputDrift, RequiredCheck,
+};

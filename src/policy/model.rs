@@ -134,6 +134,13 @@ pub struct ResolvedProject {
     /// Provider source patterns `init` may install, as full addresses
     /// (`registry.terraform.io/hashicorp/*`).
     pub providers: Vec<String>,
+    /// `-var-file=` paths (relative to the root) every plan passes.
+    pub var_files: Vec<String>,
+    /// `-backend-config=` values (`key=value`, or a file relative to the root) for `init`.
+    pub backend_config: Vec<String>,
+    /// Terraform flags the policy adds to every plan / apply (before the comment's).
+    pub plan_args: Vec<String>,
+    pub apply_args: Vec<String>,
     /// Whether a plan creates the project's workspace when it does not exist yet.
     pub create_workspace: bool,
     pub autoplan: bool,

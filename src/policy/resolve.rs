@@ -4,7 +4,7 @@
 use super::model::{
     ProjectOrigin, ResolvedProject, DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
 };
-use super::schema::{Permissions, ProjectDefaults, ProjectPolicy};
+use super::schema::{BackendConfig, Permissions, ProjectDefaults, ProjectPolicy};
 use super::values;
 use crate::project::ProjectSpec;
 
@@ -64,6 +64,38 @@ pub(crate) fn resolve_project(
             .chain(project.egress.iter())
             .flatten()
             .filter_map(|e| crate::egress::parse_rule(e).ok())
+            .collect(),
+        var_files: project
+            .var_files
+            .clone()
+            .or_else(|| defaults.var_files.clone())
+            .unwrap_or_default(),
+        backend_config: match project
+            .backend_config
+            .as_ref()
+            .or(defaults.backend_config.as_ref())
+        {
+            None => Vec::new(),
+            Some(BackendConfig::File(path)) => vec![path.clone()],
+            Some(BackendConfig::Values(values)) => {
+                values.iter().map(|(k, v)| format!("{k}={v}")).collect()
+            }
+        },
+        plan_args: project
+            .plan_args
+            .clone()
+            .or_else(|| defaults.plan_args.clone())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|a| crate::command::policy_terraform_arg(a, false).ok())
+            .collect(),
+        apply_args: project
+            .apply_args
+            .clone()
+            .or_else(|| defaults.apply_args.clone())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|a| crate::command::policy_terraform_arg(a, true).ok())
             .collect(),
         regions: project
             .regions

@@ -7,7 +7,7 @@ use super::locate::{idx, key, Seg};
 use super::model::{Input, InputSource, RepoPolicy};
 use super::problem::PolicyProblem;
 use super::schema::{
-    ApplyRequirement, CommandPermission, DurationSpec, PolicyFile, ProjectDefaults,
+    ApplyRequirement, BackendConfig, CommandPermission, DurationSpec, PolicyFile, ProjectDefaults,
 };
 use super::values;
 use std::collections::BTreeSet;
@@ -134,6 +134,10 @@ struct Settings<'a> {
     egress: &'a Option<Vec<String>>,
     regions: &'a Option<Vec<String>>,
     providers: &'a Option<Vec<String>>,
+    var_files: &'a Option<Vec<String>>,
+    backend_config: &'a Option<BackendConfig>,
+    plan_args: &'a Option<Vec<String>>,
+    apply_args: &'a Option<Vec<String>>,
 }
 
 fn check_settings(c: &mut Checker, base: &[Seg], s: Settings) {
@@ -177,6 +181,24 @@ fn check_settings(c: &mut Checker, base: &[Seg], s: Settings) {
     check_list(c, &at("egress"), s.egress, crate::egress::parse_rule);
     check_list(c, &at("regions"), s.regions, values::region);
     check_list(c, &at("providers"), s.providers, values::provider_source);
+    check_list(c, &at("var_files"), s.var_files, values::root_relative_file);
+    check_list(c, &at("plan_args"), s.plan_args, |a| {
+        crate::command::policy_terraform_arg(a, false)
+    });
+    check_list(c, &at("apply_args"), s.apply_args, |a| {
+        crate::command::policy_terraform_arg(a, true)
+    });
+    match s.backend_config {
+        Some(BackendConfig::File(path)) => {
+            c.check(&at("backend_config"), values::root_relative_file(path));
+        }
+        Some(BackendConfig::Values(map)) => {
+            for key in map.keys() {
+                c.check(&at("backend_config"), values::backend_config_key(key));
+            }
+        }
+        None => {}
+    }
 }
 
 /// Each item of an optional list through `check`, reported at its index.
@@ -208,6 +230,10 @@ fn check_defaults(c: &mut Checker, d: &ProjectDefaults) {
             egress: &d.egress,
             regions: &d.regions,
             providers: &d.providers,
+            var_files: &d.var_files,
+            backend_config: &d.backend_config,
+            plan_args: &d.plan_args,
+            apply_args: &d.apply_args,
         },
     );
 }

@@ -29,6 +29,39 @@ static REGION: Lazy<Regex> =
 static PROVIDER_PART: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^(\*|[a-z0-9][a-z0-9_-]*)$").expect("valid regex"));
 
+/// A file named relative to a root (`env/prod.tfvars`, `../shared/common.tfvars`).
+pub fn root_relative_file(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.starts_with('/') || text.contains(['\0', '\n', '\\']) {
+        return Err(format!(
+            "`{text}` must be a path relative to the root, like `env/prod.tfvars`"
+        ));
+    }
+    Ok(text.to_string())
+}
+
+/// Whether `file`, relative to the root `dir`, stays inside the repository.
+pub fn inside_repo(dir: &str, file: &str) -> bool {
+    let mut depth: usize = 0;
+    for part in dir.split('/').chain(file.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." if depth == 0 => return false,
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+    }
+    depth > 0
+}
+
+/// A `backend_config` setting name (`bucket`, `dynamodb_table`).
+pub fn backend_config_key(key: &str) -> Result<String, String> {
+    if TF_IDENT.is_match(key) {
+        Ok(key.to_string())
+    } else {
+        Err(format!("`{key}` is not a backend setting name"))
+    }
+}
+
 /// An AWS region name (`eu-west-1`, `us-gov-west-1`).
 pub fn region(text: &str) -> Result<String, String> {
     if REGION.is_match(text) {
@@ -378,6 +411,29 @@ mod egress_value_tests {
                 (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
             }
         }
+    }
+
+    #[test]
+    fn root_relative_files_table() {
+        // (dir, file, accepted as a value, inside the repository)
+        let table = [
+            ("infra/app", "env/prod.tfvars", true, true),
+            ("infra/app", "../../common.tfvars", true, true),
+            ("infra/app", "../../../etc/passwd", true, false),
+            ("infra/app", "/etc/passwd", false, false),
+            ("", "prod.tfvars", true, true),
+            ("", "../x.tfvars", true, false),
+            ("infra/app", "", false, false),
+            ("infra/app", "a\\b", false, true),
+        ];
+        for (dir, file, value_ok, inside) in table {
+            assert_eq!(root_relative_file(file).is_ok(), value_ok, "{file}");
+            if value_ok {
+                assert_eq!(inside_repo(dir, file), inside, "{dir} + {file}");
+            }
+        }
+        assert!(backend_config_key("dynamodb_table").is_ok());
+        assert!(backend_config_key("a=b").is_err());
     }
 
     #[test]

@@ -79,17 +79,19 @@ pub fn run_profile(
     server: &ServerNetwork,
 ) -> RunProfile {
     let (network, network_note) = run_network(project, server);
-    let (role, extra_args) = match command {
-        RunCommand::Plan => (project.plan_role.clone(), terraform_args.to_vec()),
+    // The policy's flags first, then the command's (the parser lets only `-lock-timeout=`
+    // through for `/apply`, and policy validation likewise).
+    let (role, policy_args) = match command {
+        RunCommand::Plan => (project.plan_role.clone(), &project.plan_args),
         RunCommand::Apply => (
             project
                 .apply_role
                 .clone()
                 .unwrap_or_else(|| project.plan_role.clone()),
-            // The parser lets only `-lock-timeout=` through for `/apply`.
-            terraform_args.to_vec(),
+            &project.apply_args,
         ),
     };
+    let extra_args = policy_args.iter().chain(terraform_args).cloned().collect();
     RunProfile {
         role,
         network,
@@ -154,6 +156,23 @@ mod tests {
         let apply = run_profile(RunCommand::Apply, &project("app"), &lock, &server());
         assert!(apply.role.ends_with("role/apply"));
         assert_eq!(apply.extra_args, lock);
+    }
+
+    #[test]
+    fn the_policys_flags_come_before_the_commands() {
+        let mut p = project("app");
+        p.plan_args = vec!["-refresh=false".into()];
+        p.apply_args = vec!["-lock-timeout=5m".into()];
+        let comment = vec!["-target=a.b".to_string()];
+        let plan = run_profile(RunCommand::Plan, &p, &comment, &server());
+        assert_eq!(plan.extra_args, ["-refresh=false", "-target=a.b"]);
+        let apply = run_profile(
+            RunCommand::Apply,
+            &p,
+            &["-lock-timeout=30s".into()],
+            &server(),
+        );
+        assert_eq!(apply.extra_args, ["-lock-timeout=5m", "-lock-timeout=30s"]);
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub struct RunSettings {
     pub label: String,
     /// Provider sources `init` may install (`registry.terraform.io/hashicorp/*`).
     pub providers: Vec<String>,
+    /// `-var-file=` paths (relative to the root) every plan passes.
+    pub var_files: Vec<String>,
+    /// `-backend-config=` values every `init` passes.
+    pub backend_config: Vec<String>,
     pub timeout: Duration,
     pub parallelism: Option<u32>,
     /// Allowlisted Terraform flags from the command (`-target=…` …).
@@ -71,6 +75,8 @@ impl Default for RunSettings {
             network: RunNetwork::None,
             label: "local".into(),
             providers: vec!["registry.terraform.io/hashicorp/*".into()],
+            var_files: Vec::new(),
+            backend_config: Vec::new(),
             timeout: Duration::from_secs(3600),
             parallelism: None,
             extra_args: Vec::new(),
@@ -222,7 +228,8 @@ fn chdir(root: &str) -> String {
     format!("-chdir={}", if root.is_empty() { "." } else { root })
 }
 
-/// The arguments of `plan` (pure): the policy's `-parallelism`, then the command's flags.
+/// The arguments of `plan` (pure): the policy's `-parallelism` and `-var-file`s, then the
+/// extra flags (the policy's `plan_args`, then the command's).
 pub fn plan_args(root: &str, settings: &RunSettings) -> Vec<String> {
     let mut args = vec![
         chdir(root),
@@ -234,6 +241,7 @@ pub fn plan_args(root: &str, settings: &RunSettings) -> Vec<String> {
     if let Some(p) = settings.parallelism {
         args.push(format!("-parallelism={p}"));
     }
+    args.extend(settings.var_files.iter().map(|f| format!("-var-file={f}")));
     args.extend(settings.extra_args.iter().cloned());
     args
 }
@@ -326,15 +334,27 @@ async fn init(
         setup,
         workdir,
         settings,
-        vec![
-            chdir(root),
-            "init".into(),
-            "-input=false".into(),
-            "-no-color".into(),
-        ],
+        init_args(root, settings),
         &mut |_| {},
     )
     .await
+}
+
+/// The arguments of `init` (pure): the policy's `-backend-config`s.
+pub fn init_args(root: &str, settings: &RunSettings) -> Vec<String> {
+    let mut args = vec![
+        chdir(root),
+        "init".into(),
+        "-input=false".into(),
+        "-no-color".into(),
+    ];
+    args.extend(
+        settings
+            .backend_config
+            .iter()
+            .map(|b| format!("-backend-config={b}")),
+    );
+    args
 }
 
 /// `init`, then `apply -json` of exactly the given saved plan.

@@ -3,7 +3,7 @@
 
 use super::super::model::{exclude_matches, Input, ProjectOrigin, ResolvedProject};
 use super::super::resolve::resolve_project;
-use super::super::schema::{PolicyFile, ProjectPolicy};
+use super::super::schema::{BackendConfig, PolicyFile, ProjectPolicy};
 use super::{check_permissions, check_settings, idx, key, p, values, Checker, Settings};
 use crate::project::{ProjectId, ProjectSpec};
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,6 +43,9 @@ pub(super) fn check_projects(
             }
         }
         check_project_settings(c, i, project, file);
+        if let Some(dir) = &dir {
+            check_files_inside(c, i, project, file, dir);
+        }
         check_project_references(c, i, project, file, &known);
         let inputs_ok = project
             .inputs
@@ -130,6 +133,10 @@ fn check_project_settings(c: &mut Checker, i: usize, project: &ProjectPolicy, fi
             egress: &project.egress,
             regions: &project.regions,
             providers: &project.providers,
+            var_files: &project.var_files,
+            backend_config: &project.backend_config,
+            plan_args: &project.plan_args,
+            apply_args: &project.apply_args,
         },
     );
     let comment_apply = project.comment_apply.unwrap_or(true);
@@ -141,6 +148,36 @@ fn check_project_settings(c: &mut Checker, i: usize, project: &ProjectPolicy, fi
             &base,
             "no apply_role: set it on the project or in defaults (or comment_apply: false)",
         );
+    }
+}
+
+/// The project's effective `var_files` and `backend_config` file stay inside the repository.
+fn check_files_inside(
+    c: &mut Checker,
+    i: usize,
+    project: &ProjectPolicy,
+    file: &PolicyFile,
+    dir: &str,
+) {
+    let var_files = project
+        .var_files
+        .as_ref()
+        .or(file.defaults.var_files.as_ref());
+    let backend = project
+        .backend_config
+        .as_ref()
+        .or(file.defaults.backend_config.as_ref());
+    let backend_file = match backend {
+        Some(BackendConfig::File(path)) => Some(path),
+        _ => None,
+    };
+    for path in var_files.into_iter().flatten().chain(backend_file) {
+        if !values::inside_repo(dir, path) {
+            c.at(
+                &p(&[key("projects"), idx(i), key("dir")]),
+                format!("`{path}` (relative to `{dir}`) leaves the repository"),
+            );
+        }
     }
 }
 

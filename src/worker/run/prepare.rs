@@ -186,6 +186,8 @@ impl RunCtx<'_> {
             network: profile.network,
             label: format!("run {run_id}"),
             providers: p.providers.clone(),
+            var_files: p.var_files.clone(),
+            backend_config: p.backend_config.clone(),
             timeout: profile.timeout,
             parallelism: profile.parallelism,
             extra_args: profile.extra_args,
