@@ -57,6 +57,18 @@ pub struct LocalRun<'a> {
     pub keep_state: bool,
 }
 
+/// A local directory as the root of a comment: named after its last component.
+fn local_root(dir: &Path) -> RootIdent {
+    RootIdent {
+        project: dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_else(|| ".".into()),
+        dir: dir.display().to_string(),
+        workspace: "default".into(),
+    }
+}
+
 /// The network of a local run: `egress` (the default allowlist for the server's region plus
 /// `extra` entries), `none` or `shared`.
 pub fn local_network(config: &Config, name: &str, extra: &[String]) -> Result<RunNetwork> {
@@ -91,15 +103,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         providers: vec!["registry.terraform.io/*/*".into()],
         ..Default::default()
     };
-    let root = RootIdent {
-        project: run
-            .dir
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_else(|| ".".into()),
-        dir: run.dir.display().to_string(),
-        workspace: "default".into(),
-    };
+    let root = local_root(run.dir);
     let redactor = Redactor::new(&RedactionConfig::default())?;
     let mut ph = Placeholders::new();
     let renderer = crate::state::renderer_for(config)?;

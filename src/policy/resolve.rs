@@ -45,6 +45,7 @@ pub(crate) fn resolve_project(
         }
     }
     let comment_apply = project.comment_apply.unwrap_or(true);
+    let lists = resolve_lists(project, defaults);
     ResolvedProject {
         spec,
         terraform,
@@ -58,6 +59,39 @@ pub(crate) fn resolve_project(
             .unwrap_or(DEFAULT_PARALLELISM),
         timeout_seconds: timeout,
         network: project.network.or(defaults.network).unwrap_or_default(),
+        egress: lists.egress,
+        regions: lists.regions,
+        providers: lists.providers,
+        var_files: lists.var_files,
+        backend_config: lists.backend_config,
+        plan_args: lists.plan_args,
+        apply_args: lists.apply_args,
+        create_workspace: project
+            .create_workspace
+            .or(defaults.create_workspace)
+            .unwrap_or(false),
+        autoplan: project.autoplan.unwrap_or(true),
+        comment_apply,
+        inputs: project.inputs.clone(),
+        permissions,
+        origin,
+    }
+}
+
+/// The list settings of a project's Terraform runs (network allowlist, providers, files,
+/// flags): the project's, else the defaults' (`egress` adds the two).
+struct Lists {
+    egress: Vec<crate::egress::EgressRule>,
+    regions: Vec<String>,
+    providers: Vec<String>,
+    var_files: Vec<String>,
+    backend_config: Vec<String>,
+    plan_args: Vec<String>,
+    apply_args: Vec<String>,
+}
+
+fn resolve_lists(project: &ProjectPolicy, defaults: &ProjectDefaults) -> Lists {
+    Lists {
         egress: defaults
             .egress
             .iter()
@@ -110,14 +144,5 @@ pub(crate) fn resolve_project(
             .iter()
             .filter_map(|p| values::provider_source(p).ok())
             .collect(),
-        create_workspace: project
-            .create_workspace
-            .or(defaults.create_workspace)
-            .unwrap_or(false),
-        autoplan: project.autoplan.unwrap_or(true),
-        comment_apply,
-        inputs: project.inputs.clone(),
-        permissions,
-        origin,
     }
 }
