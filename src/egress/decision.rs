@@ -173,7 +173,8 @@ mod tests {
             "*.internal.example:443",
         ]);
         // (host, port, what DNS answers, expected)
-        let table: &[(&str, u16, &[&str], Result<&str, DenyReason>)] = &[
+        type Case<'a> = (&'a str, u16, &'a [&'a str], Result<&'a str, DenyReason>);
+        let table: &[Case] = &[
             (
                 "ec2.us-east-1.amazonaws.com",
                 443,

@@ -114,7 +114,8 @@ mod tests {
 
     #[test]
     fn connect_requests() {
-        let table: &[(&str, Result<(&str, u16), &str>)] = &[
+        type Case<'a> = (&'a str, Result<(&'a str, u16), &'a str>);
+        let table: &[Case] = &[
             (
                 "CONNECT sts.amazonaws.com:443 HTTP/1.1\r\nHost: sts.amazonaws.com:443\r\n\r\n",
                 Ok(("sts.amazonaws.com", 443)),
