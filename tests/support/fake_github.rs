@@ -12,6 +12,9 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 mod pr_reads;
 pub use pr_reads::FakeCommit;
 
+#[path = "fake_github_faults.rs"]
+pub mod faults;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Posted {
     pub number: i64,
@@ -98,6 +101,10 @@ pub struct GitHubState {
     pub reactions: Vec<(i64, String)>,
     pub token_requests: usize,
     pub next_id: i64,
+    /// Faults to answer instead of (or after) the real effect, in order.
+    pub faults: Vec<faults::PendingFault>,
+    /// Every request received, in order.
+    pub requests: Vec<faults::SeenRequest>,
 }
 
 #[derive(Clone)]
@@ -122,6 +129,12 @@ fn seg(req: &Request, i: usize) -> String {
 impl Respond for Handler {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let mut st = self.state.lock().unwrap();
+        faults::respond(&mut st, req, |st| self.answer(st, req))
+    }
+}
+
+impl Handler {
+    fn answer(&self, mut st: &mut GitHubState, req: &Request) -> ResponseTemplate {
         st.next_id += 1;
         let id = 1000 + st.next_id;
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
