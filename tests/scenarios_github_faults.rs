@@ -78,11 +78,20 @@ async fn a_502_before_the_write_is_sent_again_with_the_same_body() {
     let posts = h.github.requests_to("POST", COMMENTS);
     assert_eq!(posts.len(), 2, "{posts:#?}");
     assert!(faulted(&posts[0]) && !faulted(&posts[1]));
-    assert!(posts[0].body.contains("tfgate:kind=plan:"), "{}", posts[0].body);
-    assert_eq!(posts[0].body, posts[1].body, "the retry carries the same body");
+    assert!(
+        posts[0].body.contains("tfgate:kind=plan:"),
+        "{}",
+        posts[0].body
+    );
+    assert_eq!(
+        posts[0].body, posts[1].body,
+        "the retry carries the same body"
+    );
     // Before sending it again, tfgate looked for the comment (its marker) and did not find it.
     let looked = h.github.requests_to("GET", COMMENTS);
-    assert!(looked.iter().any(|r| r.at > posts[0].at && r.at < posts[1].at));
+    assert!(looked
+        .iter()
+        .any(|r| r.at > posts[0].at && r.at < posts[1].at));
     assert_eq!(plan_comments(&h).len(), 1);
 }
 
@@ -96,7 +105,11 @@ async fn a_502_after_the_write_is_not_sent_again() {
     h.comment(1, "/plan", "alice").await;
 
     let posts = h.github.requests_to("POST", COMMENTS);
-    assert_eq!(posts.len(), 1, "found by its marker, not posted twice: {posts:#?}");
+    assert_eq!(
+        posts.len(),
+        1,
+        "found by its marker, not posted twice: {posts:#?}"
+    );
     assert!(faulted(&posts[0]));
     assert_eq!(plan_comments(&h).len(), 1);
     // The run carried on with the comment it found: the check run was created.
@@ -115,9 +128,15 @@ async fn a_secondary_rate_limit_is_waited_out_as_github_asked() {
     let posts = h.github.requests_to("POST", COMMENTS);
     assert_eq!(posts.len(), 2, "{posts:#?}");
     assert!(faulted(&posts[0]) && !faulted(&posts[1]));
-    assert_eq!(posts[0].body, posts[1].body, "the retry carries the same body");
+    assert_eq!(
+        posts[0].body, posts[1].body,
+        "the retry carries the same body"
+    );
     let asked = posts[0].at + Duration::from_secs(2);
-    assert!(posts[1].at >= asked, "posted again before GitHub's retry-after");
+    assert!(
+        posts[1].at >= asked,
+        "posted again before GitHub's retry-after"
+    );
     // Nothing at all was asked of GitHub meanwhile (the installation's gate held every call).
     let meanwhile: Vec<SeenRequest> = h
         .github
@@ -149,12 +168,17 @@ async fn a_tarball_500_is_retried_and_the_plan_runs() {
     let Some((h, _repo)) = start().await else {
         return;
     };
-    h.github.fail_next("GET", "/tarball/", Fault::server_error());
+    h.github
+        .fail_next("GET", "/tarball/", Fault::server_error());
     h.comment(1, "/plan", "alice").await;
 
     let downloads = h.github.requests_to("GET", "/tarball/");
     assert_eq!(downloads.len(), 2, "{downloads:#?}");
     assert!(faulted(&downloads[0]) && !faulted(&downloads[1]));
     assert_eq!(plan_comments(&h).len(), 1);
-    assert!(h.github.comments().iter().all(|c| !c.body.contains("could not")));
+    assert!(h
+        .github
+        .comments()
+        .iter()
+        .all(|c| !c.body.contains("could not")));
 }

@@ -42,7 +42,9 @@ pub async fn create_comment(
         .map_or(0, |d| d.as_secs() as i64);
     let since = crate::enrich::UnixSeconds(now - 600);
     let delivered = gh
-        .deliver(call, || comment_with_marker(gh, repo, number, &marker, since))
+        .deliver(call, || {
+            comment_with_marker(gh, repo, number, &marker, since)
+        })
         .await
         .context("posting a comment")?;
     match delivered {
@@ -50,7 +52,10 @@ pub async fn create_comment(
             serde_json::from_str(&text).context("GitHub's answer to a new comment is not JSON")
         }
         Delivered::AlreadyDone(id) => {
-            tracing::info!(comment = id, "a comment whose answer was lost had been posted");
+            tracing::info!(
+                comment = id,
+                "a comment whose answer was lost had been posted"
+            );
             Ok(CreatedComment { id, html_url: None })
         }
     }
@@ -168,8 +173,7 @@ struct RepositoryInfo {
 /// The repository's default branch.
 pub async fn default_branch(gh: &InstallationClient, repo: &RepoRef) -> Result<String> {
     let route = format!("/repos/{}/{}", repo.owner, repo.name);
-    let info: RepositoryInfo = gh.get(&route).await
-        .context("reading the repository")?;
+    let info: RepositoryInfo = gh.get(&route).await.context("reading the repository")?;
     Ok(info.default_branch)
 }
 
@@ -295,7 +299,12 @@ async fn list_comments_since(
 }
 
 /// Whether `user` is an active member of the organisation team `team` (404: not a member).
-pub async fn team_member(gh: &InstallationClient, org: &str, team: &str, user: &str) -> Result<bool> {
+pub async fn team_member(
+    gh: &InstallationClient,
+    org: &str,
+    team: &str,
+    user: &str,
+) -> Result<bool> {
     let route = format!("/orgs/{org}/teams/{team}/memberships/{user}");
     let membership: Option<serde_json::Value> = gh
         .get_optional(&route)

@@ -45,7 +45,11 @@ mod tests {
             (None, at(0), Admission::Go),
             (Some(at(0)), at(0), Admission::Go),
             (Some(at(0)), at(5), Admission::Go),
-            (Some(at(8)), at(0), Admission::WaitFor(Duration::from_secs(8))),
+            (
+                Some(at(8)),
+                at(0),
+                Admission::WaitFor(Duration::from_secs(8)),
+            ),
             (Some(at(300)), at(0), Admission::WaitFor(CAP)),
             (Some(at(301)), at(0), Admission::Defer { until: at(301) }),
         ];

@@ -133,8 +133,9 @@ impl InstallationClient {
             idempotent: true,
         };
         match self.deliver(call, || async { Ok(None) }).await? {
-            Delivered::Answer(text) => serde_json::from_str(&text)
-                .with_context(|| format!("GitHub's answer to {method} {route} is not the expected JSON")),
+            Delivered::Answer(text) => serde_json::from_str(&text).with_context(|| {
+                format!("GitHub's answer to {method} {route} is not the expected JSON")
+            }),
             Delivered::AlreadyDone(_) => unreachable!("an idempotent call is never checked"),
         }
     }
@@ -284,7 +285,9 @@ fn failed_send(e: octocrab::Error) -> Attempt {
                 _ => Attempt::NotSent(what),
             };
         }
-        octocrab::Error::Serde { .. } | octocrab::Error::Json { .. } | octocrab::Error::JWT { .. } => {
+        octocrab::Error::Serde { .. }
+        | octocrab::Error::Json { .. }
+        | octocrab::Error::JWT { .. } => {
             return Attempt::NotSent("installation token request failed".into())
         }
         octocrab::Error::UriParse { .. }

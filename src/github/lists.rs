@@ -94,19 +94,31 @@ fn repo_route(repo: &RepoRef) -> String {
 }
 
 /// Every review of the PR, oldest first.
-pub async fn reviews(gh: &InstallationClient, repo: &RepoRef, number: i64) -> Result<Vec<ReviewItem>> {
+pub async fn reviews(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+) -> Result<Vec<ReviewItem>> {
     let route = format!("{}/pulls/{number}/reviews", repo_route(repo));
     all_pages(gh, &route, "reviews", |page: Vec<ReviewItem>| (page, None)).await
 }
 
 /// Every commit of the PR (GitHub lists at most 250).
-pub async fn commits(gh: &InstallationClient, repo: &RepoRef, number: i64) -> Result<Vec<CommitItem>> {
+pub async fn commits(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+) -> Result<Vec<CommitItem>> {
     let route = format!("{}/pulls/{number}/commits", repo_route(repo));
     all_pages(gh, &route, "commits", |page: Vec<CommitItem>| (page, None)).await
 }
 
 /// Every check run on commit `sha`.
-pub async fn check_runs(gh: &InstallationClient, repo: &RepoRef, sha: &str) -> Result<Vec<CheckRunItem>> {
+pub async fn check_runs(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    sha: &str,
+) -> Result<Vec<CheckRunItem>> {
     let route = format!("{}/commits/{sha}/check-runs", repo_route(repo));
     all_pages(gh, &route, "check runs", |page: CheckRunPage| {
         (page.check_runs, Some(page.total_count))

@@ -44,7 +44,9 @@ pub enum Verdict {
     /// Worth trying again soon.
     Transient,
     /// GitHub asked for no calls before `until`.
-    RateLimited { until: SystemTime },
+    RateLimited {
+        until: SystemTime,
+    },
     /// Trying again will not help.
     Permanent,
 }
@@ -155,7 +157,9 @@ pub enum Admission {
     /// Wait this long first (GitHub asked for it).
     WaitFor(Duration),
     /// GitHub asked for a wait longer than a worker is held: retry the job at `until`.
-    Defer { until: SystemTime },
+    Defer {
+        until: SystemTime,
+    },
 }
 
 /// A call for an installation GitHub asked to hold until `not_before`, at `now`.

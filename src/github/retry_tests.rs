@@ -31,7 +31,11 @@ fn answers_are_classified() {
         ("400", Outcome::Answered(status(400)), Verdict::Permanent),
         ("404", Outcome::Answered(status(404)), Verdict::Permanent),
         ("422", Outcome::Answered(status(422)), Verdict::Permanent),
-        ("plain 403", Outcome::Answered(status(403)), Verdict::Permanent),
+        (
+            "plain 403",
+            Outcome::Answered(status(403)),
+            Verdict::Permanent,
+        ),
         (
             "primary limit",
             Outcome::Answered(Answer {
@@ -167,10 +171,7 @@ fn the_job_runner_reads_the_wait_and_permanence_from_the_chain() {
         until: later(90),
     })
     .context("posting a comment");
-    assert_eq!(
-        retry_delay(&limited, now()),
-        Some(Duration::from_secs(90))
-    );
+    assert_eq!(retry_delay(&limited, now()), Some(Duration::from_secs(90)));
     assert!(!is_permanent(&limited));
     let rejected = anyhow::Error::new(GitHubError::Rejected {
         method: "GET".into(),

@@ -128,15 +128,14 @@ async fn run_one_in_span<H: JobHandler>(
                 JobError::Permanent(_) => None,
             };
             tracing::warn!(error = %err, "job failed");
-            let status = match queue::fail_not_before(db, job, transient, &err.to_string(), wait)
-                .await
-            {
-                Ok(s) => s,
-                Err(e) => {
-                    tracing::error!(error = %format!("{e:#}"), "could not record job failure");
-                    "unknown"
-                }
-            };
+            let status =
+                match queue::fail_not_before(db, job, transient, &err.to_string(), wait).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        tracing::error!(error = %format!("{e:#}"), "could not record job failure");
+                        "unknown"
+                    }
+                };
             if status == "failed" {
                 handler.on_failed(job, &err).await;
             }

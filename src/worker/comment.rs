@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use anyhow::anyhow;
 use crate::github::InstallationClient;
+use anyhow::anyhow;
 
 use super::authorize::{authorize, repo_policy, Authorized};
 use super::{github_error, installation_client, payload};

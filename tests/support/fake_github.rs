@@ -134,7 +134,7 @@ impl Respond for Handler {
 }
 
 impl Handler {
-    fn answer(&self, mut st: &mut GitHubState, req: &Request) -> ResponseTemplate {
+    fn answer(&self, st: &mut GitHubState, req: &Request) -> ResponseTemplate {
         st.next_id += 1;
         let id = 1000 + st.next_id;
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
@@ -169,7 +169,7 @@ impl Handler {
                 ResponseTemplate::new(201).set_body_json(json!({"id": id, "content": content}))
             }
             "get_pr" => {
-                let mergeable = pr_reads::mergeable_now(&mut st);
+                let mergeable = pr_reads::mergeable_now(st);
                 let pr = &st.pr;
                 ResponseTemplate::new(200).set_body_json(json!({
                     "number": seg(req, 4).parse::<i64>().unwrap_or(1), "state": pr.state,
@@ -180,10 +180,10 @@ impl Handler {
                     "mergeable": mergeable, "mergeable_state": pr.mergeable_state
                 }))
             }
-            "reviews" => pr_reads::reviews(&st, req),
-            "commits" => pr_reads::commits(&st, req),
-            "compare" => pr_reads::compare(&mut st, req),
-            "repository" => pr_reads::repository(&st),
+            "reviews" => pr_reads::reviews(st, req),
+            "commits" => pr_reads::commits(st, req),
+            "compare" => pr_reads::compare(st, req),
+            "repository" => pr_reads::repository(st),
             "files" => {
                 let page: usize = req
                     .url
@@ -200,7 +200,7 @@ impl Handler {
                     .collect();
                 ResponseTemplate::new(200).set_body_json(list)
             }
-            "check_runs" => pr_reads::check_runs(&st, req),
+            "check_runs" => pr_reads::check_runs(st, req),
             "contents" => {
                 let path = req
                     .url

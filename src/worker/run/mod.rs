@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use anyhow::anyhow;
 use crate::github::InstallationClient;
+use anyhow::anyhow;
 
 use super::layout::policy_for_pr;
 use super::{github_error, installation_client, payload};
