@@ -6,11 +6,16 @@
 
 mod support;
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use support::fake_github::faults::{Fault, SeenRequest};
 use support::fake_github::Posted;
 use support::*;
+use tfgate::github::{api, retry_delay};
+use tfgate::jobs::runner::{run_worker, WorkerOptions};
+use tfgate::webhook::event::RepoRef;
+use tfgate::worker::JobRouter;
 
 const COMMENTS: &str = "/issues/1/comments";
 
@@ -181,4 +186,102 @@ async fn a_tarball_500_is_retried_and_the_plan_runs() {
         .comments()
         .iter()
         .all(|c| !c.body.contains("could not")));
+}
+
+/// A primary rate limit resetting in an hour: the comment job is not held by its worker but
+/// put back in the queue to run no sooner than GitHub's reset, and meanwhile every call of
+/// the installation is refused in-process without reaching GitHub.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_rate_limit_requeues_the_job_for_githubs_reset() {
+    let policy = one_root_policy("eks", "infra/eks", "");
+    let h = Harness::start_with_policy(Backend::Sqlite, Some(&policy))
+        .await
+        .unwrap();
+    h.github.with(|g| {
+        g.files = vec!["infra/eks/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    let reset = now.as_secs() + 3600;
+    h.github.fail_next(
+        "GET",
+        "/pulls/1",
+        Fault::Status {
+            code: 403,
+            headers: vec![
+                ("x-ratelimit-remaining".into(), "0".into()),
+                ("x-ratelimit-reset".into(), reset.to_string()),
+            ],
+            body: r#"{"message":"API rate limit exceeded for installation ID 1."}"#.into(),
+            after_write: false,
+        },
+    );
+    let comment = pr_comment("/plan", "alice");
+    h.deliver("issue_comment", &comment).await;
+    let (run_at, attempts) = run_worker_until_requeued(&h).await;
+
+    assert_eq!(attempts, 1);
+    assert!(
+        run_at >= (reset * 1000) as i64 - 1,
+        "run_at {run_at} is before GitHub's reset {reset}"
+    );
+    let installation = comment["installation"]["id"].as_i64().unwrap();
+    let gh = h
+        .state
+        .github()
+        .unwrap()
+        .installation(installation)
+        .unwrap();
+    let repo = RepoRef {
+        installation_id: installation,
+        owner: "Codertocat".into(),
+        name: "Hello-World".into(),
+    };
+    let seen = h.github.requests().len();
+    let err = api::get_pull_request(&gh, &repo, 1).await.unwrap_err();
+    let wait = retry_delay(&err, SystemTime::now()).expect("a rate limit");
+    assert!(wait > Duration::from_secs(3000), "{wait:?}");
+    assert_eq!(
+        h.github.requests().len(),
+        seen,
+        "the gate kept the call home"
+    );
+    assert!(h.github.comments().is_empty());
+}
+
+/// Run the real worker loop until the comment job is back in the queue after a failure;
+/// its `run_at` and attempts.
+async fn run_worker_until_requeued(h: &Harness) -> (i64, i64) {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let opts = WorkerOptions {
+        name: "test-worker".into(),
+        lease: Duration::from_secs(30),
+        poll_interval: Duration::from_millis(20),
+    };
+    let router = Arc::new(JobRouter::new(h.state.clone()));
+    let worker = tokio::spawn(run_worker(
+        h.state.db.clone(),
+        router,
+        opts,
+        h.state.metrics.clone(),
+        h.state.wake.clone(),
+        stopped,
+    ));
+    let mut requeued = None;
+    for _ in 0..30_000 {
+        requeued = sqlx::query_as::<_, (i64, i64)>(
+            "SELECT run_at, attempts FROM jobs WHERE kind = 'comment' \
+             AND status = 'queued' AND last_error IS NOT NULL",
+        )
+        .fetch_optional(&h.state.db.pool)
+        .await
+        .unwrap();
+        if requeued.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    stop.send(true).unwrap();
+    worker.await.unwrap();
+    requeued.expect("the comment job was put back in the queue")
 }

@@ -362,6 +362,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_post_marker_leaves_the_comment_marker_readable() {
+        let body = "## tfgate plan\n<!-- tfgate:kind=plan:pr=17:root=all:run=r-0042 -->\n";
+        let posted = format!("{body}\n{}", post_marker("0123abcd"));
+        let marker = crate::render::parse_marker(&posted).expect("a comment marker");
+        assert_eq!(Some(marker), crate::render::parse_marker(body));
+        assert_eq!(crate::render::parse_marker(&post_marker("0123abcd")), None);
+        assert!(posted.ends_with("<!-- tfgate:post:0123abcd -->"));
+    }
+
+    #[test]
     fn file_content_decodes_githubs_wrapped_base64() {
         let file = FileContent {
             encoding: "base64".into(),
