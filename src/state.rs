@@ -111,7 +111,8 @@ impl AppState {
             creds.slug.clone(),
             &SecretString::from(creds.pem.clone()),
             &self.config.github_api_url,
-        )?;
+        )?
+        .with_call_policy(call_policy(&self.config));
         *self.github.write().expect("github lock") = Some(Arc::new(app));
         if let Some(s) = &creds.webhook_secret {
             let mut secrets = self.secrets.write().expect("secrets lock");
@@ -130,10 +131,19 @@ pub fn renderer_for(config: &Config) -> Result<Renderer> {
         .context("loading the comment templates (TFGATE_TEMPLATE_DIR)")
 }
 
+/// How the App's GitHub calls are made: the configured deadline, the default retries.
+fn call_policy(config: &Config) -> crate::github::CallPolicy {
+    crate::github::CallPolicy {
+        timeout: config.github_timeout,
+        ..Default::default()
+    }
+}
+
 /// App credentials from configuration (id + key file) or from the manifest flow's file.
 fn load_app(config: &Config) -> Result<(Option<GitHubApp>, Option<String>)> {
     if let Some((id, pem)) = crate::config::app_key(config)? {
-        let app = GitHubApp::new(id, config.app_slug.clone(), &pem, &config.github_api_url)?;
+        let app = GitHubApp::new(id, config.app_slug.clone(), &pem, &config.github_api_url)?
+            .with_call_policy(call_policy(config));
         return Ok((Some(app), None));
     }
     match AppCredentials::load(&config.data_dir)? {
@@ -143,7 +153,8 @@ fn load_app(config: &Config) -> Result<(Option<GitHubApp>, Option<String>)> {
                 creds.slug.clone(),
                 &SecretString::from(creds.pem.clone()),
                 &config.github_api_url,
-            )?;
+            )?
+            .with_call_policy(call_policy(config));
             Ok((Some(app), creds.webhook_secret))
         }
         None => Ok((None, None)),

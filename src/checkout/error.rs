@@ -76,12 +76,13 @@ fn status_hint(status: u16) -> &'static str {
 }
 
 impl CheckoutError {
-    /// Whether trying again later may succeed (network trouble, rate limits, GitHub 5xx).
+    /// Whether trying again soon may succeed (network trouble, 429, GitHub 5xx); a 403 or
+    /// 404 (no access, no such commit) stays.
     pub fn is_retryable(&self) -> bool {
         match self {
             CheckoutError::Network(_) => true,
             CheckoutError::HttpStatus { status } => {
-                matches!(status, 403 | 429 | 500..=599)
+                matches!(status, 408 | 429 | 500..=599)
             }
             _ => false,
         }
@@ -137,7 +138,9 @@ mod tests {
     fn retryable_only_for_transient_failures() {
         assert!(CheckoutError::HttpStatus { status: 503 }.is_retryable());
         assert!(CheckoutError::HttpStatus { status: 429 }.is_retryable());
+        assert!(CheckoutError::HttpStatus { status: 500 }.is_retryable());
         assert!(!CheckoutError::HttpStatus { status: 404 }.is_retryable());
+        assert!(!CheckoutError::HttpStatus { status: 403 }.is_retryable());
         assert!(!CheckoutError::HttpStatus { status: 401 }.is_retryable());
         assert!(!CheckoutError::InvalidSha.is_retryable());
         assert!(!CheckoutError::Archive(ExtractError::TooManyFiles { limit: 1 }).is_retryable());

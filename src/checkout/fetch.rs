@@ -48,6 +48,33 @@ pub async fn fetch_tarball(
     stream_into_extractor(response, dest.to_path_buf(), limits).await
 }
 
+/// Runs `fetch` (a [`fetch_tarball`]) again after each pause of `backoff` while it fails
+/// transiently ([`CheckoutError::is_retryable`]: network trouble, 429, GitHub 5xx); a 403,
+/// a 404 or a rejected archive fails at once. A failed fetch leaves no destination behind.
+pub async fn with_retries<F, Fut>(
+    backoff: &[std::time::Duration],
+    mut fetch: F,
+) -> Result<CheckoutInfo, CheckoutError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<CheckoutInfo, CheckoutError>>,
+{
+    let mut pauses = backoff.iter();
+    loop {
+        match fetch().await {
+            Err(e) if e.is_retryable() => {
+                let Some(pause) = pauses.next() else {
+                    return Err(e);
+                };
+                tracing::warn!(error = %e, pause_ms = pause.as_millis() as u64,
+                    "tarball download failed; trying again");
+                tokio::time::sleep(*pause).await;
+            }
+            done => return done,
+        }
+    }
+}
+
 /// The API request for a tarball (GitHub answers with a redirect to the archive).
 pub fn tarball_request(
     client: &Client,

@@ -25,7 +25,7 @@ mod tests;
 
 pub use error::{CheckoutError, ExtractError};
 pub use extract::{extract_tarball, CheckoutInfo};
-pub use fetch::{fetch_tarball, is_commit_sha, tarball_request, tarball_url};
+pub use fetch::{fetch_tarball, is_commit_sha, tarball_request, tarball_url, with_retries};
 pub use host_read::{read_no_follow, read_text_no_follow, read_tree, WalkLimits};
 pub use limits::ExtractLimits;
 pub use provider_overrides::{is_provider_override, remove_provider_overrides};

@@ -125,6 +125,9 @@ pub struct ConfigArgs {
     /// everything (default 30, at least 8).
     #[arg(long, env = "TFGATE_RETENTION_DAYS", global = true)]
     pub retention_days: Option<u32>,
+    /// Seconds one GitHub API call may take before it counts as failed (default 30).
+    #[arg(long, env = "TFGATE_GITHUB_TIMEOUT_SECS", global = true)]
+    pub github_timeout_secs: Option<u64>,
 }
 
 /// The optional `tfgate.toml`; keys are the flag names with `_` (e.g. `data_dir`).
@@ -161,6 +164,7 @@ pub(super) struct ConfigFile {
     pub(super) cloudtrail_endpoint_url: Option<String>,
     pub(super) enrich_schedule: Option<String>,
     pub(super) retention_days: Option<u32>,
+    pub(super) github_timeout_secs: Option<u64>,
 }
 
 impl ConfigArgs {
@@ -203,6 +207,7 @@ impl ConfigArgs {
                 .or(file.cloudtrail_endpoint_url),
             enrich_schedule: self.enrich_schedule.clone().or(file.enrich_schedule),
             retention_days: self.retention_days.or(file.retention_days),
+            github_timeout_secs: self.github_timeout_secs.or(file.github_timeout_secs),
         }
     }
 }

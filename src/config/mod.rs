@@ -59,6 +59,8 @@ pub struct Config {
     pub enrich_schedule: Vec<std::time::Duration>,
     /// Days rows are kept before pruning (`None`: forever); see [`crate::db::retention`].
     pub retention_days: Option<u32>,
+    /// How long one GitHub API call may take ([`crate::github::http::DEFAULT_TIMEOUT`]).
+    pub github_timeout: std::time::Duration,
 }
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -79,6 +81,7 @@ impl Config {
         let data_dir = v.data_dir.clone().unwrap_or_else(|| PathBuf::from("data"));
         Ok(Config {
             retention_days: retention_days(&v)?,
+            github_timeout: github_timeout(v.github_timeout_secs)?,
             cloudtrail_endpoint_url: v.cloudtrail_endpoint_url,
             enrich_schedule: enrich_schedule(v.enrich_schedule.as_deref())?,
             encryption_key: v.encryption_key.map(SecretString::from),
@@ -129,6 +132,14 @@ impl Config {
     pub fn is_postgres(&self) -> bool {
         self.database_url.starts_with("postgres://")
             || self.database_url.starts_with("postgresql://")
+    }
+}
+
+fn github_timeout(secs: Option<u64>) -> Result<std::time::Duration> {
+    match secs {
+        None => Ok(crate::github::http::DEFAULT_TIMEOUT),
+        Some(0) => bail!("TFGATE_GITHUB_TIMEOUT_SECS must be at least 1"),
+        Some(s) => Ok(std::time::Duration::from_secs(s)),
     }
 }
 

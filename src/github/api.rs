@@ -1,11 +1,11 @@
-//! The REST calls tfgate makes, as thin wrappers over octocrab's generic verbs so the request
-//! shapes are exactly GitHub's (checked against the official OpenAPI spec in tests).
+//! The REST calls tfgate makes, as thin wrappers over [`InstallationClient`]'s verbs so the
+//! request shapes are exactly GitHub's (checked against the official OpenAPI spec in tests).
 
 use anyhow::{Context, Result};
-use octocrab::Octocrab;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::http::{Call, Delivered, InstallationClient};
 use crate::webhook::event::RepoRef;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -15,25 +15,75 @@ pub struct CreatedComment {
     pub html_url: Option<String>,
 }
 
-/// Post a comment on an issue or pull request.
+/// Post a comment on an issue or pull request, once. The body gets a hidden marker of its
+/// own; when GitHub's answer is lost (5xx, no answer in time) the PR's comments are searched
+/// for that marker before the same body is sent again, so a comment is never posted twice.
 pub async fn create_comment(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     number: i64,
     body: &str,
 ) -> Result<CreatedComment> {
+    let marker = post_marker(&uuid::Uuid::new_v4().simple().to_string());
+    let payload = json!({ "body": format!("{body}\n{marker}") });
     let route = format!(
         "/repos/{}/{}/issues/{number}/comments",
         repo.owner, repo.name
     );
-    gh.post(route, Some(&json!({ "body": body })))
+    let call = Call {
+        method: &http::Method::POST,
+        route: &route,
+        body: Some(&payload),
+        idempotent: false,
+    };
+    // Comments updated since ten minutes before now (GitHub's clock may differ from ours).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let since = crate::enrich::UnixSeconds(now - 600);
+    let delivered = gh
+        .deliver(call, || {
+            comment_with_marker(gh, repo, number, &marker, since)
+        })
         .await
-        .context("posting a comment")
+        .context("posting a comment")?;
+    match delivered {
+        Delivered::Answer(text) => {
+            serde_json::from_str(&text).context("GitHub's answer to a new comment is not JSON")
+        }
+        Delivered::AlreadyDone(id) => {
+            tracing::info!(
+                comment = id,
+                "a comment whose answer was lost had been posted"
+            );
+            Ok(CreatedComment { id, html_url: None })
+        }
+    }
+}
+
+/// The hidden line that identifies one post of a comment.
+pub fn post_marker(post_id: &str) -> String {
+    format!("<!-- tfgate:post:{post_id} -->")
+}
+
+/// The id of the PR's comment carrying `marker`, among those updated since `since`.
+async fn comment_with_marker(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+    marker: &str,
+    since: crate::enrich::UnixSeconds,
+) -> Result<Option<i64>> {
+    let comments = list_comments_since(gh, repo, number, Some(since)).await?;
+    Ok(comments
+        .iter()
+        .find(|c| c.body.as_deref().is_some_and(|b| b.contains(marker)))
+        .map(|c| c.id))
 }
 
 /// Replace the body of a comment tfgate posted earlier.
 pub async fn update_comment(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     comment_id: i64,
     body: &str,
@@ -43,7 +93,7 @@ pub async fn update_comment(
         repo.owner, repo.name
     );
     let _: serde_json::Value = gh
-        .patch(route, Some(&json!({ "body": body })))
+        .patch(&route, &json!({ "body": body }))
         .await
         .context("updating a comment")?;
     Ok(())
@@ -51,7 +101,7 @@ pub async fn update_comment(
 
 /// React to a comment (`+1`, `-1`, `laugh`, `confused`, `heart`, `hooray`, `rocket`, `eyes`).
 pub async fn react_to_comment(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     comment_id: i64,
     content: &str,
@@ -61,7 +111,7 @@ pub async fn react_to_comment(
         repo.owner, repo.name
     );
     let _: serde_json::Value = gh
-        .post(route, Some(&json!({ "content": content })))
+        .post(&route, &json!({ "content": content }))
         .await
         .context("adding a reaction")?;
     Ok(())
@@ -107,14 +157,12 @@ pub struct Login {
 }
 
 pub async fn get_pull_request(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     number: i64,
 ) -> Result<PullRequestInfo> {
     let route = format!("/repos/{}/{}/pulls/{number}", repo.owner, repo.name);
-    gh.get(route, None::<&()>)
-        .await
-        .context("reading the pull request")
+    gh.get(&route).await.context("reading the pull request")
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -123,12 +171,9 @@ struct RepositoryInfo {
 }
 
 /// The repository's default branch.
-pub async fn default_branch(gh: &Octocrab, repo: &RepoRef) -> Result<String> {
+pub async fn default_branch(gh: &InstallationClient, repo: &RepoRef) -> Result<String> {
     let route = format!("/repos/{}/{}", repo.owner, repo.name);
-    let info: RepositoryInfo = gh
-        .get(route, None::<&()>)
-        .await
-        .context("reading the repository")?;
+    let info: RepositoryInfo = gh.get(&route).await.context("reading the repository")?;
     Ok(info.default_branch)
 }
 
@@ -141,7 +186,7 @@ pub struct PermissionInfo {
 
 /// A user's permission on the repository (`admin`, `maintain`, `write`, `triage`, `read`, `none`).
 pub async fn collaborator_permission(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     user: &str,
 ) -> Result<PermissionInfo> {
@@ -149,7 +194,7 @@ pub async fn collaborator_permission(
         "/repos/{}/{}/collaborators/{user}/permission",
         repo.owner, repo.name
     );
-    gh.get(route, None::<&()>)
+    gh.get(&route)
         .await
         .context("reading a collaborator permission")
 }
@@ -167,7 +212,7 @@ pub struct CheckRunRequest<'a> {
 }
 
 pub async fn create_check_run(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     r: &CheckRunRequest<'_>,
 ) -> Result<()> {
@@ -197,14 +242,14 @@ pub async fn create_check_run(
     let route = format!("/repos/{}/{}/check-runs", repo.owner, repo.name);
     let _: serde_json::Value = gh
         .post(
-            route,
-            Some(&json!({
+            &route,
+            &json!({
                 "name": r.name,
                 "head_sha": r.head_sha,
                 "status": "completed",
                 "conclusion": r.conclusion,
                 "output": output,
-            })),
+            }),
         )
         .await
         .context("creating a check run")?;
@@ -220,22 +265,30 @@ pub struct IssueComment {
     pub user: Option<Login>,
 }
 
-/// The PR's comments (first 100 pages of 100 at most; newest tfgate comments are what matter).
+/// The PR's comments (first 10 pages of 100 at most; newest tfgate comments are what matter).
 pub async fn list_comments(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     number: i64,
 ) -> Result<Vec<IssueComment>> {
+    list_comments_since(gh, repo, number, None).await
+}
+
+/// The PR's comments updated at or after `since` (all when `None`), 10 pages of 100 at most.
+async fn list_comments_since(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+    since: Option<crate::enrich::UnixSeconds>,
+) -> Result<Vec<IssueComment>> {
+    let since = since.map_or(String::new(), |t| format!("&since={}", t.to_rfc3339()));
     let mut all = Vec::new();
     for page in 1..=10 {
         let route = format!(
-            "/repos/{}/{}/issues/{number}/comments?per_page=100&page={page}",
+            "/repos/{}/{}/issues/{number}/comments?per_page=100&page={page}{since}",
             repo.owner, repo.name
         );
-        let batch: Vec<IssueComment> = gh
-            .get(route, None::<&()>)
-            .await
-            .context("listing comments")?;
+        let batch: Vec<IssueComment> = gh.get(&route).await.context("listing comments")?;
         let n = batch.len();
         all.extend(batch);
         if n < 100 {
@@ -246,15 +299,18 @@ pub async fn list_comments(
 }
 
 /// Whether `user` is an active member of the organisation team `team` (404: not a member).
-pub async fn team_member(gh: &Octocrab, org: &str, team: &str, user: &str) -> Result<bool> {
+pub async fn team_member(
+    gh: &InstallationClient,
+    org: &str,
+    team: &str,
+    user: &str,
+) -> Result<bool> {
     let route = format!("/orgs/{org}/teams/{team}/memberships/{user}");
-    match gh.get::<serde_json::Value, _, ()>(route, None::<&()>).await {
-        Ok(v) => Ok(v["state"] == "active"),
-        Err(octocrab::Error::GitHub { source, .. }) if source.status_code.as_u16() == 404 => {
-            Ok(false)
-        }
-        Err(e) => Err(e).context("reading a team membership"),
-    }
+    let membership: Option<serde_json::Value> = gh
+        .get_optional(&route)
+        .await
+        .context("reading a team membership")?;
+    Ok(membership.is_some_and(|v| v["state"] == "active"))
 }
 
 /// A file as the contents API returns it (`encoding` is `base64`, or `none` above 1 MB).
@@ -285,27 +341,35 @@ impl FileContent {
 
 /// The file at `path` on `git_ref` (a branch name or commit); `None` when there is none (404).
 pub async fn file_at(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     path: &str,
     git_ref: &str,
 ) -> Result<Option<FileContent>> {
-    let route = format!("/repos/{}/{}/contents/{path}", repo.owner, repo.name);
-    match gh
-        .get::<FileContent, _, _>(route, Some(&[("ref", git_ref)]))
+    let route = format!(
+        "/repos/{}/{}/contents/{path}?ref={}",
+        repo.owner,
+        repo.name,
+        super::lists::path_escape(git_ref)
+    );
+    gh.get_optional(&route)
         .await
-    {
-        Ok(file) => Ok(Some(file)),
-        Err(octocrab::Error::GitHub { source, .. }) if source.status_code.as_u16() == 404 => {
-            Ok(None)
-        }
-        Err(e) => Err(e).with_context(|| format!("reading {path} at {git_ref}")),
-    }
+        .with_context(|| format!("reading {path} at {git_ref}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_post_marker_leaves_the_comment_marker_readable() {
+        let body = "## tfgate plan\n<!-- tfgate:kind=plan:pr=17:root=all:run=r-0042 -->\n";
+        let posted = format!("{body}\n{}", post_marker("0123abcd"));
+        let marker = crate::render::parse_marker(&posted).expect("a comment marker");
+        assert_eq!(Some(marker), crate::render::parse_marker(body));
+        assert_eq!(crate::render::parse_marker(&post_marker("0123abcd")), None);
+        assert!(posted.ends_with("<!-- tfgate:post:0123abcd -->"));
+    }
 
     #[test]
     fn file_content_decodes_githubs_wrapped_base64() {

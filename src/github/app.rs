@@ -10,6 +10,8 @@ use octocrab::Octocrab;
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
+use super::gate::RateGate;
+use super::http::{CallPolicy, InstallationClient};
 use crate::policy::GitHubPermission;
 use crate::webhook::event::RepoRef;
 
@@ -85,7 +87,11 @@ pub struct GitHubApp {
     pub slug: String,
     pub api_url: String,
     app_client: Octocrab,
-    installations: Mutex<HashMap<i64, Arc<Octocrab>>>,
+    installations: Mutex<HashMap<i64, Arc<InstallationClient>>>,
+    /// When GitHub asked each installation to wait; shared by every worker of the process.
+    gate: Arc<RateGate>,
+    /// Deadline and retries of every call.
+    policy: Arc<CallPolicy>,
     /// Tokens handed out by [`GitHubApp::installation_token`], with when each was issued.
     tokens: Mutex<HashMap<i64, (SecretString, std::time::Instant)>>,
     /// Repository permissions looked up, per (repository, user), with when.
@@ -119,6 +125,9 @@ impl GitHubApp {
                 http::header::HeaderName::from_static("x-github-api-version"),
                 "2022-11-28".to_string(),
             )
+            // octocrab's retry resends a POST with an empty body (its body is read once);
+            // tfgate retries itself, with the same body (`github/http.rs`).
+            .add_retry_config(octocrab::service::middleware::retry::RetryConfig::None)
             .build()
             .context("building the GitHub client")?;
         Ok(GitHubApp {
@@ -127,23 +136,41 @@ impl GitHubApp {
             api_url: api_url.to_string(),
             app_client,
             installations: Mutex::new(HashMap::new()),
+            gate: Arc::new(RateGate::default()),
+            policy: Arc::new(CallPolicy::default()),
             tokens: Mutex::new(HashMap::new()),
             permissions: Mutex::new(HashMap::new()),
         })
     }
 
+    /// The same App with another deadline and retries for its GitHub calls.
+    pub fn with_call_policy(mut self, policy: CallPolicy) -> GitHubApp {
+        self.policy = Arc::new(policy);
+        self
+    }
+
+    /// The deadline and retries of the App's GitHub calls.
+    pub fn call_policy(&self) -> &CallPolicy {
+        &self.policy
+    }
+
     /// A client acting as the installation; its token is fetched on first use and cached.
     /// (Shared behind an `Arc`: cloning an `Octocrab` would copy, not share, its token cache.)
-    pub fn installation(&self, installation_id: i64) -> Result<Arc<Octocrab>> {
+    pub fn installation(&self, installation_id: i64) -> Result<Arc<InstallationClient>> {
         let mut map = self.installations.lock().expect("installation cache lock");
         if let Some(client) = map.get(&installation_id) {
             return Ok(Arc::clone(client));
         }
-        let client = Arc::new(
-            self.app_client
-                .installation(InstallationId(installation_id as u64))
-                .context("creating installation client")?,
-        );
+        let octocrab = self
+            .app_client
+            .installation(InstallationId(installation_id as u64))
+            .context("creating installation client")?;
+        let client = Arc::new(InstallationClient::new(
+            octocrab,
+            installation_id,
+            Arc::clone(&self.gate),
+            Arc::clone(&self.policy),
+        ));
         map.insert(installation_id, Arc::clone(&client));
         Ok(client)
     }
@@ -177,7 +204,7 @@ impl GitHubApp {
     /// The user's permission on the repository, looked up at most once a minute.
     pub async fn user_permission(
         &self,
-        gh: &Octocrab,
+        gh: &InstallationClient,
         repo: &RepoRef,
         user: &str,
     ) -> Result<GitHubPermission> {

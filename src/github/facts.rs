@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use octocrab::Octocrab;
 
 use super::api::{collaborator_permission, get_pull_request, PullRequestInfo};
+use super::http::InstallationClient;
 use super::lists::{self, CheckRunItem, CommitItem, ReviewItem};
 use crate::policy::{CheckRun, GitHubPermission, PrFacts, PrState, Review, ReviewState};
 use crate::webhook::event::RepoRef;
@@ -44,7 +44,7 @@ pub fn permission(name: &str) -> GitHubPermission {
 
 /// A user's permission on the repository.
 pub async fn user_permission(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     user: &str,
 ) -> Result<GitHubPermission> {
@@ -57,14 +57,14 @@ pub async fn user_permission(
 }
 
 /// The PR's changed files (old names of renames included); GitHub lists at most 3,000.
-pub async fn pr_files(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<Vec<String>> {
+pub async fn pr_files(gh: &InstallationClient, repo: &RepoRef, number: i64) -> Result<Vec<String>> {
     lists::files(gh, repo, number).await
 }
 
 /// The PR as GitHub has it now, re-read after each pause of `waits` while its mergeability
 /// is still being computed.
 async fn settled_pull_request(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     number: i64,
     waits: &[Duration],
@@ -81,14 +81,14 @@ async fn settled_pull_request(
 }
 
 /// The facts of a PR, without waiting for GitHub to compute mergeability.
-pub async fn pr_facts(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<PrFacts> {
+pub async fn pr_facts(gh: &InstallationClient, repo: &RepoRef, number: i64) -> Result<PrFacts> {
     pr_facts_waiting(gh, repo, number, &[]).await
 }
 
 /// The facts of a PR; while GitHub has not computed mergeability, the PR is re-read after
 /// each pause of `waits` ([`MERGEABLE_WAIT`] for a command about to be decided).
 pub async fn pr_facts_waiting(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     number: i64,
     waits: &[Duration],
@@ -147,7 +147,7 @@ fn check_run(c: CheckRunItem) -> CheckRun {
 
 /// Every review with its reviewer's permission (asked once per reviewer; bots have none).
 async fn reviews_with_permissions(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     items: Vec<ReviewItem>,
 ) -> Result<Vec<Review>> {

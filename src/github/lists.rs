@@ -3,11 +3,11 @@
 //! is behind its base branch.
 
 use anyhow::{bail, Context, Result};
-use octocrab::Octocrab;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use super::api::Login;
+use super::http::InstallationClient;
 use crate::webhook::event::RepoRef;
 
 /// Items per page asked of GitHub (its maximum).
@@ -65,7 +65,7 @@ pub struct AppSlug {
 /// Reads `route` page by page until a page is short or `total` items were seen; `Err` when
 /// the list goes on past [`MAX_PAGES`], since a decision on part of it could be wrong.
 async fn all_pages<P: DeserializeOwned, T>(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     route: &str,
     what: &str,
     split: impl Fn(P) -> (Vec<T>, Option<usize>),
@@ -73,10 +73,7 @@ async fn all_pages<P: DeserializeOwned, T>(
     let mut all = Vec::new();
     for page in 1..=MAX_PAGES {
         let body: P = gh
-            .get(
-                format!("{route}?per_page={PER_PAGE}&page={page}"),
-                None::<&()>,
-            )
+            .get(&format!("{route}?per_page={PER_PAGE}&page={page}"))
             .await
             .with_context(|| format!("listing {what} (page {page})"))?;
         let (items, total) = split(body);
@@ -97,19 +94,31 @@ fn repo_route(repo: &RepoRef) -> String {
 }
 
 /// Every review of the PR, oldest first.
-pub async fn reviews(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<Vec<ReviewItem>> {
+pub async fn reviews(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+) -> Result<Vec<ReviewItem>> {
     let route = format!("{}/pulls/{number}/reviews", repo_route(repo));
     all_pages(gh, &route, "reviews", |page: Vec<ReviewItem>| (page, None)).await
 }
 
 /// Every commit of the PR (GitHub lists at most 250).
-pub async fn commits(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<Vec<CommitItem>> {
+pub async fn commits(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+) -> Result<Vec<CommitItem>> {
     let route = format!("{}/pulls/{number}/commits", repo_route(repo));
     all_pages(gh, &route, "commits", |page: Vec<CommitItem>| (page, None)).await
 }
 
 /// Every check run on commit `sha`.
-pub async fn check_runs(gh: &Octocrab, repo: &RepoRef, sha: &str) -> Result<Vec<CheckRunItem>> {
+pub async fn check_runs(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    sha: &str,
+) -> Result<Vec<CheckRunItem>> {
     let route = format!("{}/commits/{sha}/check-runs", repo_route(repo));
     all_pages(gh, &route, "check runs", |page: CheckRunPage| {
         (page.check_runs, Some(page.total_count))
@@ -119,15 +128,12 @@ pub async fn check_runs(gh: &Octocrab, repo: &RepoRef, sha: &str) -> Result<Vec<
 
 /// The PR's changed files (old names of renames included); GitHub lists at most 3,000, so a
 /// longer list is cut there rather than refused.
-pub async fn files(gh: &Octocrab, repo: &RepoRef, number: i64) -> Result<Vec<String>> {
+pub async fn files(gh: &InstallationClient, repo: &RepoRef, number: i64) -> Result<Vec<String>> {
     let route = format!("{}/pulls/{number}/files", repo_route(repo));
     let mut out = Vec::new();
     for page in 1..=MAX_PAGES {
         let items: Vec<FileItem> = gh
-            .get(
-                format!("{route}?per_page={PER_PAGE}&page={page}"),
-                None::<&()>,
-            )
+            .get(&format!("{route}?per_page={PER_PAGE}&page={page}"))
             .await
             .context("listing changed files")?;
         let n = items.len();
@@ -150,7 +156,7 @@ struct Comparison {
 /// How many commits of branch `base` the commit `head` lacks; `None` when GitHub cannot
 /// compare them (404: the branch or commit is gone).
 pub async fn behind_by(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     base: &str,
     head: &str,
@@ -160,13 +166,11 @@ pub async fn behind_by(
         repo_route(repo),
         path_escape(base)
     );
-    match gh.get::<Comparison, _, ()>(route, None::<&()>).await {
-        Ok(c) => Ok(Some(c.behind_by)),
-        Err(octocrab::Error::GitHub { source, .. }) if source.status_code.as_u16() == 404 => {
-            Ok(None)
-        }
-        Err(e) => Err(e).context("comparing the head with its base branch"),
-    }
+    let comparison: Option<Comparison> = gh
+        .get_optional(&route)
+        .await
+        .context("comparing the head with its base branch")?;
+    Ok(comparison.map(|c| c.behind_by))
 }
 
 /// A branch name as one URL path segment: every byte outside `[A-Za-z0-9._-]` (`/`

@@ -1,10 +1,16 @@
 //! GitHub: App authentication (JWT → installation tokens, cached by octocrab until 30 s before
-//! expiry), the REST calls tfgate makes, and the App-manifest setup flow. Thin: no decisions.
+//! expiry), the REST calls tfgate makes, and the App-manifest setup flow. Thin: no decisions,
+//! except `retry.rs` (pure): what an answer of GitHub means and what to do next.
 
 pub mod api;
 pub mod app;
 pub mod facts;
+pub mod gate;
+pub mod http;
 pub mod lists;
 pub mod manifest;
+pub mod retry;
 
 pub use app::{AppCredentials, GitHubApp};
+pub use http::{CallPolicy, InstallationClient};
+pub use retry::{retry_delay, GitHubError};

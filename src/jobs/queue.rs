@@ -132,7 +132,20 @@ pub async fn complete(db: &Db, job: &ClaimedJob) -> Result<bool> {
 /// Record a failure: retried with backoff when transient and attempts remain. `"lease_lost"`
 /// when this worker no longer holds the job (another one took it over): nothing is recorded.
 pub async fn fail(db: &Db, job: &ClaimedJob, transient: bool, error: &str) -> Result<&'static str> {
+    fail_not_before(db, job, transient, error, None).await
+}
+
+/// [`fail`], and a transient failure is retried no sooner than `wait` from now (when the
+/// cause named a time, e.g. a GitHub rate limit), else after the usual backoff.
+pub async fn fail_not_before(
+    db: &Db,
+    job: &ClaimedJob,
+    transient: bool,
+    error: &str,
+    wait: Option<std::time::Duration>,
+) -> Result<&'static str> {
     let now = now_ms();
+    let wait_ms = wait.map_or(0, |w| i64::try_from(w.as_millis()).unwrap_or(i64::MAX / 2));
     let error = truncate(error, 2000);
     if transient && job.attempts < job.max_attempts {
         let n = sqlx::query(
@@ -140,7 +153,7 @@ pub async fn fail(db: &Db, job: &ClaimedJob, transient: bool, error: &str) -> Re
              last_error = $2, updated_at = $3 WHERE id = $4 AND lease_owner = $5 \
              AND status = 'running'",
         )
-        .bind(now + retry_backoff_ms(job.attempts))
+        .bind(now + retry_backoff_ms(job.attempts).max(wait_ms))
         .bind(&error)
         .bind(now)
         .bind(job.id)

@@ -2,7 +2,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use tokio::sync::{watch, Notify};
 use tracing::Instrument;
@@ -122,14 +122,20 @@ async fn run_one_in_span<H: JobHandler>(
         },
         Err(err) => {
             let transient = matches!(err, JobError::Transient(_));
-            tracing::warn!(error = %err, "job failed");
-            let status = match queue::fail(db, job, transient, &err.to_string()).await {
-                Ok(s) => s,
-                Err(e) => {
-                    tracing::error!(error = %format!("{e:#}"), "could not record job failure");
-                    "unknown"
-                }
+            // A rate limit names when GitHub takes calls again: the retry waits for it.
+            let wait = match &err {
+                JobError::Transient(e) => crate::github::retry_delay(e, SystemTime::now()),
+                JobError::Permanent(_) => None,
             };
+            tracing::warn!(error = %err, "job failed");
+            let status =
+                match queue::fail_not_before(db, job, transient, &err.to_string(), wait).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        tracing::error!(error = %format!("{e:#}"), "could not record job failure");
+                        "unknown"
+                    }
+                };
             if status == "failed" {
                 handler.on_failed(job, &err).await;
             }

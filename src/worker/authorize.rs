@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use octocrab::Octocrab;
+use crate::github::InstallationClient;
 
 use super::comment::Replies;
 use super::github_error;
@@ -57,7 +57,7 @@ pub(super) async fn audit(
 /// Decide every accepted command under `policy` (the admin's, before the base layout).
 pub async fn authorize(
     state: &Arc<AppState>,
-    gh: &Octocrab,
+    gh: &InstallationClient,
     comment: &CommentJob,
     policy: &RepoPolicy,
     permission: GitHubPermission,
@@ -113,7 +113,7 @@ pub async fn repo_policy(
 
 /// The commenter as policy sees them: permission, and membership of the teams it names.
 async fn commenter(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     comment: &CommentJob,
     policy: &RepoPolicy,
     permission: GitHubPermission,

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::github::InstallationClient;
 use anyhow::anyhow;
-use octocrab::Octocrab;
 
 use super::authorize::{authorize, repo_policy, Authorized};
 use super::{github_error, installation_client, payload};
@@ -66,7 +66,7 @@ impl Replies {
     async fn post(
         self,
         state: &AppState,
-        gh: &Octocrab,
+        gh: &InstallationClient,
         comment: &CommentJob,
         job_id: i64,
     ) -> Result<(), JobError> {
@@ -96,7 +96,7 @@ impl Replies {
 async fn respond(
     state: &Arc<AppState>,
     app: &GitHubApp,
-    gh: &Octocrab,
+    gh: &InstallationClient,
     comment: &CommentJob,
     effects: Vec<CommentEffect>,
     replies: &mut Replies,
@@ -171,7 +171,7 @@ async fn passes_gate(
 
 /// React and collect the replies; returns the accepted commands.
 async fn carry_out_effects(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     comment: &CommentJob,
     effects: Vec<CommentEffect>,
     replies: &mut Replies,

@@ -74,7 +74,10 @@ async fn tell(state: &AppState, repo: &RepoRef, pr: i64, job_id: i64, what: Stri
     Ok(())
 }
 
-fn installation(state: &AppState, repo: &RepoRef) -> Result<std::sync::Arc<octocrab::Octocrab>> {
+fn installation(
+    state: &AppState,
+    repo: &RepoRef,
+) -> Result<std::sync::Arc<crate::github::InstallationClient>> {
     let (_, gh) = super::installation_client(state, repo).map_err(|e| anyhow!("{e}"))?;
     Ok(gh)
 }

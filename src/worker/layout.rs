@@ -2,7 +2,7 @@
 //! policy allows repo layouts, and merges it ([`crate::project::policy_with_base_layout`]).
 //! Never from the PR's base: a writer could open a PR into a branch holding their own layout.
 
-use octocrab::Octocrab;
+use crate::github::InstallationClient;
 
 use super::github_error;
 use crate::github::api;
@@ -14,7 +14,7 @@ use crate::webhook::event::RepoRef;
 /// The policy with the default branch's layout merged in, and the layout's problems (if
 /// any). No GitHub call when the policy does not allow repo layouts.
 pub async fn policy_for_pr(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     policy: &RepoPolicy,
 ) -> Result<(RepoPolicy, Vec<PolicyProblem>), JobError> {

@@ -15,7 +15,7 @@ mod run;
 
 use std::sync::Arc;
 
-use octocrab::Octocrab;
+use crate::github::InstallationClient;
 
 use crate::github::GitHubApp;
 use crate::jobs::runner::JobHandler;
@@ -59,7 +59,7 @@ impl JobHandler for JobRouter {
 fn installation_client(
     state: &AppState,
     repo: &RepoRef,
-) -> Result<(Arc<GitHubApp>, Arc<Octocrab>), JobError> {
+) -> Result<(Arc<GitHubApp>, Arc<InstallationClient>), JobError> {
     let app = state
         .github()
         .ok_or_else(|| JobError::Transient(anyhow::anyhow!("no GitHub App configured yet")))?;
@@ -92,18 +92,10 @@ fn decode_payload<T: serde::de::DeserializeOwned>(
         .map_err(|e| JobError::Permanent(anyhow::anyhow!("bad {} job payload: {e}", job.kind)))
 }
 
-/// GitHub 4xx (other than rate limits) will not get better by retrying; the rest may.
+/// GitHub refused the call (a 4xx that is no rate limit): retrying will not help; the rest
+/// (5xx, no answer, rate limits) may, and the job runner reads any wait GitHub asked for.
 fn github_error(e: anyhow::Error) -> JobError {
-    let permanent = e.chain().any(|cause| {
-        matches!(
-            cause.downcast_ref::<octocrab::Error>(),
-            Some(octocrab::Error::GitHub { source, .. })
-                if source.status_code.is_client_error()
-                    && source.status_code.as_u16() != 429
-                    && source.status_code.as_u16() != 403
-        )
-    });
-    if permanent {
+    if crate::github::retry::is_permanent(&e) {
         JobError::Permanent(e)
     } else {
         JobError::Transient(e)

@@ -2,7 +2,7 @@
 //! marker, and only those tfgate itself wrote), and one check run per root carries the same summary with annotations. Failures
 //! here are logged and never fail the run (the comment is what matters).
 
-use octocrab::Octocrab;
+use crate::github::InstallationClient;
 
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::render::{
@@ -15,7 +15,7 @@ const OUTDATED_PREFIX: &str =
     "<details><summary>🕘 Outdated plan: a newer plan was posted below</summary>";
 
 /// Fold every earlier plan comment of the PR (not `keep`) under an "outdated" summary.
-pub async fn supersede_old_plans(gh: &Octocrab, repo: &RepoRef, number: i64, keep: i64) {
+pub async fn supersede_old_plans(gh: &InstallationClient, repo: &RepoRef, number: i64, keep: i64) {
     let comments = match api::list_comments(gh, repo, number).await {
         Ok(c) => c,
         Err(e) => {
@@ -57,7 +57,7 @@ pub fn plans_to_fold(comments: &[IssueComment], keep: i64) -> Vec<(i64, String)>
 }
 
 pub async fn plan_check_runs(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     renderer: &Renderer,
     repo: &RepoRef,
     head: &str,
@@ -83,7 +83,7 @@ pub async fn plan_check_runs(
 }
 
 pub async fn apply_check_runs(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     renderer: &Renderer,
     repo: &RepoRef,
     head: &str,
@@ -110,7 +110,7 @@ pub async fn apply_check_runs(
 }
 
 async fn post_check(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     repo: &RepoRef,
     head: &str,
     name: &str,

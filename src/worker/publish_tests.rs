@@ -68,11 +68,12 @@ async fn a_user_comment_carrying_a_plan_marker_is_left_alone() {
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 0})))
         .mount(&server)
         .await;
-    let gh = Octocrab::builder()
+    let octocrab = octocrab::Octocrab::builder()
         .base_uri(server.uri())
         .unwrap()
         .build()
         .unwrap();
+    let gh = InstallationClient::new(octocrab, 1, Default::default(), Default::default());
     let repo = RepoRef {
         installation_id: 1,
         owner: "o".into(),

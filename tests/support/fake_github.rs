@@ -12,6 +12,9 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 mod pr_reads;
 pub use pr_reads::FakeCommit;
 
+#[path = "fake_github_faults.rs"]
+pub mod faults;
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Posted {
     pub number: i64,
@@ -98,6 +101,10 @@ pub struct GitHubState {
     pub reactions: Vec<(i64, String)>,
     pub token_requests: usize,
     pub next_id: i64,
+    /// Faults to answer instead of (or after) the real effect, in order.
+    pub faults: Vec<faults::PendingFault>,
+    /// Every request received, in order.
+    pub requests: Vec<faults::SeenRequest>,
 }
 
 #[derive(Clone)]
@@ -122,6 +129,12 @@ fn seg(req: &Request, i: usize) -> String {
 impl Respond for Handler {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let mut st = self.state.lock().unwrap();
+        faults::respond(&mut st, req, |st| self.answer(st, req))
+    }
+}
+
+impl Handler {
+    fn answer(&self, st: &mut GitHubState, req: &Request) -> ResponseTemplate {
         st.next_id += 1;
         let id = 1000 + st.next_id;
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
@@ -156,7 +169,7 @@ impl Respond for Handler {
                 ResponseTemplate::new(201).set_body_json(json!({"id": id, "content": content}))
             }
             "get_pr" => {
-                let mergeable = pr_reads::mergeable_now(&mut st);
+                let mergeable = pr_reads::mergeable_now(st);
                 let pr = &st.pr;
                 ResponseTemplate::new(200).set_body_json(json!({
                     "number": seg(req, 4).parse::<i64>().unwrap_or(1), "state": pr.state,
@@ -167,10 +180,10 @@ impl Respond for Handler {
                     "mergeable": mergeable, "mergeable_state": pr.mergeable_state
                 }))
             }
-            "reviews" => pr_reads::reviews(&st, req),
-            "commits" => pr_reads::commits(&st, req),
-            "compare" => pr_reads::compare(&mut st, req),
-            "repository" => pr_reads::repository(&st),
+            "reviews" => pr_reads::reviews(st, req),
+            "commits" => pr_reads::commits(st, req),
+            "compare" => pr_reads::compare(st, req),
+            "repository" => pr_reads::repository(st),
             "files" => {
                 let page: usize = req
                     .url
@@ -187,7 +200,7 @@ impl Respond for Handler {
                     .collect();
                 ResponseTemplate::new(200).set_body_json(list)
             }
-            "check_runs" => pr_reads::check_runs(&st, req),
+            "check_runs" => pr_reads::check_runs(st, req),
             "contents" => {
                 let path = req
                     .url

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
+use crate::github::InstallationClient;
 use anyhow::anyhow;
-use octocrab::Octocrab;
 
 use super::layout::policy_for_pr;
 use super::{github_error, installation_client, payload};
@@ -73,7 +73,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
 /// Tell the PR when the head moved (nothing runs) or declared projects are gone; returns the
 /// projects to run.
 async fn announce_start(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     renderer: &Renderer,
     run: &RunJob,
     pr: &api::PullRequestInfo,
@@ -109,7 +109,7 @@ async fn announce_start(
 
 /// Post one notice about the whole job.
 async fn post_notice(
-    gh: &Octocrab,
+    gh: &InstallationClient,
     renderer: &Renderer,
     run: &RunJob,
     head: &str,
@@ -127,7 +127,7 @@ async fn post_notice(
 /// Returns how many there were.
 async fn report_interrupted(
     state: &AppState,
-    gh: &Octocrab,
+    gh: &InstallationClient,
     renderer: &Renderer,
     job: &ClaimedJob,
     run: &RunJob,
@@ -170,7 +170,7 @@ async fn report_interrupted(
 /// What every step of one run job needs.
 struct RunCtx<'a> {
     state: &'a Arc<AppState>,
-    gh: &'a Octocrab,
+    gh: &'a InstallationClient,
     renderer: &'a Renderer,
     run: &'a RunJob,
     job: &'a ClaimedJob,
@@ -208,7 +208,7 @@ fn root_ident(p: &ResolvedProject) -> RootIdent {
     }
 }
 
-async fn post(gh: &Octocrab, run: &RunJob, body: &str) -> Result<(), JobError> {
+async fn post(gh: &InstallationClient, run: &RunJob, body: &str) -> Result<(), JobError> {
     api::create_comment(gh, &run.repo, run.number, body)
         .await
         .map(|_| ())

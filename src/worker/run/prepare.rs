@@ -9,7 +9,7 @@ use anyhow::{anyhow, Context, Result};
 
 use super::{render_err, RunCtx};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
-use crate::checkout::{fetch_tarball, ExtractLimits, Workdir};
+use crate::checkout::{fetch_tarball, with_retries, ExtractLimits, Workdir};
 use crate::db::locks::{self, LockOutcome, RootClaim, RootKey};
 use crate::db::runs::{self, NewRun};
 use crate::inputs;
@@ -238,16 +238,18 @@ impl RunCtx<'_> {
             .build()?;
         let repo = &self.run.repo;
         let api_url = &self.state.config.github_api_url;
-        fetch_tarball(
-            &client,
-            api_url,
-            &repo.owner,
-            &repo.name,
-            self.head,
-            &token,
-            dest,
-            ExtractLimits::default(),
-        )
+        with_retries(&app.call_policy().retry.backoff, || {
+            fetch_tarball(
+                &client,
+                api_url,
+                &repo.owner,
+                &repo.name,
+                self.head,
+                &token,
+                dest,
+                ExtractLimits::default(),
+            )
+        })
         .await
         .map_err(|e| anyhow!("checkout failed: {}", e.public_reason()))?;
         Ok(())
