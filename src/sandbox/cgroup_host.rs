@@ -165,10 +165,26 @@ impl RunCgroup {
 }
 
 impl Drop for RunCgroup {
+    /// A run dropped mid-way (cancelled): its tasks are being killed; removal is retried on
+    /// a short-lived thread, off the async runtime.
     fn drop(&mut self) {
-        if !self.dirs.is_empty() && !self.try_remove() {
-            tracing::warn!("a run's cgroups were still busy when it was dropped");
+        if self.dirs.is_empty() || self.try_remove() {
+            return;
         }
+        let mut rest = RunCgroup {
+            dirs: std::mem::take(&mut self.dirs),
+            procs: Vec::new(),
+        };
+        std::thread::spawn(move || {
+            for _ in 0..100 {
+                std::thread::sleep(Duration::from_millis(20));
+                if rest.try_remove() {
+                    return;
+                }
+            }
+            tracing::warn!("could not remove a dropped run's cgroups");
+            rest.dirs.clear();
+        });
     }
 }
 

@@ -17,7 +17,7 @@ use super::rlimit::{apply_rlimits, rlimit_pairs};
 use super::spec::{SandboxMode, SandboxSpec};
 use super::verdict::{limit_hit, ResourceLimit};
 
-/// stdout kept of a run that hit a limit (its last bytes; the rest was never needed).
+/// stdout kept of a run that passed the output cap (its last bytes; the rest is noise).
 const STDOUT_TAIL_ON_LIMIT: u64 = 1024 * 1024;
 
 /// Home directory in [`SandboxMode::None`], created inside the workdir.
@@ -43,7 +43,7 @@ pub struct RunOutput {
     pub status: ExitKind,
     /// Captured stdout, at most `output_cap_bytes` (invalid UTF-8 replaced); spilled to an
     /// unlinked temporary file while the run goes on, read back when it ended. Of a run that
-    /// hit a limit only the last MiB.
+    /// passed the output cap only the last MiB.
     pub stdout: String,
     /// The last [`STDERR_TAIL_BYTES`] bytes of stderr.
     pub stderr_tail: String,
@@ -127,7 +127,7 @@ pub async fn run_sandboxed(
     if let Some(cgroup) = cgroup {
         cgroup.release().await;
     }
-    let tail = matches!(status, ExitKind::LimitHit(_)).then_some(STDOUT_TAIL_ON_LIMIT);
+    let tail = (status == ExitKind::LimitHit(ResourceLimit::Output)).then_some(STDOUT_TAIL_ON_LIMIT);
     Ok(RunOutput {
         status,
         stdout: String::from_utf8_lossy(&capture.stdout.read_back(tail)?).into_owned(),

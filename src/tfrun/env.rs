@@ -69,6 +69,8 @@ mod tests {
             extra_ro_binds: vec![],
             plugin_cache: None,
             mode: SandboxMode::Bwrap,
+            limits: crate::sandbox::Limits::default(),
+            output_cap_bytes: 1 << 20,
         }
     }
 

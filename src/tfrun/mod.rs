@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::render::RunNote;
 
 use crate::sandbox::{
-    run_sandboxed, ExitKind, Limits, Network, RunOutput, SandboxMode, SandboxSpec,
+    run_sandboxed, ExitKind, Limits, Network, ResourceLimit, RunOutput, SandboxMode, SandboxSpec,
 };
 
 /// Where Terraform comes from and how it is isolated (server configuration).
@@ -29,6 +29,10 @@ pub struct TerraformSetup {
     /// Shared provider plugin cache, bound read-only.
     pub plugin_cache: Option<PathBuf>,
     pub mode: SandboxMode,
+    /// Per-run resource limits (server configuration).
+    pub limits: Limits,
+    /// Most bytes of stdout + stderr one step may print; past it the step is killed.
+    pub output_cap_bytes: usize,
 }
 
 /// Per-run settings (from policy and the command).
@@ -69,6 +73,18 @@ pub struct StepOutput {
     pub stdout: String,
     pub stderr_tail: String,
     pub duration: Duration,
+    /// stdout lines too long for the line callback (dropped from it, still in `stdout`).
+    pub overlong_lines: u64,
+}
+
+impl StepOutput {
+    /// The resource limit that ended this step, if one did.
+    pub fn limit(&self) -> Option<ResourceLimit> {
+        match self.status {
+            ExitKind::LimitHit(limit) => Some(limit),
+            _ => None,
+        }
+    }
 }
 
 impl From<RunOutput> for StepOutput {
@@ -79,6 +95,7 @@ impl From<RunOutput> for StepOutput {
             stdout: o.stdout,
             stderr_tail: o.stderr_tail,
             duration: o.duration,
+            overlong_lines: o.overlong_lines,
         }
     }
 }
@@ -95,6 +112,8 @@ pub struct PlanOutput {
     pub plan_file: Option<Vec<u8>>,
     /// The workspace `init` did not find (and was not allowed to create).
     pub missing_workspace: Option<String>,
+    /// The resource limit `show -json` hit (its output is not kept otherwise).
+    pub show_limit: Option<ResourceLimit>,
 }
 
 /// The result of `init` + `apply -json PLANFILE`.
@@ -107,6 +126,19 @@ pub struct ApplyOutput {
 }
 
 impl PlanOutput {
+    /// The resource limit a step of this plan hit, if one did.
+    pub fn limit_hit(&self) -> Option<ResourceLimit> {
+        self.init
+            .limit()
+            .or(self.plan.as_ref().and_then(StepOutput::limit))
+            .or(self.show_limit)
+    }
+
+    /// Lines the streamed steps dropped for their length.
+    pub fn overlong_lines(&self) -> u64 {
+        self.init.overlong_lines + self.plan.as_ref().map_or(0, |p| p.overlong_lines)
+    }
+
     /// The note of a missing workspace, under the plan of `project`.
     pub fn workspace_note(&self, project: &str) -> Option<RunNote> {
         workspace::missing_note(project, self.missing_workspace.as_deref())
@@ -114,6 +146,18 @@ impl PlanOutput {
 }
 
 impl ApplyOutput {
+    /// The resource limit a step of this apply hit, if one did.
+    pub fn limit_hit(&self) -> Option<ResourceLimit> {
+        self.init
+            .limit()
+            .or(self.apply.as_ref().and_then(StepOutput::limit))
+    }
+
+    /// Lines the streamed steps dropped for their length.
+    pub fn overlong_lines(&self) -> u64 {
+        self.init.overlong_lines + self.apply.as_ref().map_or(0, |a| a.overlong_lines)
+    }
+
     /// The note of a missing workspace, under the apply of `project`.
     pub fn workspace_note(&self, project: &str) -> Option<RunNote> {
         workspace::missing_note(project, self.missing_workspace.as_deref())
@@ -123,7 +167,6 @@ impl ApplyOutput {
 pub const PLAN_FILE: &str = "tfgate.tfplan";
 /// The largest plan file read back from a workdir.
 const PLAN_FILE_CAP: u64 = 512 * 1024 * 1024;
-const OUTPUT_CAP: usize = 256 * 1024 * 1024;
 
 fn spec(setup: &TerraformSetup, workdir: &Path, settings: &RunSettings) -> SandboxSpec {
     let mut extra = setup.extra_ro_binds.clone();
@@ -137,9 +180,9 @@ fn spec(setup: &TerraformSetup, workdir: &Path, settings: &RunSettings) -> Sandb
         extra_ro_binds: extra,
         env: env::sandbox_env(setup, &settings.env, &settings.workspace),
         network: settings.network,
-        limits: Limits::default(),
+        limits: setup.limits,
         timeout: settings.timeout,
-        output_cap_bytes: OUTPUT_CAP,
+        output_cap_bytes: setup.output_cap_bytes,
     }
 }
 
@@ -187,6 +230,7 @@ pub async fn plan(
             plan_json: None,
             plan_file: None,
             missing_workspace,
+            show_limit: None,
         });
     }
     let mut args = vec![
@@ -208,6 +252,7 @@ pub async fn plan(
             plan_json: None,
             plan_file: None,
             missing_workspace: None,
+            show_limit: None,
         });
     }
     let show = step(
@@ -227,12 +272,14 @@ pub async fn plan(
                 plan_path.display()
             )
         })?;
+    let show_limit = show.limit();
     Ok(PlanOutput {
         init,
         plan: Some(plan),
         plan_json: show.ok.then_some(show.stdout),
         plan_file: Some(plan_file),
         missing_workspace: None,
+        show_limit,
     })
 }
 
@@ -332,5 +379,7 @@ pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
             .collect(),
         plugin_cache: None,
         mode: config.sandbox,
+        limits: config.sandbox_limits,
+        output_cap_bytes: config.sandbox_output_cap_bytes,
     })
 }
