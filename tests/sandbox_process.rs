@@ -273,7 +273,11 @@ async fn output_cap_stops_capture_and_kills_the_group() {
         spec.output_cap_bytes = 64 * 1024;
         let started = std::time::Instant::now();
         let (output, lines) = run(&spec, mode, "/usr/bin/yes", &["tfgate"]).await;
-        assert_eq!(output.status, ExitKind::LimitHit(ResourceLimit::Output), "{mode:?}");
+        assert_eq!(
+            output.status,
+            ExitKind::LimitHit(ResourceLimit::Output),
+            "{mode:?}"
+        );
         assert!(output.stdout.len() <= 64 * 1024, "{}", output.stdout.len());
         assert!(output.stdout.len() > 60 * 1024);
         assert!(lines.len() > 1000 && lines.iter().all(|l| l == "tfgate"));

@@ -180,7 +180,10 @@ fn sandbox_limits(v: &ConfigFile) -> Result<(crate::sandbox::Limits, usize)> {
         workdir_bytes: mib(v.sandbox_workdir_mb, defaults.workdir_bytes),
         ..defaults
     };
-    Ok((limits, usize::try_from(output_mb.saturating_mul(MIB)).unwrap_or(usize::MAX)))
+    Ok((
+        limits,
+        usize::try_from(output_mb.saturating_mul(MIB)).unwrap_or(usize::MAX),
+    ))
 }
 
 fn sandbox_mode(value: Option<&str>) -> Result<crate::sandbox::SandboxMode> {

@@ -167,16 +167,28 @@ fn sandbox_limits_from_settings() {
     assert_eq!(limits.cpu_millis, Some(1500));
     assert_eq!(limits.workdir_bytes, Some(100 * MIB));
     assert_eq!(output, 8 * MIB as usize);
-    assert_eq!(limits.file_size_bytes, defaults.file_size_bytes, "others kept");
+    assert_eq!(
+        limits.file_size_bytes, defaults.file_size_bytes,
+        "others kept"
+    );
     let (off, _) = resolve(
         "sandbox_memory_mb = 0\nsandbox_pids = 0\nsandbox_cpus = 0\nsandbox_workdir_mb = 0\n",
     )
     .unwrap();
     assert_eq!(
-        (off.memory_bytes, off.max_pids, off.cpu_millis, off.workdir_bytes),
+        (
+            off.memory_bytes,
+            off.max_pids,
+            off.cpu_millis,
+            off.workdir_bytes
+        ),
         (None, None, None, None)
     );
-    for bad in ["sandbox_cpus = -1", "sandbox_cpus = 0.001", "sandbox_output_mb = 0"] {
+    for bad in [
+        "sandbox_cpus = -1",
+        "sandbox_cpus = 0.001",
+        "sandbox_output_mb = 0",
+    ] {
         assert!(resolve(bad).is_err(), "{bad}");
     }
 }

@@ -353,10 +353,16 @@ mod tests {
     fn no_environment_value_is_on_the_command_line() {
         let argv = argv(Network::None);
         for flag in ["--setenv", "--clearenv", "--unsetenv"] {
-            assert!(!argv.iter().any(|a| a == flag), "{flag} on the command line");
+            assert!(
+                !argv.iter().any(|a| a == flag),
+                "{flag} on the command line"
+            );
         }
         for value in ["CHECKPOINT_DISABLE", "TF_IN_AUTOMATION", "/root"] {
-            assert!(!argv.iter().any(|a| a.contains(value)), "{value} on the command line");
+            assert!(
+                !argv.iter().any(|a| a.contains(value)),
+                "{value} on the command line"
+            );
         }
         let sep = argv.iter().position(|a| a == "--").unwrap();
         assert_eq!(
@@ -384,7 +390,10 @@ mod tests {
         let size = Limits::default().tmpfs_bytes.unwrap().to_string();
         for dir in ["/tmp", "/home/tfgate"] {
             let at = position(&argv, "--tmpfs", &[dir]);
-            assert_eq!(groups(&argv)[at - 1], ("--size".to_string(), vec![size.clone()]));
+            assert_eq!(
+                groups(&argv)[at - 1],
+                ("--size".to_string(), vec![size.clone()])
+            );
         }
         let mut no_size = spec(Network::None);
         no_size.limits.tmpfs_bytes = None;

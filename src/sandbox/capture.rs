@@ -38,11 +38,7 @@ pub(super) struct Watch<'a> {
 
 impl Watch<'_> {
     /// What is observable now (`exit`: how the process ended, when it did).
-    pub async fn observe(
-        &self,
-        exit: Option<super::ExitKind>,
-        output_capped: bool,
-    ) -> Observed {
+    pub async fn observe(&self, exit: Option<super::ExitKind>, output_capped: bool) -> Observed {
         let workdir_bytes = match self.workdir_cap {
             Some(cap) => {
                 let dir = self.workdir.clone();

@@ -37,7 +37,11 @@ pub const CPU_PERIOD_US: u64 = 100_000;
 pub fn v1_settings(limits: &Limits) -> Vec<(Controller, &'static str, String)> {
     let mut out = Vec::new();
     if let Some(bytes) = limits.memory_bytes {
-        out.push((Controller::Memory, "memory.limit_in_bytes", bytes.to_string()));
+        out.push((
+            Controller::Memory,
+            "memory.limit_in_bytes",
+            bytes.to_string(),
+        ));
     }
     if let Some(pids) = limits.max_pids {
         out.push((Controller::Pids, "pids.max", pids.to_string()));
@@ -45,7 +49,11 @@ pub fn v1_settings(limits: &Limits) -> Vec<(Controller, &'static str, String)> {
     if let Some(millis) = limits.cpu_millis {
         // At least 1 ms per period: the kernel refuses a smaller quota.
         let quota = (millis.saturating_mul(CPU_PERIOD_US) / 1000).max(1000);
-        out.push((Controller::Cpu, "cpu.cfs_period_us", CPU_PERIOD_US.to_string()));
+        out.push((
+            Controller::Cpu,
+            "cpu.cfs_period_us",
+            CPU_PERIOD_US.to_string(),
+        ));
         out.push((Controller::Cpu, "cpu.cfs_quota_us", quota.to_string()));
     }
     out
@@ -144,7 +152,10 @@ mod tests {
                 limits(Some(1 << 30), None, None),
                 vec![(Memory, "memory.limit_in_bytes", "1073741824")],
             ),
-            (limits(None, Some(256), None), vec![(Pids, "pids.max", "256")]),
+            (
+                limits(None, Some(256), None),
+                vec![(Pids, "pids.max", "256")],
+            ),
             (
                 limits(None, None, Some(1500)),
                 vec![
@@ -182,7 +193,10 @@ mod tests {
         use Controller::*;
         assert_eq!(wanted(&limits(None, None, None)), vec![]);
         assert_eq!(wanted(&limits(None, Some(1), Some(1))), vec![Pids, Cpu]);
-        assert_eq!(wanted(&limits(Some(1), Some(1), Some(1))), vec![Memory, Pids, Cpu]);
+        assert_eq!(
+            wanted(&limits(Some(1), Some(1), Some(1))),
+            vec![Memory, Pids, Cpu]
+        );
     }
 
     #[test]
@@ -190,7 +204,10 @@ mod tests {
         let text = "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/abc\n\
                     2:cpu,cpuacct:/svc\n0::/\nbroken line\n";
         let paths = own_v1_paths(text);
-        assert_eq!(paths.get("memory").map(String::as_str), Some("/process_api/abc"));
+        assert_eq!(
+            paths.get("memory").map(String::as_str),
+            Some("/process_api/abc")
+        );
         assert_eq!(paths.get("pids").map(String::as_str), Some("/"));
         assert_eq!(paths.get("cpu").map(String::as_str), Some("/svc"));
         assert_eq!(paths.get("cpuacct").map(String::as_str), Some("/svc"));
@@ -203,11 +220,31 @@ mod tests {
         use Controller::*;
         // (available, root, info contains, warning contains)
         let table: &[(&[Controller], bool, &str, Option<&str>)] = &[
-            (&[Memory, Pids, Cpu], true, "cgroup v1 memory, pids, cpu", None),
-            (&[Memory, Pids, Cpu], false, "cgroup v1 memory, pids, cpu", None),
-            (&[Pids], true, "cgroup v1 pids", Some("no usable cgroup for memory, cpu")),
+            (
+                &[Memory, Pids, Cpu],
+                true,
+                "cgroup v1 memory, pids, cpu",
+                None,
+            ),
+            (
+                &[Memory, Pids, Cpu],
+                false,
+                "cgroup v1 memory, pids, cpu",
+                None,
+            ),
+            (
+                &[Pids],
+                true,
+                "cgroup v1 pids",
+                Some("no usable cgroup for memory, cpu"),
+            ),
             (&[], false, "rlimits only", Some("memory, pids, cpu")),
-            (&[], true, "rlimits only", Some("RLIMIT_NPROC is not enforced for root")),
+            (
+                &[],
+                true,
+                "rlimits only",
+                Some("RLIMIT_NPROC is not enforced for root"),
+            ),
             (&[Memory], true, "memory", Some("fork bomb")),
         ];
         for (available, root, info, warning) in table {
@@ -230,7 +267,11 @@ mod tests {
         let table: &[(&str, &str, u64)] = &[
             ("max 3\n", "max", 3),
             ("max 0\n", "max", 0),
-            ("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", "oom_kill", 2),
+            (
+                "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n",
+                "oom_kill",
+                2,
+            ),
             ("oom_kill_disable 1\n", "oom_kill", 0),
             ("", "max", 0),
             ("max x\n", "max", 0),

@@ -138,7 +138,11 @@ impl RunCgroup {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        let left: Vec<String> = self.dirs.iter().map(|(_, d)| d.display().to_string()).collect();
+        let left: Vec<String> = self
+            .dirs
+            .iter()
+            .map(|(_, d)| d.display().to_string())
+            .collect();
         tracing::warn!(cgroups = ?left, "could not remove a run's cgroups");
         self.dirs.clear();
     }
@@ -148,7 +152,10 @@ impl RunCgroup {
         self.procs.clear();
         self.dirs.retain(|(_, dir)| {
             if let Ok(pids) = fs::read_to_string(dir.join("cgroup.procs")) {
-                for pid in pids.lines().filter_map(|p| p.trim().parse::<libc::pid_t>().ok()) {
+                for pid in pids
+                    .lines()
+                    .filter_map(|p| p.trim().parse::<libc::pid_t>().ok())
+                {
                     // SAFETY: plain syscall; these are the run's own tasks.
                     unsafe {
                         libc::kill(pid, libc::SIGKILL);

@@ -48,7 +48,10 @@ mod tests {
         std::os::unix::fs::symlink("/usr", dir.path().join("link")).unwrap();
         let all = disk_usage(dir.path(), u64::MAX).unwrap();
         assert!(all >= 128 * 1024, "{all}");
-        assert!(all < 64 * 1024 * 1024, "the link to /usr is not followed: {all}");
+        assert!(
+            all < 64 * 1024 * 1024,
+            "the link to /usr is not followed: {all}"
+        );
         let stopped = disk_usage(dir.path(), 1).unwrap();
         assert!(stopped > 1 && stopped <= all, "{stopped}");
         assert!(disk_usage(&dir.path().join("missing"), 0).is_ok());

@@ -21,9 +21,9 @@ mod stream;
 mod verdict;
 
 pub use bwrap::{bwrap_argv, sandbox_environment};
-pub use error::SandboxError;
 pub use capture::STDERR_TAIL_BYTES;
 pub use cgroup_host::log_limits_in_force;
+pub use error::SandboxError;
 pub use run::{run_sandboxed, ExitKind, RunOutput};
 pub use spec::{Limits, Network, SandboxMode, SandboxSpec, SANDBOX_HOME};
 pub use verdict::ResourceLimit;

@@ -127,7 +127,8 @@ pub async fn run_sandboxed(
     if let Some(cgroup) = cgroup {
         cgroup.release().await;
     }
-    let tail = (status == ExitKind::LimitHit(ResourceLimit::Output)).then_some(STDOUT_TAIL_ON_LIMIT);
+    let tail =
+        (status == ExitKind::LimitHit(ResourceLimit::Output)).then_some(STDOUT_TAIL_ON_LIMIT);
     Ok(RunOutput {
         status,
         stdout: String::from_utf8_lossy(&capture.stdout.read_back(tail)?).into_owned(),

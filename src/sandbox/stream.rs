@@ -176,7 +176,11 @@ mod tests {
         let chunk = vec![b'x'; 64 * 1024];
         for _ in 0..64 {
             splitter.feed(&chunk, |_| panic!("no line is complete"));
-            assert!(splitter.pending.capacity() <= 1024, "{}", splitter.pending.capacity());
+            assert!(
+                splitter.pending.capacity() <= 1024,
+                "{}",
+                splitter.pending.capacity()
+            );
         }
         assert_eq!(splitter.dropped(), 1);
     }

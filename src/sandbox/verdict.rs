@@ -56,7 +56,8 @@ pub struct Observed {
 /// workdir size, file size, CPU time. A run that hit one is ended (killed when still
 /// running) and failed with the `resource_limit` category.
 pub fn limit_hit(o: &Observed) -> Option<ResourceLimit> {
-    let over_disk = matches!((o.workdir_bytes, o.workdir_cap), (Some(used), Some(cap)) if used > cap);
+    let over_disk =
+        matches!((o.workdir_bytes, o.workdir_cap), (Some(used), Some(cap)) if used > cap);
     if o.output_capped {
         Some(ResourceLimit::Output)
     } else if o.oom_kills > 0 {
@@ -99,42 +100,86 @@ mod tests {
         // (name, observed, expected)
         let table: Vec<(&str, Observed, Option<ResourceLimit>)> = vec![
             ("nothing", base, None),
-            ("clean exit", Observed { exit: exited(0), ..base }, None),
-            ("plain failure", Observed { exit: exited(1), ..base }, None),
+            (
+                "clean exit",
+                Observed {
+                    exit: exited(0),
+                    ..base
+                },
+                None,
+            ),
+            (
+                "plain failure",
+                Observed {
+                    exit: exited(1),
+                    ..base
+                },
+                None,
+            ),
             (
                 "output cap",
-                Observed { output_capped: true, ..base },
+                Observed {
+                    output_capped: true,
+                    ..base
+                },
                 Some(ResourceLimit::Output),
             ),
-            ("oom kill", Observed { oom_kills: 1, ..base }, Some(ResourceLimit::Memory)),
+            (
+                "oom kill",
+                Observed {
+                    oom_kills: 1,
+                    ..base
+                },
+                Some(ResourceLimit::Memory),
+            ),
             (
                 "fork refused",
-                Observed { pids_refused: 3, ..base },
+                Observed {
+                    pids_refused: 3,
+                    ..base
+                },
                 Some(ResourceLimit::Processes),
             ),
             (
                 "workdir at cap",
-                Observed { workdir_bytes: Some(100), ..base },
+                Observed {
+                    workdir_bytes: Some(100),
+                    ..base
+                },
                 None,
             ),
             (
                 "workdir over cap",
-                Observed { workdir_bytes: Some(101), ..base },
+                Observed {
+                    workdir_bytes: Some(101),
+                    ..base
+                },
                 Some(ResourceLimit::WorkdirSize),
             ),
             (
                 "no watchdog",
-                Observed { workdir_bytes: Some(10_000), workdir_cap: None, ..base },
+                Observed {
+                    workdir_bytes: Some(10_000),
+                    workdir_cap: None,
+                    ..base
+                },
                 None,
             ),
             (
                 "SIGXFSZ under bwrap",
-                Observed { exit: exited(128 + libc::SIGXFSZ), ..base },
+                Observed {
+                    exit: exited(128 + libc::SIGXFSZ),
+                    ..base
+                },
                 Some(ResourceLimit::FileSize),
             ),
             (
                 "153 without bwrap is a plain exit code",
-                Observed { exit: exited(128 + libc::SIGXFSZ), in_bwrap: false, ..base },
+                Observed {
+                    exit: exited(128 + libc::SIGXFSZ),
+                    in_bwrap: false,
+                    ..base
+                },
                 None,
             ),
             (
@@ -148,22 +193,36 @@ mod tests {
             ),
             (
                 "SIGXCPU",
-                Observed { exit: exited(128 + libc::SIGXCPU), ..base },
+                Observed {
+                    exit: exited(128 + libc::SIGXCPU),
+                    ..base
+                },
                 Some(ResourceLimit::CpuTime),
             ),
             (
                 "killed otherwise",
-                Observed { exit: exited(128 + libc::SIGKILL), ..base },
+                Observed {
+                    exit: exited(128 + libc::SIGKILL),
+                    ..base
+                },
                 None,
             ),
             (
                 "output wins over memory",
-                Observed { output_capped: true, oom_kills: 1, ..base },
+                Observed {
+                    output_capped: true,
+                    oom_kills: 1,
+                    ..base
+                },
                 Some(ResourceLimit::Output),
             ),
             (
                 "processes win over disk",
-                Observed { pids_refused: 1, workdir_bytes: Some(500), ..base },
+                Observed {
+                    pids_refused: 1,
+                    workdir_bytes: Some(500),
+                    ..base
+                },
                 Some(ResourceLimit::Processes),
             ),
         ];
