@@ -159,7 +159,7 @@ fn sandbox_limits(v: &ConfigFile) -> Result<(crate::sandbox::Limits, usize)> {
     };
     let cpu_millis = match v.sandbox_cpus {
         None => defaults.cpu_millis,
-        Some(cpus) if cpus == 0.0 => None,
+        Some(0.0) => None,
         Some(cpus) if cpus.is_finite() && (0.01..=1024.0).contains(&cpus) => {
             Some((cpus * 1000.0).round() as u64)
         }

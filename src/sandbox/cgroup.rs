@@ -146,7 +146,8 @@ mod tests {
     #[test]
     fn limits_to_cgroup_files() {
         use Controller::*;
-        let table: Vec<(Limits, Vec<(Controller, &str, &str)>)> = vec![
+        type Files = Vec<(Controller, &'static str, &'static str)>;
+        let table: Vec<(Limits, Files)> = vec![
             (limits(None, None, None), vec![]),
             (
                 limits(Some(1 << 30), None, None),

@@ -154,7 +154,8 @@ mod tests {
     #[test]
     fn over_long_lines_are_dropped_and_counted() {
         // (chunks, max line, lines kept, dropped)
-        let table: &[(&[&[u8]], usize, &[&str], u64)] = &[
+        type Case<'a> = (&'a [&'a [u8]], usize, &'a [&'a str], u64);
+        let table: &[Case] = &[
             (&[b"abcd\n"], 4, &["abcd"], 0),
             (&[b"abcde\nxy\n"], 4, &["xy"], 1),
             (&[b"ab", b"cd", b"e", b"fgh\nok\n"], 4, &["ok"], 1),
