@@ -131,6 +131,7 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
     state.policies.reload_on_sighup();
     let (tx, rx) = watch::channel(false);
     if workers > 0 {
+        crate::sandbox::log_limits_in_force();
         reclaim_jobs_of_dead_local_workers(&state).await;
     }
     let mut handles = spawn_workers(&state, workers, &rx);
@@ -170,6 +171,7 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
 pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {
     state.policies.reload_on_sighup();
     let (tx, rx) = watch::channel(false);
+    crate::sandbox::log_limits_in_force();
     reclaim_jobs_of_dead_local_workers(&state).await;
     let mut handles = spawn_workers(&state, workers.max(1), &rx);
     handles.extend(spawn_retention(&state, rx.clone()));

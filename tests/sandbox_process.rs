@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use sandbox_support::*;
 use tfgate::sandbox::{
-    run_sandboxed, ExitKind, Limits, Network, RunOutput, SandboxMode, SandboxSpec,
+    run_sandboxed, ExitKind, Limits, Network, ResourceLimit, RunOutput, SandboxMode, SandboxSpec,
 };
 
 const MODES: [SandboxMode; 2] = [SandboxMode::Bwrap, SandboxMode::None];
@@ -273,7 +273,11 @@ async fn output_cap_stops_capture_and_kills_the_group() {
         spec.output_cap_bytes = 64 * 1024;
         let started = std::time::Instant::now();
         let (output, lines) = run(&spec, mode, "/usr/bin/yes", &["tfgate"]).await;
-        assert_eq!(output.status, ExitKind::OutputCapped, "{mode:?}");
+        assert_eq!(
+            output.status,
+            ExitKind::LimitHit(ResourceLimit::Output),
+            "{mode:?}"
+        );
         assert!(output.stdout.len() <= 64 * 1024, "{}", output.stdout.len());
         assert!(output.stdout.len() > 60 * 1024);
         assert!(lines.len() > 1000 && lines.iter().all(|l| l == "tfgate"));
@@ -287,7 +291,7 @@ async fn stderr_counts_against_the_cap() {
     let mut spec = shell_spec(work.path());
     spec.output_cap_bytes = 64 * 1024;
     let (output, _) = sh(&spec, SandboxMode::Bwrap, "yes oops >&2").await;
-    assert_eq!(output.status, ExitKind::OutputCapped);
+    assert_eq!(output.status, ExitKind::LimitHit(ResourceLimit::Output));
     assert!(output.stderr_tail.len() > 1000);
     assert!(output.stderr_tail.chars().all(|c| "ops\n".contains(c)));
 }
@@ -302,6 +306,7 @@ async fn rlimits_apply_inside() {
             cpu_seconds: Some(77),
             file_size_bytes: Some(4096),
             max_processes: Some(100_000),
+            ..Limits::default()
         };
         let (output, lines) = sh(
             &spec,

@@ -20,12 +20,15 @@ pub enum Category {
     CredentialsInvalid,
     ConfigurationError,
     StateLock,
+    /// The sandboxed run hit one of the server's resource limits (memory, processes, disk,
+    /// output).
+    ResourceLimit,
     Unknown,
 }
 
 impl Category {
     /// Every category, in the order of the taxonomy table.
-    pub const ALL: [Category; 15] = [
+    pub const ALL: [Category; 16] = [
         Category::PermissionMissing,
         Category::PropagationDelay,
         Category::Throttled,
@@ -40,6 +43,7 @@ impl Category {
         Category::CredentialsInvalid,
         Category::ConfigurationError,
         Category::StateLock,
+        Category::ResourceLimit,
         Category::Unknown,
     ];
 
@@ -60,6 +64,7 @@ impl Category {
             Category::CredentialsInvalid => "credentials_invalid",
             Category::ConfigurationError => "configuration_error",
             Category::StateLock => "state_lock",
+            Category::ResourceLimit => "resource_limit",
             Category::Unknown => "unknown",
         }
     }
@@ -86,6 +91,7 @@ impl Category {
             Category::CredentialsInvalid => "credentials invalid",
             Category::ConfigurationError => "configuration error",
             Category::StateLock => "state locked",
+            Category::ResourceLimit => "resource limit",
             Category::Unknown => "unknown",
         }
     }
@@ -130,6 +136,9 @@ impl Category {
             }
             Category::StateLock => {
                 "The state is locked by another run; wait for it to finish, or have an admin unlock the state."
+            }
+            Category::ResourceLimit => {
+                "The run hit a resource limit of the server (named in the notes); make the run smaller, or ask an admin to raise the limit."
             }
             Category::Unknown => "The cause was not recognised; an admin can read the raw log.",
         }
@@ -177,6 +186,7 @@ mod tests {
                 "credentials_invalid",
                 "configuration_error",
                 "state_lock",
+                "resource_limit",
                 "unknown",
             ]
         );

@@ -97,6 +97,21 @@ pub struct ConfigArgs {
     /// The tfgate binary run inside egress sandboxes as `sandbox-relay` (default: this one).
     #[arg(long, env = "TFGATE_SANDBOX_RELAY", global = true)]
     pub sandbox_relay: Option<PathBuf>,
+    /// Memory of one sandboxed run in MiB (cgroup; 0: no limit; default 4096).
+    #[arg(long, env = "TFGATE_SANDBOX_MEMORY_MB", global = true)]
+    pub sandbox_memory_mb: Option<u64>,
+    /// Processes and threads of one run (pids cgroup; 0: no limit; default 1024).
+    #[arg(long, env = "TFGATE_SANDBOX_PIDS", global = true)]
+    pub sandbox_pids: Option<u64>,
+    /// CPUs one run may use, e.g. `1.5` (cgroup CFS quota; 0: no limit; default 2).
+    #[arg(long, env = "TFGATE_SANDBOX_CPUS", global = true)]
+    pub sandbox_cpus: Option<f64>,
+    /// Size cap of a run's workdir in MiB (disk watchdog; 0: no cap; default 8192).
+    #[arg(long, env = "TFGATE_SANDBOX_WORKDIR_MB", global = true)]
+    pub sandbox_workdir_mb: Option<u64>,
+    /// Most output of one Terraform step in MiB (default 256).
+    #[arg(long, env = "TFGATE_SANDBOX_OUTPUT_MB", global = true)]
+    pub sandbox_output_mb: Option<u64>,
     /// Key sealing plan files and raw logs (32 bytes, base64); default: a key file created
     /// (mode 0600) in the data directory.
     #[arg(
@@ -157,6 +172,11 @@ pub(super) struct ConfigFile {
     pub(super) sandbox: Option<String>,
     pub(super) allow_host_network: Option<bool>,
     pub(super) sandbox_relay: Option<PathBuf>,
+    pub(super) sandbox_memory_mb: Option<u64>,
+    pub(super) sandbox_pids: Option<u64>,
+    pub(super) sandbox_cpus: Option<f64>,
+    pub(super) sandbox_workdir_mb: Option<u64>,
+    pub(super) sandbox_output_mb: Option<u64>,
     pub(super) encryption_key: Option<String>,
     pub(super) aws_region: Option<String>,
     pub(super) aws_endpoint_url: Option<String>,
@@ -197,6 +217,11 @@ impl ConfigArgs {
                 .then_some(true)
                 .or(file.allow_host_network),
             sandbox_relay: self.sandbox_relay.clone().or(file.sandbox_relay),
+            sandbox_memory_mb: self.sandbox_memory_mb.or(file.sandbox_memory_mb),
+            sandbox_pids: self.sandbox_pids.or(file.sandbox_pids),
+            sandbox_cpus: self.sandbox_cpus.or(file.sandbox_cpus),
+            sandbox_workdir_mb: self.sandbox_workdir_mb.or(file.sandbox_workdir_mb),
+            sandbox_output_mb: self.sandbox_output_mb.or(file.sandbox_output_mb),
             encryption_key: self.encryption_key.clone().or(file.encryption_key),
             aws_region: self.aws_region.clone().or(file.aws_region),
             aws_endpoint_url: self.aws_endpoint_url.clone().or(file.aws_endpoint_url),

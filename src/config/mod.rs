@@ -50,6 +50,11 @@ pub struct Config {
     pub allow_host_network: bool,
     /// The binary run inside egress sandboxes as `tfgate sandbox-relay`.
     pub sandbox_relay: PathBuf,
+    /// Per-run resource limits (`sandbox_memory_mb`, `sandbox_pids`, `sandbox_cpus`,
+    /// `sandbox_workdir_mb`); the rest of [`crate::sandbox::Limits`] keeps its defaults.
+    pub sandbox_limits: crate::sandbox::Limits,
+    /// Most bytes one Terraform step may print (`sandbox_output_mb`).
+    pub sandbox_output_cap_bytes: usize,
     pub encryption_key: Option<SecretString>,
     pub aws_region: String,
     pub aws_endpoint_url: Option<String>,
@@ -79,7 +84,10 @@ impl Config {
         };
         let v = args.over(file);
         let data_dir = v.data_dir.clone().unwrap_or_else(|| PathBuf::from("data"));
+        let (sandbox_limits, sandbox_output_cap_bytes) = sandbox_limits(&v)?;
         Ok(Config {
+            sandbox_limits,
+            sandbox_output_cap_bytes,
             retention_days: retention_days(&v)?,
             github_timeout: github_timeout(v.github_timeout_secs)?,
             cloudtrail_endpoint_url: v.cloudtrail_endpoint_url,
@@ -155,6 +163,47 @@ fn log_format(value: Option<&str>) -> Result<LogFormat> {
         "json" => Ok(LogFormat::Json),
         other => bail!("TFGATE_LOG_FORMAT must be `text` or `json`, not `{other}`"),
     }
+}
+
+const MIB: u64 = 1024 * 1024;
+
+/// The per-run limits from `sandbox_*` settings: a size in MiB (0: no limit), processes (0:
+/// no limit), CPUs as a decimal (0: no limit); unset ones keep [`crate::sandbox::Limits`]'
+/// defaults, and the output cap defaults to 256 MiB.
+fn sandbox_limits(v: &ConfigFile) -> Result<(crate::sandbox::Limits, usize)> {
+    let defaults = crate::sandbox::Limits::default();
+    let mib = |value: Option<u64>, default: Option<u64>| match value {
+        Some(0) => None,
+        Some(n) => Some(n.saturating_mul(MIB)),
+        None => default,
+    };
+    let cpu_millis = match v.sandbox_cpus {
+        None => defaults.cpu_millis,
+        Some(0.0) => None,
+        Some(cpus) if cpus.is_finite() && (0.01..=1024.0).contains(&cpus) => {
+            Some((cpus * 1000.0).round() as u64)
+        }
+        Some(cpus) => bail!("sandbox_cpus must be 0 or between 0.01 and 1024, not {cpus}"),
+    };
+    let output_mb = v.sandbox_output_mb.unwrap_or(256);
+    if output_mb == 0 {
+        bail!("sandbox_output_mb must be at least 1");
+    }
+    let limits = crate::sandbox::Limits {
+        memory_bytes: mib(v.sandbox_memory_mb, defaults.memory_bytes),
+        max_pids: match v.sandbox_pids {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => defaults.max_pids,
+        },
+        cpu_millis,
+        workdir_bytes: mib(v.sandbox_workdir_mb, defaults.workdir_bytes),
+        ..defaults
+    };
+    Ok((
+        limits,
+        usize::try_from(output_mb.saturating_mul(MIB)).unwrap_or(usize::MAX),
+    ))
 }
 
 fn sandbox_mode(value: Option<&str>) -> Result<crate::sandbox::SandboxMode> {

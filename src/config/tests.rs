@@ -146,3 +146,49 @@ fn the_template_dir_comes_from_a_flag_or_the_file_and_is_checked_at_start_up() {
     let err = format!("{:#}", crate::state::renderer_for(&c).unwrap_err());
     assert!(err.contains("plan.md.j2:1:"), "{err}");
 }
+
+#[test]
+fn sandbox_limits_from_settings() {
+    const MIB: u64 = 1024 * 1024;
+    let defaults = crate::sandbox::Limits::default();
+    let resolve = |text: &str| {
+        let file: ConfigFile = toml::from_str(text).unwrap();
+        sandbox_limits(&file)
+    };
+    let (limits, output) = resolve("").unwrap();
+    assert_eq!((limits, output), (defaults, 256 * MIB as usize));
+    let (limits, output) = resolve(
+        "sandbox_memory_mb = 512\nsandbox_pids = 64\nsandbox_cpus = 1.5\n\
+         sandbox_workdir_mb = 100\nsandbox_output_mb = 8\n",
+    )
+    .unwrap();
+    assert_eq!(limits.memory_bytes, Some(512 * MIB));
+    assert_eq!(limits.max_pids, Some(64));
+    assert_eq!(limits.cpu_millis, Some(1500));
+    assert_eq!(limits.workdir_bytes, Some(100 * MIB));
+    assert_eq!(output, 8 * MIB as usize);
+    assert_eq!(
+        limits.file_size_bytes, defaults.file_size_bytes,
+        "others kept"
+    );
+    let (off, _) = resolve(
+        "sandbox_memory_mb = 0\nsandbox_pids = 0\nsandbox_cpus = 0\nsandbox_workdir_mb = 0\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            off.memory_bytes,
+            off.max_pids,
+            off.cpu_millis,
+            off.workdir_bytes
+        ),
+        (None, None, None, None)
+    );
+    for bad in [
+        "sandbox_cpus = -1",
+        "sandbox_cpus = 0.001",
+        "sandbox_output_mb = 0",
+    ] {
+        assert!(resolve(bad).is_err(), "{bad}");
+    }
+}

@@ -11,8 +11,12 @@
 //! - a fresh `/proc` of its own pid namespace and a minimal `/dev`.
 //!
 //! Nothing else of the host: not `/root`, `/home`, `/work`, `/var`, the rest of `/etc`,
-//! `/sys`, nor the host's `/proc`. All capabilities are dropped; the environment is cleared
-//! and rebuilt from the spec only.
+//! `/sys`, nor the host's `/proc`. All capabilities are dropped.
+//!
+//! The environment is NOT on this command line (any local user can read a process's
+//! `/proc/PID/cmdline`, and it holds STS keys and `TF_VAR_` values): bwrap is started with
+//! exactly [`sandbox_environment`] as its own environment (`env_clear` first) and passes it
+//! on to the program.
 //!
 //! Mount order matters (later mounts cover earlier ones): the tmpfs mounts come before the
 //! tool binds and the workdir, so a workdir or tool under `/tmp` stays visible.
@@ -31,8 +35,21 @@ const CA_RO_PATHS: &[&str] = &["/etc/ssl/certs", "/etc/ca-certificates"];
 /// Name resolution; bound only when the network is shared.
 const NETWORK_RO_PATHS: &[&str] = &["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf"];
 
+/// The whole environment of the sandboxed program, given to bwrap as its process environment
+/// (never as arguments): the spec's map with `HOME` = [`SANDBOX_HOME`].
+pub fn sandbox_environment(spec: &SandboxSpec) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = spec
+        .env
+        .iter()
+        .filter(|(key, _)| key.as_str() != "HOME")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    env.push(("HOME".to_string(), SANDBOX_HOME.to_string()));
+    env
+}
+
 /// Arguments for `bwrap` (without `bwrap` itself) that run `program args…` inside the
-/// sandbox described by `spec`. `HOME` is always [`SANDBOX_HOME`].
+/// sandbox described by `spec`. No environment value is among them.
 pub fn bwrap_argv(spec: &SandboxSpec, program: &Path, args: &[String]) -> Vec<OsString> {
     let mut argv = ArgvBuilder::default();
     argv.flags(&[
@@ -47,14 +64,6 @@ pub fn bwrap_argv(spec: &SandboxSpec, program: &Path, args: &[String]) -> Vec<Os
     }
     argv.flags(&["--die-with-parent", "--new-session", "--cap-drop", "ALL"]);
 
-    argv.flags(&["--clearenv"]);
-    for (key, value) in &spec.env {
-        if key != "HOME" {
-            argv.pair("--setenv", key, value);
-        }
-    }
-    argv.pair("--setenv", "HOME", SANDBOX_HOME);
-
     for dir in SYSTEM_RO_DIRS.iter().chain(CA_RO_PATHS) {
         argv.same_path("--ro-bind-try", dir);
     }
@@ -65,8 +74,12 @@ pub fn bwrap_argv(spec: &SandboxSpec, program: &Path, args: &[String]) -> Vec<Os
     }
     argv.one("--proc", "/proc");
     argv.one("--dev", "/dev");
-    argv.one("--tmpfs", "/tmp");
-    argv.one("--tmpfs", SANDBOX_HOME);
+    for dir in ["/tmp", SANDBOX_HOME] {
+        if let Some(size) = spec.limits.tmpfs_bytes {
+            argv.one("--size", size.to_string());
+        }
+        argv.one("--tmpfs", dir);
+    }
 
     argv.same_path("--ro-bind", &spec.terraform_bin);
     if let Some(cache) = &spec.plugin_cache {
@@ -125,11 +138,6 @@ impl ArgvBuilder {
         self.push(flag);
         self.push(value);
     }
-    fn pair(&mut self, flag: &str, first: &str, second: &str) {
-        self.push(flag);
-        self.push(first);
-        self.push(second);
-    }
     fn same_path(&mut self, flag: &str, path: impl AsRef<std::ffi::OsStr>) {
         self.push(flag);
         self.push(&path);
@@ -176,8 +184,8 @@ mod tests {
     /// `(flag, values)` groups, in order, for the options that take values.
     fn groups(argv: &[String]) -> Vec<(String, Vec<String>)> {
         let arity = |flag: &str| match flag {
-            "--setenv" | "--ro-bind" | "--ro-bind-try" | "--bind" => 2,
-            "--proc" | "--dev" | "--tmpfs" | "--chdir" | "--cap-drop" => 1,
+            "--ro-bind" | "--ro-bind-try" | "--bind" => 2,
+            "--proc" | "--dev" | "--tmpfs" | "--chdir" | "--cap-drop" | "--size" => 1,
             _ => 0,
         };
         let mut out = Vec::new();
@@ -218,7 +226,6 @@ mod tests {
             (Network::None, "--die-with-parent", &[], true),
             (Network::None, "--new-session", &[], true),
             (Network::None, "--cap-drop", &["ALL"], true),
-            (Network::None, "--clearenv", &[], true),
             (Network::None, "--ro-bind-try", &["/usr", "/usr"], true),
             (Network::None, "--ro-bind-try", &["/lib", "/lib"], true),
             (Network::None, "--ro-bind-try", &["/lib64", "/lib64"], true),
@@ -300,15 +307,6 @@ mod tests {
             (Network::None, "--proc", &["/proc"], true),
             (Network::None, "--dev", &["/dev"], true),
             (Network::None, "--chdir", &["/var/lib/tfgate/runs/42"], true),
-            (
-                Network::None,
-                "--setenv",
-                &["CHECKPOINT_DISABLE", "1"],
-                true,
-            ),
-            (Network::None, "--setenv", &["TF_IN_AUTOMATION", "1"], true),
-            (Network::None, "--setenv", &["HOME", "/home/tfgate"], true),
-            (Network::None, "--setenv", &["HOME", "/root"], false),
         ];
         for (network, flag, values, expected) in table {
             let argv = argv(network.clone());
@@ -377,16 +375,55 @@ mod tests {
     }
 
     #[test]
-    fn clearenv_precedes_setenv_and_program_follows_separator() {
+    fn no_environment_value_is_on_the_command_line() {
         let argv = argv(Network::None);
-        let clear = position(&argv, "--clearenv", &[]);
-        let first_set = position(&argv, "--setenv", &["CHECKPOINT_DISABLE", "1"]);
-        assert!(clear < first_set);
+        for flag in ["--setenv", "--clearenv", "--unsetenv"] {
+            assert!(
+                !argv.iter().any(|a| a == flag),
+                "{flag} on the command line"
+            );
+        }
+        for value in ["CHECKPOINT_DISABLE", "TF_IN_AUTOMATION", "/root"] {
+            assert!(
+                !argv.iter().any(|a| a.contains(value)),
+                "{value} on the command line"
+            );
+        }
         let sep = argv.iter().position(|a| a == "--").unwrap();
         assert_eq!(
             argv[sep + 1..],
             ["/opt/tfgate/bin/terraform", "plan", "-json"]
         );
+    }
+
+    #[test]
+    fn environment_is_the_spec_map_with_the_sandbox_home() {
+        let env = sandbox_environment(&spec(Network::None));
+        assert_eq!(
+            env,
+            [
+                ("CHECKPOINT_DISABLE".to_string(), "1".to_string()),
+                ("TF_IN_AUTOMATION".to_string(), "1".to_string()),
+                ("HOME".to_string(), "/home/tfgate".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn each_tmpfs_is_sized() {
+        let argv = argv(Network::None);
+        let size = Limits::default().tmpfs_bytes.unwrap().to_string();
+        for dir in ["/tmp", "/home/tfgate"] {
+            let at = position(&argv, "--tmpfs", &[dir]);
+            assert_eq!(
+                groups(&argv)[at - 1],
+                ("--size".to_string(), vec![size.clone()])
+            );
+        }
+        let mut no_size = spec(Network::None);
+        no_size.limits.tmpfs_bytes = None;
+        let argv = bwrap_argv(&no_size, Path::new("/bin/true"), &[]);
+        assert!(!argv.iter().any(|a| a == "--size"));
     }
 
     #[test]

@@ -71,6 +71,7 @@ mod tests {
             cpu_seconds: None,
             file_size_bytes: Some(4096),
             max_processes: None,
+            ..Limits::default()
         };
         assert_eq!(
             rlimit_pairs(&limits),
@@ -85,6 +86,7 @@ mod tests {
             cpu_seconds: Some(2),
             file_size_bytes: Some(3),
             max_processes: Some(4),
+            ..Limits::default()
         };
         assert_eq!(
             rlimit_pairs(&limits),

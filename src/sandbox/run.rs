@@ -6,18 +6,19 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStderr, ChildStdout, Command};
-use tokio::time::{sleep_until, Instant};
+use tokio::process::{Child, Command};
+use tokio::time::{interval, sleep_until, Instant, MissedTickBehavior};
 
-use super::bwrap::bwrap_argv;
+use super::bwrap::{bwrap_argv, sandbox_environment};
+use super::capture::{Capture, PumpEnd, Watch};
+use super::cgroup_host::{join_in_child, RunCgroup};
 use super::error::SandboxError;
 use super::rlimit::{apply_rlimits, rlimit_pairs};
 use super::spec::{SandboxMode, SandboxSpec};
-use super::stream::{LineSplitter, OutputBudget, TailBuffer};
+use super::verdict::{limit_hit, ResourceLimit};
 
-/// How much of stderr is kept (its last bytes).
-pub const STDERR_TAIL_BYTES: usize = 16 * 1024;
+/// stdout kept of a run that passed the output cap (its last bytes; the rest is noise).
+const STDOUT_TAIL_ON_LIMIT: u64 = 1024 * 1024;
 
 /// Home directory in [`SandboxMode::None`], created inside the workdir.
 const DEV_HOME_DIR: &str = ".tfgate-home";
@@ -31,19 +32,24 @@ pub enum ExitKind {
     Signaled(i32),
     /// Ran past the spec's timeout; the whole process group was killed.
     TimedOut,
-    /// Wrote more than the spec's output cap; the whole process group was killed.
-    OutputCapped,
+    /// Hit a resource limit (output cap, memory, processes, workdir size, file size, CPU
+    /// time); a run still going was killed with its whole process group.
+    LimitHit(ResourceLimit),
 }
 
 /// What a supervised run produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunOutput {
     pub status: ExitKind,
-    /// Captured stdout, at most `output_cap_bytes` (invalid UTF-8 replaced).
+    /// Captured stdout, at most `output_cap_bytes` (invalid UTF-8 replaced); spilled to an
+    /// unlinked temporary file while the run goes on, read back when it ended. Of a run that
+    /// passed the output cap only the last MiB.
     pub stdout: String,
     /// The last [`STDERR_TAIL_BYTES`] bytes of stderr.
     pub stderr_tail: String,
     pub duration: Duration,
+    /// stdout lines longer than the spec's `limits.line_bytes`, not given to `on_line`.
+    pub overlong_lines: u64,
 }
 
 /// Runs `program args…` as described by `spec`, streaming each complete stdout line to
@@ -73,7 +79,8 @@ pub async fn run_sandboxed(
         )));
     }
     let started = Instant::now();
-    let mut command = build_command(spec, mode, program, args)?;
+    let cgroup = RunCgroup::create(&spec.limits)?;
+    let mut command = build_command(spec, mode, program, args, cgroup.as_ref())?;
     let mut child = command.spawn().map_err(|source| SandboxError::Spawn {
         program: program.to_path_buf(),
         source,
@@ -82,35 +89,52 @@ pub async fn run_sandboxed(
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
     let deadline = started + spec.timeout;
+    let watch = Watch {
+        cgroup: cgroup.as_ref(),
+        workdir: spec.workdir.clone(),
+        workdir_cap: spec.limits.workdir_bytes,
+        in_bwrap: mode == SandboxMode::Bwrap,
+    };
 
-    let mut capture = Capture::new(spec.output_cap_bytes);
-    let ending = capture.pump(stdout, stderr, deadline, &mut on_line).await?;
+    let mut capture = Capture::new(spec.output_cap_bytes, spec.limits.line_bytes)?;
+    let ending = capture
+        .pump(stdout, stderr, deadline, &watch, &mut on_line)
+        .await?;
+    let ending = match ending {
+        PumpEnd::Eof => wait_watching(&mut child, deadline, &watch).await?,
+        other => other,
+    };
     let status = match ending {
-        PumpEnd::Eof => match wait_until(&mut child, deadline).await? {
-            Some(exit) => {
-                group.disarm();
-                capture.lines.finish(&mut on_line);
-                exit_kind(exit)
+        PumpEnd::Eof => {
+            let exit = child.wait().await?;
+            group.disarm();
+            capture.lines.finish(&mut on_line);
+            let exit = exit_kind(exit);
+            match limit_hit(&watch.observe(Some(exit), capture.capped()).await) {
+                Some(limit) => ExitKind::LimitHit(limit),
+                None => exit,
             }
-            None => {
-                group.kill_and_reap(&mut child).await?;
-                ExitKind::TimedOut
-            }
-        },
+        }
         PumpEnd::TimedOut => {
             group.kill_and_reap(&mut child).await?;
             ExitKind::TimedOut
         }
-        PumpEnd::Capped => {
+        PumpEnd::Limit(limit) => {
             group.kill_and_reap(&mut child).await?;
-            ExitKind::OutputCapped
+            ExitKind::LimitHit(limit)
         }
     };
+    if let Some(cgroup) = cgroup {
+        cgroup.release().await;
+    }
+    let tail =
+        (status == ExitKind::LimitHit(ResourceLimit::Output)).then_some(STDOUT_TAIL_ON_LIMIT);
     Ok(RunOutput {
         status,
-        stdout: String::from_utf8_lossy(&capture.stdout).into_owned(),
+        stdout: String::from_utf8_lossy(&capture.stdout.read_back(tail)?).into_owned(),
         stderr_tail: capture.stderr_tail.to_text(),
         duration: started.elapsed(),
+        overlong_lines: capture.lines.dropped(),
     })
 }
 
@@ -119,11 +143,14 @@ fn build_command(
     mode: SandboxMode,
     program: &Path,
     args: &[String],
+    cgroup: Option<&RunCgroup>,
 ) -> Result<Command, SandboxError> {
     let mut command = match mode {
         SandboxMode::Bwrap => {
             let mut command = Command::new(find_bwrap()?);
+            // The run's environment goes through bwrap's own environment, never its argv.
             command.env_clear();
+            command.envs(sandbox_environment(spec));
             command.args(bwrap_argv(spec, program, args));
             command
         }
@@ -150,9 +177,14 @@ fn build_command(
         .process_group(0)
         .kill_on_drop(true);
     let rlimits = rlimit_pairs(&spec.limits);
-    // SAFETY: the closure only calls setrlimit (async-signal-safe) on pre-built data.
+    let cgroup_fds = cgroup.map(RunCgroup::join_fds).unwrap_or_default();
+    // SAFETY: the closure only calls write(2) on open descriptors and setrlimit
+    // (async-signal-safe) on pre-built data; the descriptors outlive the spawn.
     unsafe {
-        command.pre_exec(move || apply_rlimits(&rlimits));
+        command.pre_exec(move || {
+            join_in_child(&cgroup_fds)?;
+            apply_rlimits(&rlimits)
+        });
     }
     Ok(command)
 }
@@ -175,78 +207,27 @@ fn exit_kind(status: ExitStatus) -> ExitKind {
     }
 }
 
-/// Waits for the child until `deadline`; `None` when the deadline passed first.
-async fn wait_until(child: &mut Child, deadline: Instant) -> std::io::Result<Option<ExitStatus>> {
-    tokio::select! {
-        status = child.wait() => status.map(Some),
-        _ = sleep_until(deadline) => Ok(None),
-    }
-}
-
-enum PumpEnd {
-    Eof,
-    TimedOut,
-    Capped,
-}
-
-struct Capture {
-    budget: OutputBudget,
-    lines: LineSplitter,
-    stdout: Vec<u8>,
-    stderr_tail: TailBuffer,
-}
-
-impl Capture {
-    fn new(cap: usize) -> Self {
-        Capture {
-            budget: OutputBudget::new(cap),
-            lines: LineSplitter::default(),
-            stdout: Vec::new(),
-            stderr_tail: TailBuffer::new(STDERR_TAIL_BYTES),
-        }
-    }
-
-    /// Reads both pipes until both close, the deadline passes, or the cap is exceeded.
-    async fn pump(
-        &mut self,
-        mut stdout: ChildStdout,
-        mut stderr: ChildStderr,
-        deadline: Instant,
-        on_line: &mut impl FnMut(&str),
-    ) -> std::io::Result<PumpEnd> {
-        let mut out_buf = vec![0u8; 16 * 1024];
-        let mut err_buf = vec![0u8; 4 * 1024];
-        let (mut out_open, mut err_open) = (true, true);
-        let timer = sleep_until(deadline);
-        tokio::pin!(timer);
-        while out_open || err_open {
-            tokio::select! {
-                read = stdout.read(&mut out_buf), if out_open => {
-                    let n = read?;
-                    if n == 0 {
-                        out_open = false;
-                    } else {
-                        let kept = &out_buf[..self.budget.take(n)];
-                        self.stdout.extend_from_slice(kept);
-                        self.lines.feed(kept, &mut *on_line);
-                    }
+/// Waits for the child to exit (then `Eof`), the deadline, or a limit the watchdog sees
+/// (e.g. a fork bomb that closed its pipes).
+async fn wait_watching(
+    child: &mut Child,
+    deadline: Instant,
+    watch: &Watch<'_>,
+) -> std::io::Result<PumpEnd> {
+    let mut ticks = interval(Duration::from_millis(500));
+    ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let timer = sleep_until(deadline);
+    tokio::pin!(timer);
+    loop {
+        tokio::select! {
+            status = child.wait() => return status.map(|_| PumpEnd::Eof),
+            _ = ticks.tick() => {
+                if let Some(limit) = limit_hit(&watch.observe(None, false).await) {
+                    return Ok(PumpEnd::Limit(limit));
                 }
-                read = stderr.read(&mut err_buf), if err_open => {
-                    let n = read?;
-                    if n == 0 {
-                        err_open = false;
-                    } else {
-                        let kept = self.budget.take(n);
-                        self.stderr_tail.push(&err_buf[..kept]);
-                    }
-                }
-                _ = &mut timer => return Ok(PumpEnd::TimedOut),
             }
-            if self.budget.exceeded() {
-                return Ok(PumpEnd::Capped);
-            }
+            _ = &mut timer => return Ok(PumpEnd::TimedOut),
         }
-        Ok(PumpEnd::Eof)
     }
 }
 

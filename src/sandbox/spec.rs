@@ -86,6 +86,19 @@ pub struct Limits {
     /// mapped to uid 0 inside bwrap's user namespace). So as root this is inert; as a normal
     /// user it must leave room for the server's own threads.
     pub max_processes: Option<u64>,
+    /// Memory of the whole run (cgroup `memory.limit_in_bytes` / `memory.max`).
+    pub memory_bytes: Option<u64>,
+    /// Processes and threads of the whole run (cgroup `pids.max`): what stops a fork bomb,
+    /// also as root.
+    pub max_pids: Option<u64>,
+    /// CPU share of the whole run in thousandths of a CPU (cgroup CFS quota; 1000 = one CPU).
+    pub cpu_millis: Option<u64>,
+    /// Size cap of the workdir, checked by the disk watchdog (the run is killed past it).
+    pub workdir_bytes: Option<u64>,
+    /// Size of each tmpfs (`/tmp` and the home directory) in bwrap mode.
+    pub tmpfs_bytes: Option<u64>,
+    /// Longest stdout line handed to the line callback; a longer one is dropped (counted).
+    pub line_bytes: usize,
 }
 
 impl Default for Limits {
@@ -97,6 +110,12 @@ impl Default for Limits {
             cpu_seconds: Some(3600),
             file_size_bytes: Some(GIB),
             max_processes: Some(4096),
+            memory_bytes: Some(4 * GIB),
+            max_pids: Some(1024),
+            cpu_millis: Some(2000),
+            workdir_bytes: Some(8 * GIB),
+            tmpfs_bytes: Some(GIB),
+            line_bytes: 16 * 1024 * 1024,
         }
     }
 }

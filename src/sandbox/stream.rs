@@ -2,22 +2,52 @@
 //! keeping only the tail of stderr, and counting bytes against the output cap.
 
 /// Splits a byte stream into `\n`-terminated lines (the `\n`, and a `\r` before it, removed;
-/// invalid UTF-8 replaced). Memory is bounded by the caller's output cap.
-#[derive(Debug, Default)]
+/// invalid UTF-8 replaced). A line longer than `max_line` bytes is never held: it is dropped
+/// (and counted), so memory stays at `max_line` whatever the program prints.
+#[derive(Debug)]
 pub struct LineSplitter {
     pending: Vec<u8>,
+    max_line: usize,
+    /// Inside an over-long line: bytes are discarded until its `\n`.
+    skipping: bool,
+    dropped: u64,
 }
 
 impl LineSplitter {
+    pub fn new(max_line: usize) -> Self {
+        LineSplitter {
+            pending: Vec::new(),
+            max_line,
+            skipping: false,
+            dropped: 0,
+        }
+    }
+
     /// Feeds a chunk; calls `on_line` for every line it completes.
     pub fn feed(&mut self, chunk: &[u8], mut on_line: impl FnMut(&str)) {
         let mut rest = chunk;
         while let Some(pos) = rest.iter().position(|&b| b == b'\n') {
-            self.pending.extend_from_slice(&rest[..pos]);
-            emit(&mut self.pending, &mut on_line);
+            if !self.skipping && self.keep(&rest[..pos]) {
+                emit(&mut self.pending, &mut on_line);
+            }
+            self.skipping = false;
             rest = &rest[pos + 1..];
         }
-        self.pending.extend_from_slice(rest);
+        if !self.skipping {
+            self.keep(rest);
+        }
+    }
+
+    /// Adds `part` to the pending line; false (and the line dropped) when it gets too long.
+    fn keep(&mut self, part: &[u8]) -> bool {
+        if self.pending.len() + part.len() > self.max_line {
+            self.pending = Vec::new();
+            self.skipping = true;
+            self.dropped += 1;
+            return false;
+        }
+        self.pending.extend_from_slice(part);
+        true
     }
 
     /// Flushes a last line that had no trailing `\n`.
@@ -25,6 +55,11 @@ impl LineSplitter {
         if !self.pending.is_empty() {
             emit(&mut self.pending, &mut on_line);
         }
+    }
+
+    /// Lines dropped for being longer than `max_line`.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
     }
 }
 
@@ -103,13 +138,52 @@ mod tests {
     use super::*;
 
     fn split(chunks: &[&[u8]]) -> Vec<String> {
+        split_capped(chunks, 1 << 20).0
+    }
+
+    fn split_capped(chunks: &[&[u8]], max_line: usize) -> (Vec<String>, u64) {
         let mut lines = Vec::new();
-        let mut splitter = LineSplitter::default();
+        let mut splitter = LineSplitter::new(max_line);
         for chunk in chunks {
             splitter.feed(chunk, |l| lines.push(l.to_string()));
         }
         splitter.finish(|l| lines.push(l.to_string()));
-        lines
+        (lines, splitter.dropped())
+    }
+
+    #[test]
+    fn over_long_lines_are_dropped_and_counted() {
+        // (chunks, max line, lines kept, dropped)
+        type Case<'a> = (&'a [&'a [u8]], usize, &'a [&'a str], u64);
+        let table: &[Case] = &[
+            (&[b"abcd\n"], 4, &["abcd"], 0),
+            (&[b"abcde\nxy\n"], 4, &["xy"], 1),
+            (&[b"ab", b"cd", b"e", b"fgh\nok\n"], 4, &["ok"], 1),
+            (&[b"abcdefgh", b"ijkl", b"mn\nok"], 4, &["ok"], 1),
+            (&[b"abcde\nfghij\n1\n"], 4, &["1"], 2),
+            (&[b"abcdefgh"], 4, &[], 1),
+            (&[b"ab\n", b"cdefgh", b"\n", b"ij\n"], 4, &["ab", "ij"], 1),
+        ];
+        for (chunks, max_line, expected, dropped) in table {
+            let (lines, got_dropped) = split_capped(chunks, *max_line);
+            assert_eq!(lines, *expected, "{chunks:?}");
+            assert_eq!(got_dropped, *dropped, "{chunks:?}");
+        }
+    }
+
+    #[test]
+    fn memory_stays_at_the_line_cap() {
+        let mut splitter = LineSplitter::new(1024);
+        let chunk = vec![b'x'; 64 * 1024];
+        for _ in 0..64 {
+            splitter.feed(&chunk, |_| panic!("no line is complete"));
+            assert!(
+                splitter.pending.capacity() <= 1024,
+                "{}",
+                splitter.pending.capacity()
+            );
+        }
+        assert_eq!(splitter.dropped(), 1);
     }
 
     #[test]

@@ -70,6 +70,8 @@ mod tests {
             relay_bin: "/opt/tfgate".into(),
             runtime_dir: "/var/lib/tfgate/work/runtime".into(),
             host_addrs: vec![],
+            limits: crate::sandbox::Limits::default(),
+            output_cap_bytes: 1 << 20,
         }
     }
 

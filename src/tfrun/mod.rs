@@ -16,11 +16,15 @@ use crate::egress::{DenyReason, RunNetwork};
 use crate::render::RunNote;
 
 use crate::sandbox::{
-    run_sandboxed, ExitKind, Limits, Network, RunOutput, SandboxMode, SandboxSpec,
+    run_sandboxed, ExitKind, Limits, Network, ResourceLimit, RunOutput, SandboxMode, SandboxSpec,
 };
 
+mod args;
 pub mod cli_config;
 mod egress_step;
+
+use args::chdir;
+pub use args::{apply_args, init_args, plan_args};
 
 /// Where Terraform comes from and how it is isolated (server configuration).
 #[derive(Debug, Clone)]
@@ -42,6 +46,10 @@ pub struct TerraformSetup {
     pub runtime_dir: PathBuf,
     /// The host's own addresses (refused to wildcard allowlist entries).
     pub host_addrs: Vec<std::net::IpAddr>,
+    /// Per-run resource limits (server configuration).
+    pub limits: Limits,
+    /// Most bytes of stdout + stderr one step may print; past it the step is killed.
+    pub output_cap_bytes: usize,
 }
 
 /// Per-run settings (from policy and the command).
@@ -96,6 +104,18 @@ pub struct StepOutput {
     pub duration: Duration,
     /// Connections the step's egress proxy refused.
     pub blocked: Vec<DenyReason>,
+    /// stdout lines too long for the line callback (dropped from it, still in `stdout`).
+    pub overlong_lines: u64,
+}
+
+impl StepOutput {
+    /// The resource limit that ended this step, if one did.
+    pub fn limit(&self) -> Option<ResourceLimit> {
+        match self.status {
+            ExitKind::LimitHit(limit) => Some(limit),
+            _ => None,
+        }
+    }
 }
 
 impl From<RunOutput> for StepOutput {
@@ -107,6 +127,7 @@ impl From<RunOutput> for StepOutput {
             stderr_tail: o.stderr_tail,
             duration: o.duration,
             blocked: Vec::new(),
+            overlong_lines: o.overlong_lines,
         }
     }
 }
@@ -125,6 +146,8 @@ pub struct PlanOutput {
     pub missing_workspace: Option<String>,
     /// Connections refused by the egress proxy in any step.
     pub blocked: Vec<DenyReason>,
+    /// The resource limit `show -json` hit (its output is not kept otherwise).
+    pub show_limit: Option<ResourceLimit>,
 }
 
 /// The result of `init` + `apply -json PLANFILE`.
@@ -139,6 +162,19 @@ pub struct ApplyOutput {
 }
 
 impl PlanOutput {
+    /// The resource limit a step of this plan hit, if one did.
+    pub fn limit_hit(&self) -> Option<ResourceLimit> {
+        self.init
+            .limit()
+            .or(self.plan.as_ref().and_then(StepOutput::limit))
+            .or(self.show_limit)
+    }
+
+    /// Lines the streamed steps dropped for their length.
+    pub fn overlong_lines(&self) -> u64 {
+        self.init.overlong_lines + self.plan.as_ref().map_or(0, |p| p.overlong_lines)
+    }
+
     /// The note of a missing workspace, under the plan of `project`.
     pub fn workspace_note(&self, project: &str) -> Option<RunNote> {
         workspace::missing_note(project, self.missing_workspace.as_deref())
@@ -151,6 +187,18 @@ impl PlanOutput {
 }
 
 impl ApplyOutput {
+    /// The resource limit a step of this apply hit, if one did.
+    pub fn limit_hit(&self) -> Option<ResourceLimit> {
+        self.init
+            .limit()
+            .or(self.apply.as_ref().and_then(StepOutput::limit))
+    }
+
+    /// Lines the streamed steps dropped for their length.
+    pub fn overlong_lines(&self) -> u64 {
+        self.init.overlong_lines + self.apply.as_ref().map_or(0, |a| a.overlong_lines)
+    }
+
     /// The note of a missing workspace, under the apply of `project`.
     pub fn workspace_note(&self, project: &str) -> Option<RunNote> {
         workspace::missing_note(project, self.missing_workspace.as_deref())
@@ -165,7 +213,6 @@ impl ApplyOutput {
 pub const PLAN_FILE: &str = "tfgate.tfplan";
 /// The largest plan file read back from a workdir.
 const PLAN_FILE_CAP: u64 = 512 * 1024 * 1024;
-const OUTPUT_CAP: usize = 256 * 1024 * 1024;
 
 fn spec(
     setup: &TerraformSetup,
@@ -181,9 +228,9 @@ fn spec(
         extra_ro_binds: extra,
         env: env::sandbox_env(setup, &settings.env, &settings.workspace),
         network,
-        limits: Limits::default(),
+        limits: setup.limits,
         timeout: settings.timeout,
-        output_cap_bytes: OUTPUT_CAP,
+        output_cap_bytes: setup.output_cap_bytes,
     }
 }
 
@@ -224,45 +271,6 @@ async fn step(
     Ok(out)
 }
 
-fn chdir(root: &str) -> String {
-    format!("-chdir={}", if root.is_empty() { "." } else { root })
-}
-
-/// The arguments of `plan` (pure): the policy's `-parallelism` and `-var-file`s, then the
-/// extra flags (the policy's `plan_args`, then the command's).
-pub fn plan_args(root: &str, settings: &RunSettings) -> Vec<String> {
-    let mut args = vec![
-        chdir(root),
-        "plan".into(),
-        "-json".into(),
-        "-input=false".into(),
-        format!("-out={PLAN_FILE}"),
-    ];
-    if let Some(p) = settings.parallelism {
-        args.push(format!("-parallelism={p}"));
-    }
-    args.extend(settings.var_files.iter().map(|f| format!("-var-file={f}")));
-    args.extend(settings.extra_args.iter().cloned());
-    args
-}
-
-/// The arguments of `apply` of the saved plan (pure). Only `-lock-timeout=` reaches an
-/// apply's extra flags (the parser refuses the rest for `/apply`).
-pub fn apply_args(root: &str, settings: &RunSettings) -> Vec<String> {
-    let mut args = vec![
-        chdir(root),
-        "apply".into(),
-        "-json".into(),
-        "-input=false".into(),
-    ];
-    if let Some(p) = settings.parallelism {
-        args.push(format!("-parallelism={p}"));
-    }
-    args.extend(settings.extra_args.iter().cloned());
-    args.push(PLAN_FILE.into());
-    args
-}
-
 /// `init`, then `plan -json -out`, then `show -json`. `root` is relative to `workdir`.
 pub async fn plan(
     setup: &TerraformSetup,
@@ -283,6 +291,7 @@ pub async fn plan(
             plan_json: None,
             plan_file: None,
             missing_workspace,
+            show_limit: None,
         });
     }
     let plan = step(setup, workdir, settings, plan_args(root, settings), on_line).await?;
@@ -294,6 +303,7 @@ pub async fn plan(
             plan_json: None,
             plan_file: None,
             missing_workspace: None,
+            show_limit: None,
         });
     }
     let show = step(
@@ -313,6 +323,7 @@ pub async fn plan(
                 plan_path.display()
             )
         })?;
+    let show_limit = show.limit();
     Ok(PlanOutput {
         blocked: [&init.blocked[..], &plan.blocked[..], &show.blocked[..]].concat(),
         init,
@@ -320,6 +331,7 @@ pub async fn plan(
         plan_json: show.ok.then_some(show.stdout),
         plan_file: Some(plan_file),
         missing_workspace: None,
+        show_limit,
     })
 }
 
@@ -338,23 +350,6 @@ async fn init(
         &mut |_| {},
     )
     .await
-}
-
-/// The arguments of `init` (pure): the policy's `-backend-config`s.
-pub fn init_args(root: &str, settings: &RunSettings) -> Vec<String> {
-    let mut args = vec![
-        chdir(root),
-        "init".into(),
-        "-input=false".into(),
-        "-no-color".into(),
-    ];
-    args.extend(
-        settings
-            .backend_config
-            .iter()
-            .map(|b| format!("-backend-config={b}")),
-    );
-    args
 }
 
 /// `init`, then `apply -json` of exactly the given saved plan.
@@ -431,52 +426,7 @@ pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
         relay_bin: abs(&config.sandbox_relay)?,
         runtime_dir: config.work_dir.join("runtime"),
         host_addrs: crate::egress::host_addrs::host_addresses(),
+        limits: config.sandbox_limits,
+        output_cap_bytes: config.sandbox_output_cap_bytes,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_policys_parallelism_and_the_commands_flags_reach_terraform() {
-        let settings = RunSettings {
-            parallelism: Some(4),
-            extra_args: vec!["-target=fake_thing.a".into()],
-            ..Default::default()
-        };
-        assert_eq!(
-            plan_args("infra/eks", &settings),
-            [
-                "-chdir=infra/eks",
-                "plan",
-                "-json",
-                "-input=false",
-                "-out=tfgate.tfplan",
-                "-parallelism=4",
-                "-target=fake_thing.a"
-            ]
-        );
-        let apply = RunSettings {
-            parallelism: Some(2),
-            extra_args: vec!["-lock-timeout=30s".into()],
-            ..Default::default()
-        };
-        assert_eq!(
-            apply_args("", &apply),
-            [
-                "-chdir=.",
-                "apply",
-                "-json",
-                "-input=false",
-                "-parallelism=2",
-                "-lock-timeout=30s",
-                "tfgate.tfplan"
-            ]
-        );
-        let unset = RunSettings::default();
-        assert!(!plan_args("x", &unset)
-            .iter()
-            .any(|a| a.starts_with("-parallelism")));
-    }
 }

@@ -3,7 +3,7 @@
 //! action, AWS code, category, IAM action and deny kind only.
 
 pub mod runs;
-pub use runs::{apply_model, plan_model};
+pub use runs::{apply_model, limit_notes, mark_resource_limit, plan_model, resource_limit_plan};
 #[cfg(test)]
 mod tests;
 

@@ -5,7 +5,9 @@ use crate::classify::{classify, Category, ClassifyContext};
 use crate::redact::{Placeholders, Redactor};
 use crate::render::{
     AdviceView, ApplyCounts, ApplyStatus, FailureRow, PlanCounts, PlanStatus, RootApply, RootPlan,
+    RunNote,
 };
+use crate::sandbox::ResourceLimit;
 use crate::terraform::{
     apply_outcome, parse_plan_json, parse_ui_stream, plan_run_outcome, plan_summary,
     PlannedChangeRef,
@@ -149,4 +151,56 @@ pub fn apply_model(
     };
     let outcome = apply_outcome(&stream, planned);
     apply_root(root, &outcome, &|_| false, redactor, ph)
+}
+
+fn category_advice(c: Category) -> AdviceView {
+    AdviceView {
+        category_id: c.id().to_string(),
+        label: c.label().to_string(),
+        advice: c.advice().to_string(),
+    }
+}
+
+/// A root whose plan hit a resource limit: failed, one row of category `resource_limit`
+/// (what Terraform printed before it was stopped is not classified).
+pub fn resource_limit_plan(root: &RootIdent) -> RootPlan {
+    let c = Category::ResourceLimit;
+    let row = FailureRow {
+        address: None,
+        aws_code: None,
+        category_id: c.id().to_string(),
+        category_label: c.label().to_string(),
+        iam_action: None,
+        location: None,
+    };
+    failed_plan(root, vec![row], vec![category_advice(c)])
+}
+
+/// An apply whose run hit a resource limit: failed whatever its stream showed, with the
+/// limit's advice (the resources it completed stay listed).
+pub fn mark_resource_limit(model: &mut RootApply) {
+    let c = Category::ResourceLimit;
+    model.status = ApplyStatus::Failed;
+    if !model.advice.iter().any(|a| a.category_id == c.id()) {
+        model.advice.push(category_advice(c));
+    }
+}
+
+/// The notes of a run's limits: the limit it hit ("the run hit a resource limit: …") and
+/// output lines dropped for their length.
+pub fn limit_notes(project: &str, hit: Option<ResourceLimit>, overlong_lines: u64) -> Vec<RunNote> {
+    let mut notes = Vec::new();
+    if let Some(limit) = hit {
+        notes.push(RunNote::ResourceLimit {
+            project: project.to_string(),
+            limit: limit.describe().to_string(),
+        });
+    }
+    if overlong_lines > 0 {
+        notes.push(RunNote::LongLinesDropped {
+            project: project.to_string(),
+            lines: overlong_lines,
+        });
+    }
+    notes
 }

@@ -77,6 +77,17 @@ pub enum RunNote {
     ApplyToProceed,
     /// After an interrupted apply: what is left is unknown until the next plan.
     PlanAgainToSeeWhatIsLeft,
+    /// The sandboxed run hit a resource limit and was ended; `limit` names which
+    /// (`sandbox::ResourceLimit::describe`).
+    ResourceLimit {
+        project: String,
+        limit: String,
+    },
+    /// Output lines longer than the server's line limit were left out of the result.
+    LongLinesDropped {
+        project: String,
+        lines: u64,
+    },
 }
 
 impl RunNote {

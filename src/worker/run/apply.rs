@@ -18,7 +18,7 @@ use crate::jobs::{EnrichJob, JobError, PendingFailure, RunCommand};
 use crate::policy::short_sha;
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
-use crate::render::from_outcome::apply_model;
+use crate::render::from_outcome::{apply_model, limit_notes, mark_resource_limit};
 use crate::render::{
     ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanStale, RootApply, RunNote,
 };
@@ -165,6 +165,13 @@ impl RunCtx<'_> {
             tools.redactor,
             ph,
         );
+        let limit = out.limit_hit();
+        if limit.is_some() {
+            mark_resource_limit(&mut model);
+        }
+        results
+            .notes
+            .extend(limit_notes(&p.spec.id.0, limit, out.overlong_lines()));
         let to_confirm = self.failures_to_confirm(p, prepared.run_id, stream, tools.redactor, ph);
         model.pending_enrichment = !to_confirm.is_empty();
         results.pending.extend(to_confirm);

@@ -16,7 +16,7 @@ use crate::inputs::{self, LiveInputs};
 use crate::jobs::{JobError, RunCommand};
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
-use crate::render::from_outcome::plan_model;
+use crate::render::from_outcome::{limit_notes, plan_model, resource_limit_plan};
 use crate::render::{DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
 use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
 use crate::terraform::{parse_plan_json, plan_summary};
@@ -97,16 +97,23 @@ impl RunCtx<'_> {
         RunNote::add_all(&mut results.notes, &prepared.notes);
         results.notes.extend(out.workspace_note(project));
         results.notes.extend(out.egress_note(project));
+        let limit = out.limit_hit();
+        results
+            .notes
+            .extend(limit_notes(project, limit, out.overlong_lines()));
         let stdout = out.plan.as_ref().map(|s| s.stdout.as_str());
-        let model = plan_model(
-            &root_ident(p),
-            out.init.ok,
-            &out.init.stderr_tail,
-            stdout,
-            out.plan_json.as_deref(),
-            redactor,
-            ph,
-        );
+        let model = match limit {
+            Some(_) => resource_limit_plan(&root_ident(p)),
+            None => plan_model(
+                &root_ident(p),
+                out.init.ok,
+                &out.init.stderr_tail,
+                stdout,
+                out.plan_json.as_deref(),
+                redactor,
+                ph,
+            ),
+        };
         let drift = self.drift(p, &live, &out, &prepared, results).await?;
         let shown = redact_drift_warnings(drift.warnings, redactor, ph);
         results.drift_warnings.extend(shown);
