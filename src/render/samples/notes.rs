@@ -6,6 +6,9 @@ use crate::render::model::*;
 /// One body of each reply kind after `InternalError` (the first sample of its kind).
 pub fn new_notice_bodies() -> Vec<NoticeBody> {
     vec![
+        NoticeBody::ApplyInterrupted {
+            project: "eks".into(),
+        },
         NoticeBody::LocksReleased {
             released: 2,
             kept_until_run_ends: 0,
@@ -163,6 +166,9 @@ pub fn apply_with_every_skip_reason() -> ApplyComment {
             project: "eks".into(),
         },
         SkipReason::Failed {
+            project: "eks".into(),
+        },
+        SkipReason::ApplyInterrupted {
             project: "eks".into(),
         },
         SkipReason::DependencyFailed {
