@@ -6,9 +6,6 @@ use crate::render::model::*;
 /// One body of each reply kind after `InternalError` (the first sample of its kind).
 pub fn new_notice_bodies() -> Vec<NoticeBody> {
     vec![
-        NoticeBody::ApplyInterrupted {
-            project: "eks".into(),
-        },
         NoticeBody::LocksReleased {
             released: 2,
             kept_until_run_ends: 0,
