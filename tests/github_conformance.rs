@@ -149,6 +149,7 @@ async fn every_github_call_conforms_to_the_official_spec() {
         &api::CheckRunRequest {
             name: "tfgate plan: eks",
             head_sha: &"a".repeat(40),
+            external_id: Some("tfgate:job-7:eks"),
             conclusion: "failure",
             title: "1 to add",
             summary: "summary",

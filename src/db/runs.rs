@@ -22,6 +22,7 @@ pub struct NewRun<'a> {
 pub struct RunRow {
     pub id: i64,
     pub project: String,
+    pub dir: String,
     pub workspace: String,
     pub command: String,
     pub head_sha: String,
@@ -117,17 +118,27 @@ pub async fn set_progress(db: &Db, id: i64, outcome: &str) -> Result<()> {
     Ok(())
 }
 
-type Row = (i64, String, String, String, String, String, Option<String>);
+type Row = (
+    i64,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+);
 
 fn to_run(r: Row) -> RunRow {
     RunRow {
         id: r.0,
         project: r.1,
-        workspace: r.2,
-        command: r.3,
-        head_sha: r.4,
-        status: RunStatus::parse(&r.5),
-        outcome: r.6,
+        dir: r.2,
+        workspace: r.3,
+        command: r.4,
+        head_sha: r.5,
+        status: RunStatus::parse(&r.6),
+        outcome: r.7,
     }
 }
 
@@ -141,7 +152,7 @@ pub async fn latest(
     command: &str,
 ) -> Result<Option<RunRow>> {
     let row: Option<Row> = sqlx::query_as(
-        "SELECT id, project, workspace, command, head_sha, status, outcome FROM runs \
+        "SELECT id, project, dir, workspace, command, head_sha, status, outcome FROM runs \
          WHERE repo = $1 AND pr = $2 AND project = $3 AND workspace = $4 AND command = $5 \
          ORDER BY id DESC LIMIT 1",
     )
@@ -165,7 +176,7 @@ pub async fn plan_of_root(
     workspace: &str,
 ) -> Result<Option<RunRow>> {
     let row: Option<Row> = sqlx::query_as(
-        "SELECT id, project, workspace, command, head_sha, status, outcome FROM runs \
+        "SELECT id, project, dir, workspace, command, head_sha, status, outcome FROM runs \
          WHERE id = $1 AND repo = $2 AND pr = $3 AND project = $4 AND workspace = $5 \
          AND command = 'plan'",
     )
@@ -182,7 +193,7 @@ pub async fn plan_of_root(
 /// Runs left `running` by a job whose worker died.
 pub async fn running_for_job(db: &Db, job_id: i64) -> Result<Vec<RunRow>> {
     let rows: Vec<Row> = sqlx::query_as(
-        "SELECT id, project, workspace, command, head_sha, status, outcome FROM runs \
+        "SELECT id, project, dir, workspace, command, head_sha, status, outcome FROM runs \
          WHERE job_id = $1 AND status = 'running' ORDER BY id",
     )
     .bind(job_id)

@@ -203,6 +203,8 @@ pub async fn collaborator_permission(
 pub struct CheckRunRequest<'a> {
     pub name: &'a str,
     pub head_sha: &'a str,
+    /// tfgate's own id of the check run, to find it again.
+    pub external_id: Option<&'a str>,
     /// `success`, `failure`, `neutral` …
     pub conclusion: &'a str,
     pub title: &'a str,
@@ -240,17 +242,18 @@ pub async fn create_check_run(
         output["text"] = json!(r.text);
     }
     let route = format!("/repos/{}/{}/check-runs", repo.owner, repo.name);
+    let mut body = json!({
+        "name": r.name,
+        "head_sha": r.head_sha,
+        "status": "completed",
+        "conclusion": r.conclusion,
+        "output": output,
+    });
+    if let Some(id) = r.external_id {
+        body["external_id"] = json!(id);
+    }
     let _: serde_json::Value = gh
-        .post(
-            &route,
-            &json!({
-                "name": r.name,
-                "head_sha": r.head_sha,
-                "status": "completed",
-                "conclusion": r.conclusion,
-                "output": output,
-            }),
-        )
+        .post(&route, &body)
         .await
         .context("creating a check run")?;
     Ok(())

@@ -54,6 +54,9 @@ pub struct CheckRunItem {
     pub head_sha: String,
     #[serde(default)]
     pub app: Option<AppSlug>,
+    /// The id its creator gave it (tfgate: one per job and root).
+    #[serde(default)]
+    pub external_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

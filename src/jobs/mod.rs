@@ -7,7 +7,7 @@ mod payload;
 pub mod queue;
 pub mod runner;
 
-pub use payload::{EnrichJob, PendingFailure, RunCommand, RunJob};
+pub use payload::{EnrichJob, PendingFailure, PublishJob, RunCommand, RunJob};
 
 use serde::{Deserialize, Serialize};
 
@@ -27,16 +27,19 @@ pub enum JobKind {
     Run,
     /// One CloudTrail poll naming the denied action of a failed apply.
     Enrich,
+    /// Post a finished run's result (comment, folded plans, check runs) from the outbox.
+    Publish,
 }
 
 impl JobKind {
-    pub const ALL: [JobKind; 6] = [
+    pub const ALL: [JobKind; 7] = [
         JobKind::Comment,
         JobKind::PullRequest,
         JobKind::Review,
         JobKind::Installation,
         JobKind::Run,
         JobKind::Enrich,
+        JobKind::Publish,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -47,6 +50,7 @@ impl JobKind {
             JobKind::Installation => "installation",
             JobKind::Run => "run",
             JobKind::Enrich => "enrich",
+            JobKind::Publish => "publish",
         }
     }
 
@@ -88,6 +92,9 @@ pub enum JobError {
     Transient(anyhow::Error),
     /// Retrying would not help.
     Permanent(anyhow::Error),
+    /// A previous worker died mid-apply: the PR was told, nothing runs again, and the job is
+    /// recorded `interrupted` (not retried, not reported as failed).
+    Interrupted(anyhow::Error),
 }
 
 impl std::fmt::Display for JobError {
@@ -95,9 +102,13 @@ impl std::fmt::Display for JobError {
         match self {
             JobError::Transient(e) => write!(f, "transient: {e:#}"),
             JobError::Permanent(e) => write!(f, "permanent: {e:#}"),
+            JobError::Interrupted(e) => write!(f, "interrupted: {e:#}"),
         }
     }
 }
+
+/// Attempts of a `publish` job: with [`retry_backoff_ms`] about an hour of retries in all.
+pub const PUBLISH_MAX_ATTEMPTS: i64 = 20;
 
 /// Backoff before attempt `attempts + 1`: 2s, 4s, 8s … capped at 5 minutes.
 pub fn retry_backoff_ms(attempts: i64) -> i64 {
@@ -115,6 +126,13 @@ mod tests {
         assert_eq!(retry_backoff_ms(2), 4000);
         assert_eq!(retry_backoff_ms(3), 8000);
         assert_eq!(retry_backoff_ms(30), 300_000);
+    }
+
+    #[test]
+    fn publish_retries_for_about_an_hour() {
+        let total_ms: i64 = (1..PUBLISH_MAX_ATTEMPTS).map(retry_backoff_ms).sum();
+        let minutes = total_ms / 60_000;
+        assert!((55..=75).contains(&minutes), "{minutes} minutes");
     }
 
     #[test]

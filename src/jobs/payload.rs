@@ -1,5 +1,6 @@
 //! Job payloads: a `run` job (one command over an ordered list of roots of one PR, bound to
-//! the commit that was authorised) and an `enrich` job (CloudTrail polls for a failed apply).
+//! the commit that was authorised), an `enrich` job (CloudTrail polls for a failed apply) and a
+//! `publish` job (a finished run's result, from the outbox).
 
 use std::collections::BTreeMap;
 
@@ -81,4 +82,12 @@ pub struct PendingFailure {
     pub session_name: String,
     pub account_id: String,
     pub read_role: String,
+}
+
+/// Payload of a `publish` job: the outbox row to publish, and the PR it goes to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublishJob {
+    pub repo: RepoRef,
+    pub number: i64,
+    pub publication_id: i64,
 }

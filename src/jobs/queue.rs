@@ -129,6 +129,12 @@ pub async fn complete(db: &Db, job: &ClaimedJob) -> Result<bool> {
     finish(db, job, "succeeded", None).await
 }
 
+/// End a job whose previous worker died mid-apply as `interrupted` (never retried); false when
+/// this worker no longer holds it.
+pub async fn end_interrupted(db: &Db, job: &ClaimedJob, error: &str) -> Result<bool> {
+    finish(db, job, "interrupted", Some(&truncate(error, 2000))).await
+}
+
 /// Record a failure: retried with backoff when transient and attempts remain. `"lease_lost"`
 /// when this worker no longer holds the job (another one took it over): nothing is recorded.
 pub async fn fail(db: &Db, job: &ClaimedJob, transient: bool, error: &str) -> Result<&'static str> {

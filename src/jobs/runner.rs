@@ -111,7 +111,23 @@ async fn run_one_in_span<H: JobHandler>(
     });
     let result = handler.handle(job).await;
     heartbeat.abort();
-    let status = match result {
+    let status = record_result(db, handler, job, result).await;
+    if status == "lease_lost" {
+        // Another worker re-claimed the job while this one ran it (heartbeats failed for a
+        // whole lease); its outcome stands and this one's is not recorded.
+        tracing::warn!("lease lost while running: another worker took the job over");
+    }
+    metrics.job_finished(&job.kind, status);
+}
+
+/// Complete the job, or record how it ended; the job's status, as the metric labels it.
+async fn record_result<H: JobHandler>(
+    db: &Db,
+    handler: &H,
+    job: &ClaimedJob,
+    result: Result<(), JobError>,
+) -> &'static str {
+    match result {
         Ok(()) => match queue::complete(db, job).await {
             Ok(true) => "succeeded",
             Ok(false) => "lease_lost",
@@ -120,12 +136,23 @@ async fn run_one_in_span<H: JobHandler>(
                 "unknown"
             }
         },
+        Err(JobError::Interrupted(e)) => {
+            tracing::warn!(error = %format!("{e:#}"), "job ended: its previous worker died mid-apply");
+            match queue::end_interrupted(db, job, &format!("{e:#}")).await {
+                Ok(true) => "interrupted",
+                Ok(false) => "lease_lost",
+                Err(e) => {
+                    tracing::error!(error = %format!("{e:#}"), "could not record the interruption");
+                    "unknown"
+                }
+            }
+        }
         Err(err) => {
             let transient = matches!(err, JobError::Transient(_));
             // A rate limit names when GitHub takes calls again: the retry waits for it.
             let wait = match &err {
                 JobError::Transient(e) => crate::github::retry_delay(e, SystemTime::now()),
-                JobError::Permanent(_) => None,
+                JobError::Permanent(_) | JobError::Interrupted(_) => None,
             };
             tracing::warn!(error = %err, "job failed");
             let status =
@@ -141,11 +168,5 @@ async fn run_one_in_span<H: JobHandler>(
             }
             status
         }
-    };
-    if status == "lease_lost" {
-        // Another worker re-claimed the job while this one ran it (heartbeats failed for a
-        // whole lease); its outcome stands and this one's is not recorded.
-        tracing::warn!("lease lost while running: another worker took the job over");
     }
-    metrics.job_finished(&job.kind, status);
 }

@@ -37,10 +37,11 @@ pub enum CommentKind {
     Outsider,
     RateLimited,
     MoreRejected,
+    ApplyInterrupted,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 24] = [
+    pub const ALL: [CommentKind; 25] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -65,6 +66,7 @@ impl CommentKind {
         CommentKind::Outsider,
         CommentKind::RateLimited,
         CommentKind::MoreRejected,
+        CommentKind::ApplyInterrupted,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -93,6 +95,7 @@ impl CommentKind {
             CommentKind::Outsider => "outsider",
             CommentKind::RateLimited => "rate_limited",
             CommentKind::MoreRejected => "more_rejected",
+            CommentKind::ApplyInterrupted => "apply_interrupted",
         }
     }
 

@@ -376,5 +376,6 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::RateLimited { .. } => CommentKind::RateLimited,
         NoticeBody::MoreRejected { .. } => CommentKind::MoreRejected,
         NoticeBody::JobFailed { .. } => CommentKind::JobFailed,
+        NoticeBody::ApplyInterrupted { .. } => CommentKind::ApplyInterrupted,
     }
 }

@@ -38,6 +38,7 @@ fn every_reply_kind_has_a_snapshot() {
         (CommentKind::Outsider, "notice_outsider"),
         (CommentKind::RateLimited, "notice_rate_limited"),
         (CommentKind::MoreRejected, "notice_more_rejected"),
+        (CommentKind::ApplyInterrupted, "notice_apply_interrupted"),
     ];
     for (kind, name) in kinds {
         let text = rendered(kind);

@@ -46,6 +46,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ),
     ("apply.md.j2", include_str!("../../templates/apply.md.j2")),
     (
+        "apply_interrupted.md.j2",
+        include_str!("../../templates/apply_interrupted.md.j2"),
+    ),
+    (
         "cancel_report.md.j2",
         include_str!("../../templates/cancel_report.md.j2"),
     ),

@@ -1,6 +1,6 @@
 //! One root of an `/apply`, before anything runs: skip it (an earlier root stopped the run),
-//! refuse it (no current plan of the authorised commit), pass over it (already applied), or go
-//! on with the plan run it applies. Pure; locks, the drift gate's audit and Terraform follow
+//! refuse it (no current plan of the authorised commit, or its plan's apply was interrupted),
+//! pass over it (already applied), or go on with the plan run it applies. Pure; locks, the drift gate's audit and Terraform follow
 //! in the worker.
 
 pub use crate::render::SkipReason;
@@ -38,6 +38,9 @@ pub enum ApplyStep {
     NoCurrentPlan,
     /// Applied since that plan; nothing to do.
     AlreadyApplied,
+    /// An apply of that plan was interrupted (its worker died): what it changed is unknown, so
+    /// the plan is spent. The PR is told to plan again, and the run stops here.
+    Interrupted,
     /// Go on (lock, drift gate, Terraform) with this plan.
     Proceed {
         plan_run_id: i64,
@@ -62,8 +65,10 @@ pub fn apply_step(stopped: Option<&SkipReason>, facts: RootFacts<'_>) -> ApplySt
     else {
         return ApplyStep::NoCurrentPlan;
     };
-    if matches!(facts.last_apply, Some((apply_id, RunStatus::Applied)) if apply_id > id) {
-        return ApplyStep::AlreadyApplied;
+    match facts.last_apply {
+        Some((apply_id, RunStatus::Applied)) if apply_id > id => return ApplyStep::AlreadyApplied,
+        Some((apply_id, RunStatus::Interrupted)) if apply_id > id => return ApplyStep::Interrupted,
+        _ => {}
     }
     ApplyStep::Proceed {
         plan_run_id: id,
@@ -149,7 +154,25 @@ mod tests {
                 "apply failed after the plan",
                 plan(5, RunStatus::Planned, "h1"),
                 Some((6, RunStatus::ApplyFailed)),
+                proceed.clone(),
+            ),
+            (
+                "apply of the plan interrupted",
+                plan(5, RunStatus::Planned, "h1"),
+                Some((6, RunStatus::Interrupted)),
+                ApplyStep::Interrupted,
+            ),
+            (
+                "an earlier plan's apply interrupted, then planned again",
+                plan(5, RunStatus::Planned, "h1"),
+                Some((4, RunStatus::Interrupted)),
                 proceed,
+            ),
+            (
+                "interrupted, and the plan is stale too",
+                plan(5, RunStatus::Planned, "h0"),
+                Some((6, RunStatus::Interrupted)),
+                ApplyStep::NoCurrentPlan,
             ),
         ];
         for (name, p, a, want) in cases {

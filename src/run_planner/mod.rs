@@ -9,6 +9,7 @@ pub mod comment;
 pub mod decisions;
 pub mod enqueue;
 pub mod gate;
+pub mod outbox;
 pub mod record;
 pub mod settings;
 pub mod start;

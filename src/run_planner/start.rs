@@ -28,10 +28,24 @@ pub fn run_start(job: &RunJob, current_head: &str, declared: impl Fn(&str) -> bo
     RunStart::Run { projects, gone }
 }
 
+/// What a reclaimed run job does once the runs its dead worker left are marked interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterInterruption {
+    /// Run the job (again).
+    Run,
+    /// Run nothing: the job is recorded `interrupted` (the PR was told what completed).
+    EndInterrupted,
+}
+
 /// A reclaimed job whose dead worker left an apply running is not run again: applying twice
-/// is for a human to decide. A reclaimed plan starts over.
-pub fn resume_after_interruption(command: RunCommand, interrupted_runs: usize) -> bool {
-    interrupted_runs == 0 || command == RunCommand::Plan
+/// is for a human to decide (the next `/apply` of that plan is refused, see `apply_step`). A
+/// reclaimed plan starts over; a job that had no run going simply runs.
+pub fn after_interruption(command: RunCommand, interrupted_runs: usize) -> AfterInterruption {
+    if interrupted_runs == 0 || command == RunCommand::Plan {
+        AfterInterruption::Run
+    } else {
+        AfterInterruption::EndInterrupted
+    }
 }
 
 #[cfg(test)]
@@ -98,8 +112,20 @@ mod tests {
 
     #[test]
     fn interrupted_applies_are_not_resumed() {
-        assert!(resume_after_interruption(RunCommand::Apply, 0));
-        assert!(!resume_after_interruption(RunCommand::Apply, 1));
-        assert!(resume_after_interruption(RunCommand::Plan, 2));
+        use AfterInterruption::*;
+        let cases = [
+            (RunCommand::Apply, 0, Run),
+            (RunCommand::Apply, 1, EndInterrupted),
+            (RunCommand::Apply, 3, EndInterrupted),
+            (RunCommand::Plan, 0, Run),
+            (RunCommand::Plan, 2, Run),
+        ];
+        for (command, runs, want) in cases {
+            assert_eq!(
+                after_interruption(command, runs),
+                want,
+                "{command:?} {runs}"
+            );
+        }
     }
 }

@@ -201,18 +201,23 @@ async fn update_comment(state: &AppState, e: &EnrichJob) -> Result<(), JobError>
 
 /// Queue a poll of `job` in `delay` (its payload sealed: it holds raw failure details).
 pub async fn enqueue(state: &AppState, job: &EnrichJob, delay: Duration) -> Result<(), JobError> {
+    let next = new_job(state, job);
+    queue::enqueue_after(&state.db, &next, delay.as_millis() as i64)
+        .await
+        .map_err(JobError::Transient)?;
+    Ok(())
+}
+
+/// The `enrich` job of `job`, its payload sealed.
+pub fn new_job(state: &AppState, job: &EnrichJob) -> NewJob {
     let payload = serde_json::to_string(job).expect("enrich payload serialises");
-    let next = NewJob {
+    NewJob {
         kind: JobKind::Enrich,
         payload: seal_job_payload(&state.seal_key, JobKind::Enrich.as_str(), &payload),
         repo: Some(job.repo.full_name()),
         pr: Some(job.number),
         max_attempts: 3,
-    };
-    queue::enqueue_after(&state.db, &next, delay.as_millis() as i64)
-        .await
-        .map_err(JobError::Transient)?;
-    Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -1,33 +1,265 @@
-//! After a result comment: older plan comments are marked outdated (found by their hidden
-//! marker, and only those tfgate itself wrote), and one check run per root carries the same summary with annotations. Failures
-//! here are logged and never fail the run (the comment is what matters).
+//! `publish` jobs: a finished run's result, from the outbox, onto the PR. The comment is
+//! posted once (a retry first looks for tfgate's marker of this result among the PR's comments,
+//! so a create whose answer was lost is found, not repeated), older plan comments are folded
+//! (only those tfgate itself wrote), and one check run per root is created (a retry skips those
+//! it finds by `external_id`). Every GitHub failure is retried with the job's backoff; no
+//! Terraform step runs again.
+
+use std::sync::Arc;
 
 use crate::github::InstallationClient;
+use anyhow::anyhow;
 
+use super::run::PUBLICATION_AAD;
+use super::{cloudtrail_poll, installation_client, payload};
+use crate::crypto::open_job_payload;
+use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
+use crate::github::lists;
+use crate::jobs::{ClaimedJob, EnrichJob, JobError, NewJob, PublishJob};
 use crate::render::{
-    annotations_for_apply, annotations_for_plan, parse_marker, ApplyComment, ApplyStatus,
-    CommentKind, PlanComment, PlanStatus, Renderer,
+    annotations_for_apply, annotations_for_plan, parse_marker, AnnotationView, ApplyComment,
+    CheckRunText, CommentKind, PlanComment, Renderer,
 };
+use crate::run_planner::outbox::{
+    check_run_exists, check_run_external_id, comment_step, CommentStep, RunResult, SeenCheckRun,
+    SeenComment,
+};
+use crate::state::AppState;
 use crate::webhook::event::RepoRef;
+
+pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
+    let publish: PublishJob = payload(job)?;
+    let row = publications::get(&state.db, publish.publication_id)
+        .await
+        .map_err(JobError::Transient)?
+        .ok_or_else(|| {
+            let id = publish.publication_id;
+            JobError::Permanent(anyhow!("publication {id} no longer exists"))
+        })?;
+    if row.published_at.is_some() {
+        return Ok(());
+    }
+    let plain = open_job_payload(&state.seal_key, PUBLICATION_AAD, &row.result)
+        .map_err(|e| JobError::Permanent(anyhow!("opening publication {}: {e}", row.id)))?;
+    let result: RunResult = serde_json::from_str(&plain)
+        .map_err(|e| JobError::Permanent(anyhow!("decoding publication {}: {e}", row.id)))?;
+    let (app, gh) = installation_client(state, &publish.repo)?;
+    let target = Target {
+        gh: &gh,
+        repo: &publish.repo,
+        number: publish.number,
+        // Nothing can have been posted before the first attempt: no lookups then.
+        retry: job.attempts > 1,
+        own_slug: &app.slug,
+    };
+    let comment_id = match row.comment_id {
+        Some(id) => id,
+        None => post_result(state, &target, &row, &result).await?,
+    };
+    if let RunResult::Plan { .. } = result {
+        supersede_old_plans(&gh, &publish.repo, publish.number, comment_id)
+            .await
+            .map_err(JobError::Transient)?;
+    }
+    create_check_runs(&state.renderer, &target, &row, &result).await?;
+    publications::mark_published(&state.db, row.id)
+        .await
+        .map_err(JobError::Transient)
+}
+
+/// Where a result goes.
+struct Target<'a> {
+    gh: &'a InstallationClient,
+    repo: &'a RepoRef,
+    number: i64,
+    /// An earlier attempt may have posted part of the result.
+    retry: bool,
+    /// tfgate's App slug: its comments are `<slug>[bot]`'s, its check runs the App's.
+    own_slug: &'a str,
+}
+
+/// Post the result comment unless an earlier attempt did, and record it (with the CloudTrail
+/// polls an apply's unclear permission failures need, in the same transaction).
+async fn post_result(
+    state: &AppState,
+    target: &Target<'_>,
+    row: &PublicationRow,
+    result: &RunResult,
+) -> Result<i64, JobError> {
+    let listed = match target.retry {
+        true => api::list_comments(target.gh, target.repo, target.number)
+            .await
+            .map_err(JobError::Transient)?,
+        false => Vec::new(),
+    };
+    let seen: Vec<SeenComment<'_>> = listed.iter().map(seen_comment).collect();
+    let own_login = format!("{}[bot]", target.own_slug);
+    let id = match comment_step(result, &own_login, &seen) {
+        CommentStep::Found(id) => id,
+        CommentStep::Create => {
+            let body = render_result(&state.renderer, result)?;
+            api::create_comment(target.gh, target.repo, target.number, &body)
+                .await
+                .map_err(JobError::Transient)?
+                .id
+        }
+    };
+    let follow_up = enrich_job(state, target, result, id);
+    publications::record_comment(&state.db, row.id, id, follow_up)
+        .await
+        .map_err(JobError::Transient)?;
+    Ok(id)
+}
+
+fn seen_comment(c: &IssueComment) -> SeenComment<'_> {
+    SeenComment {
+        id: c.id,
+        author: c.user.as_ref().map(|u| u.login.as_str()),
+        body: c.body.as_deref(),
+    }
+}
+
+fn render_result(renderer: &Renderer, result: &RunResult) -> Result<String, JobError> {
+    match result {
+        RunResult::Plan { comment } => renderer.render_plan(comment),
+        RunResult::Apply { comment, .. } => renderer.render_apply(comment),
+    }
+    .map_err(|e| JobError::Permanent(anyhow!("rendering a result comment: {e}")))
+}
+
+/// The first CloudTrail poll of an apply's unclear permission failures, and its delay.
+fn enrich_job(
+    state: &AppState,
+    target: &Target<'_>,
+    result: &RunResult,
+    comment_id: i64,
+) -> Option<(NewJob, i64)> {
+    let RunResult::Apply { comment, pending } = result else {
+        return None;
+    };
+    if pending.is_empty() {
+        return None;
+    }
+    let job = EnrichJob {
+        repo: target.repo.clone(),
+        number: target.number,
+        comment_id,
+        comment: comment.clone(),
+        pending: pending.clone(),
+        attempt: 0,
+    };
+    let delay = state.config.enrich_schedule.first().copied();
+    let delay_ms = delay.unwrap_or_default().as_millis() as i64;
+    Some((cloudtrail_poll::new_job(state, &job), delay_ms))
+}
+
+/// One check run per root, each created once: a retry skips those it finds by `external_id`.
+async fn create_check_runs(
+    renderer: &Renderer,
+    target: &Target<'_>,
+    row: &PublicationRow,
+    result: &RunResult,
+) -> Result<(), JobError> {
+    let listed = match target.retry {
+        true => lists::check_runs(target.gh, target.repo, &row.head_sha)
+            .await
+            .map_err(JobError::Transient)?,
+        false => Vec::new(),
+    };
+    let seen: Vec<SeenCheckRun<'_>> = listed
+        .iter()
+        .map(|c| SeenCheckRun {
+            name: &c.name,
+            external_id: c.external_id.as_deref(),
+            app_slug: c.app.as_ref().and_then(|a| a.slug.as_deref()),
+        })
+        .collect();
+    for check in check_run_texts(renderer, result) {
+        let external_id = check_run_external_id(row.job_id, &check.project);
+        if check_run_exists(&seen, target.own_slug, &check.name, &external_id) {
+            continue;
+        }
+        let req = CheckRunRequest {
+            name: &check.name,
+            head_sha: &row.head_sha,
+            external_id: Some(&external_id),
+            conclusion: check.conclusion,
+            title: &check.text.title,
+            summary: &check.text.summary,
+            text: &check.text.text,
+            annotations: &check.annotations,
+        };
+        api::create_check_run(target.gh, target.repo, &req)
+            .await
+            .map_err(JobError::Transient)?;
+    }
+    Ok(())
+}
+
+/// One root's check run, rendered.
+struct CheckRunSpec {
+    project: String,
+    name: String,
+    conclusion: &'static str,
+    text: CheckRunText,
+    annotations: Vec<AnnotationView>,
+}
+
+/// The check run of each root (a root whose text does not render gets none).
+fn check_run_texts(renderer: &Renderer, result: &RunResult) -> Vec<CheckRunSpec> {
+    let rendered = result.check_runs().into_iter().enumerate();
+    rendered
+        .filter_map(|(i, (project, name, conclusion))| {
+            let (text, annotations) = match result {
+                RunResult::Plan { comment } => {
+                    let one = PlanComment {
+                        repo_root_summaries: vec![comment.repo_root_summaries[i].clone()],
+                        ..comment.clone()
+                    };
+                    (
+                        renderer.check_run_plan(&one).ok()?,
+                        annotations_for_plan(&one),
+                    )
+                }
+                RunResult::Apply { comment, .. } => {
+                    let one = ApplyComment {
+                        roots: vec![comment.roots[i].clone()],
+                        ..comment.clone()
+                    };
+                    (
+                        renderer.check_run_apply(&one).ok()?,
+                        annotations_for_apply(&one),
+                    )
+                }
+            };
+            Some(CheckRunSpec {
+                project,
+                name,
+                conclusion,
+                text,
+                annotations,
+            })
+        })
+        .collect()
+}
 
 const OUTDATED_PREFIX: &str =
     "<details><summary>🕘 Outdated plan: a newer plan was posted below</summary>";
 
 /// Fold every earlier plan comment of the PR (not `keep`) under an "outdated" summary.
-pub async fn supersede_old_plans(gh: &InstallationClient, repo: &RepoRef, number: i64, keep: i64) {
-    let comments = match api::list_comments(gh, repo, number).await {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::warn!(error = %format!("{e:#}"), "could not list comments to mark old plans");
-            return;
-        }
-    };
+/// Folding is idempotent: a folded comment is never folded again.
+pub async fn supersede_old_plans(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+    keep: i64,
+) -> anyhow::Result<()> {
+    let comments = api::list_comments(gh, repo, number).await?;
     for (id, folded) in plans_to_fold(&comments, keep) {
-        if let Err(e) = api::update_comment(gh, repo, id, &folded).await {
-            tracing::warn!(error = %format!("{e:#}"), comment = id, "could not mark an old plan outdated");
-        }
+        api::update_comment(gh, repo, id, &folded).await?;
     }
+    Ok(())
 }
 
 /// The earlier plan comments to fold, with their folded bodies: those carrying a plan marker
@@ -54,82 +286,6 @@ pub fn plans_to_fold(comments: &[IssueComment], keep: i64) -> Vec<(i64, String)>
                 .then(|| (c.id, format!("{OUTDATED_PREFIX}\n\n{body}\n\n</details>")))
         })
         .collect()
-}
-
-pub async fn plan_check_runs(
-    gh: &InstallationClient,
-    renderer: &Renderer,
-    repo: &RepoRef,
-    head: &str,
-    comment: &PlanComment,
-) {
-    for root in &comment.repo_root_summaries {
-        let one = PlanComment {
-            repo_root_summaries: vec![root.clone()],
-            ..comment.clone()
-        };
-        let conclusion = if root.status == PlanStatus::Failed {
-            "failure"
-        } else {
-            "success"
-        };
-        let Ok(text) = renderer.check_run_plan(&one) else {
-            continue;
-        };
-        let annotations = annotations_for_plan(&one);
-        let name = format!("tfgate plan: {}", root.project);
-        post_check(gh, repo, head, &name, conclusion, &text, &annotations).await;
-    }
-}
-
-pub async fn apply_check_runs(
-    gh: &InstallationClient,
-    renderer: &Renderer,
-    repo: &RepoRef,
-    head: &str,
-    comment: &ApplyComment,
-) {
-    for root in &comment.roots {
-        let one = ApplyComment {
-            roots: vec![root.clone()],
-            ..comment.clone()
-        };
-        let conclusion = match root.status {
-            ApplyStatus::Succeeded => "success",
-            ApplyStatus::Skipped { .. } => "skipped",
-            ApplyStatus::Interrupted => "cancelled",
-            ApplyStatus::PartiallyFailed | ApplyStatus::Failed => "failure",
-        };
-        let Ok(text) = renderer.check_run_apply(&one) else {
-            continue;
-        };
-        let annotations = annotations_for_apply(&one);
-        let name = format!("tfgate apply: {}", root.project);
-        post_check(gh, repo, head, &name, conclusion, &text, &annotations).await;
-    }
-}
-
-async fn post_check(
-    gh: &InstallationClient,
-    repo: &RepoRef,
-    head: &str,
-    name: &str,
-    conclusion: &str,
-    text: &crate::render::CheckRunText,
-    annotations: &[crate::render::AnnotationView],
-) {
-    let req = CheckRunRequest {
-        name,
-        head_sha: head,
-        conclusion,
-        title: &text.title,
-        summary: &text.summary,
-        text: &text.text,
-        annotations,
-    };
-    if let Err(e) = api::create_check_run(gh, repo, &req).await {
-        tracing::warn!(error = %format!("{e:#}"), check = name, "could not create a check run");
-    }
 }
 
 #[cfg(test)]

@@ -79,7 +79,7 @@ async fn a_user_comment_carrying_a_plan_marker_is_left_alone() {
         owner: "o".into(),
         name: "r".into(),
     };
-    supersede_old_plans(&gh, &repo, 7, 13).await;
+    supersede_old_plans(&gh, &repo, 7, 13).await.unwrap();
     let edited: Vec<String> = server
         .received_requests()
         .await

@@ -354,6 +354,12 @@ impl Harness {
                 Ok(()) => {
                     queue::complete(&self.state.db, &job).await.unwrap();
                 }
+                Err(tfgate::jobs::JobError::Interrupted(e)) => {
+                    let error = format!("{e:#}");
+                    queue::end_interrupted(&self.state.db, &job, &error)
+                        .await
+                        .unwrap();
+                }
                 Err(e) => panic!("job {} ({}) failed: {e}", job.id, job.kind),
             }
             n += 1;

@@ -320,6 +320,10 @@ pub enum NoticeBody {
         /// `plan` or `apply`.
         command: String,
     },
+    /// `/apply` of a plan whose apply was interrupted: refused; a new `/plan` shows what is left.
+    ApplyInterrupted {
+        project: String,
+    },
     /// A command that could not finish; `what` says what failed (never provider text).
     JobFailed {
         what: String,

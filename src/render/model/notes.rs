@@ -144,6 +144,10 @@ pub enum SkipReason {
     Failed {
         project: String,
     },
+    /// The root's last apply of its plan was interrupted; a new plan is needed.
+    ApplyInterrupted {
+        project: String,
+    },
     /// This root depends on `dependency`, which failed.
     DependencyFailed {
         dependency: String,

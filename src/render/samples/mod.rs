@@ -372,6 +372,9 @@ pub fn notices() -> Vec<Notice> {
             markdown: "- `/plan`: plan the affected roots\n- `/apply`: apply the last plan".into(),
         },
         NoticeBody::InternalError,
+        NoticeBody::ApplyInterrupted {
+            project: "eks".into(),
+        },
     ];
     let bodies = bodies.into_iter().chain(notes::new_notice_bodies());
     bodies

@@ -165,6 +165,9 @@ pub fn apply_with_every_skip_reason() -> ApplyComment {
         SkipReason::Failed {
             project: "eks".into(),
         },
+        SkipReason::ApplyInterrupted {
+            project: "eks".into(),
+        },
         SkipReason::DependencyFailed {
             dependency: "eks".into(),
         },

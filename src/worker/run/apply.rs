@@ -13,8 +13,7 @@ use crate::db::audit::{self, AuditEvent};
 use crate::db::inputs as db_inputs;
 use crate::db::runs::{self, RunRow};
 use crate::drift::{apply_gate, ApplyGate};
-use crate::github::api;
-use crate::jobs::{EnrichJob, JobError, PendingFailure, RunCommand};
+use crate::jobs::{JobError, PendingFailure, RunCommand};
 use crate::policy::short_sha;
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
@@ -23,9 +22,9 @@ use crate::render::{
     ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanStale, RootApply, RunNote,
 };
 use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, SkipReason};
+use crate::run_planner::outbox::RunResult;
 use crate::run_planner::record::{ApplyRecord, PlanRecord, RunStatus};
 use crate::tfrun::{self, setup_from_config, TerraformSetup};
-use crate::worker::{cloudtrail_poll, github_error, publish};
 
 mod failures;
 
@@ -78,6 +77,14 @@ impl RunCtx<'_> {
                 ApplyStep::AlreadyApplied => results.notes.push(RunNote::AlreadyApplied {
                     project: p.spec.id.0.clone(),
                 }),
+                ApplyStep::Interrupted => {
+                    let project = p.spec.id.0.clone();
+                    let body = NoticeBody::ApplyInterrupted {
+                        project: project.clone(),
+                    };
+                    self.post_notice(&project, body).await?;
+                    results.stopped = Some(SkipReason::ApplyInterrupted { project });
+                }
                 ApplyStep::Proceed {
                     plan_run_id,
                     record,
@@ -110,15 +117,21 @@ impl RunCtx<'_> {
     }
 
     async fn post_plan_stale(&self, project: &str) -> Result<(), JobError> {
+        let body = NoticeBody::PlanStale(PlanStale {
+            planned_sha_short: None,
+            head_sha_short: Some(short_sha(self.head).to_string()),
+        });
+        self.post_notice(project, body).await
+    }
+
+    /// Post a notice about one root.
+    async fn post_notice(&self, project: &str, body: NoticeBody) -> Result<(), JobError> {
         let notice = Notice {
             meta: meta(self.run, project, 0, self.head),
-            body: NoticeBody::PlanStale(PlanStale {
-                planned_sha_short: None,
-                head_sha_short: Some(short_sha(self.head).to_string()),
-            }),
+            body,
         };
-        let body = self.renderer.render_notice(&notice).map_err(render_err)?;
-        self.post(&body).await
+        let text = self.renderer.render_notice(&notice).map_err(render_err)?;
+        self.post(&text).await
     }
 
     /// Apply one root's plan and record the result. Sets `results.stopped` when the root did
@@ -362,39 +375,19 @@ impl RunCtx<'_> {
         Ok(())
     }
 
-    /// Post the apply comment and its check runs, and queue CloudTrail polls for failures
-    /// whose denied action the error text leaves unclear.
+    /// Record the apply comment's model (and the failures CloudTrail is asked about once it is
+    /// posted) in the outbox; the `publish` job posts it with its check runs.
     async fn publish_apply(&self, results: ApplyResults) -> Result<(), JobError> {
         let comment = ApplyComment {
-            meta: meta(self.run, "all", results.last_run, self.head),
+            meta: self.result_meta(results.last_run),
             roots: results.roots,
             notes: results.notes,
         };
-        let body = self.renderer.render_apply(&comment).map_err(render_err)?;
-        let posted = api::create_comment(self.gh, &self.run.repo, self.run.number, &body)
+        // Rendered once here so that a model that cannot be shown fails the run, not the publish.
+        self.renderer.render_apply(&comment).map_err(render_err)?;
+        let pending = results.pending;
+        self.record_result(&RunResult::Apply { comment, pending })
             .await
-            .map_err(github_error)?;
-        publish::apply_check_runs(self.gh, self.renderer, &self.run.repo, self.head, &comment)
-            .await;
-        if results.pending.is_empty() {
-            return Ok(());
-        }
-        let job = EnrichJob {
-            repo: self.run.repo.clone(),
-            number: self.run.number,
-            comment_id: posted.id,
-            comment,
-            pending: results.pending,
-            attempt: 0,
-        };
-        let delay = self
-            .state
-            .config
-            .enrich_schedule
-            .first()
-            .copied()
-            .unwrap_or_default();
-        cloudtrail_poll::enqueue(self.state, &job, delay).await
     }
 }
 

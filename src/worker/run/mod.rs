@@ -9,16 +9,21 @@ use anyhow::anyhow;
 
 use super::layout::policy_for_pr;
 use super::{github_error, installation_client, payload};
+use crate::crypto::seal_job_payload;
+use crate::db::publications::{self, NewPublication};
 use crate::db::runs;
 use crate::github::api;
-use crate::jobs::{ClaimedJob, JobError, RunCommand, RunJob};
+use crate::jobs::{
+    ClaimedJob, JobError, JobKind, NewJob, PublishJob, RunCommand, RunJob, PUBLISH_MAX_ATTEMPTS,
+};
 use crate::policy::short_sha;
 use crate::policy::{RepoPolicy, ResolvedProject};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::{CommentMeta, Notice, NoticeBody, Renderer, RunInterrupted};
+use crate::run_planner::outbox::{result_marker_root, RunResult};
 use crate::run_planner::record::{ApplyRecord, RunStatus};
-use crate::run_planner::start::{resume_after_interruption, run_start, RunStart};
+use crate::run_planner::start::{after_interruption, run_start, AfterInterruption, RunStart};
 use crate::state::AppState;
 
 mod apply;
@@ -27,12 +32,22 @@ mod prepare;
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let run: RunJob = payload(job)?;
+    if publications::of_job(&state.db, job.id)
+        .await
+        .map_err(JobError::Transient)?
+        .is_some()
+    {
+        // A retry of a job that had recorded its result: that is published on its own.
+        return Ok(());
+    }
     let (_, gh) = installation_client(state, &run.repo)?;
     let renderer = state.renderer.clone();
     if job.reclaimed {
         let interrupted = report_interrupted(state, &gh, renderer.as_ref(), job, &run).await?;
-        if !resume_after_interruption(run.command, interrupted) {
-            return Ok(());
+        if after_interruption(run.command, interrupted) == AfterInterruption::EndInterrupted {
+            return Err(JobError::Interrupted(anyhow!(
+                "{interrupted} apply run(s) left running by a worker that died"
+            )));
         }
     }
     let set = state.policies.current();
@@ -153,7 +168,7 @@ async fn report_interrupted(
                 meta: meta(run, &r.project, r.id, &r.head_sha),
                 body: NoticeBody::Interrupted(RunInterrupted {
                     project: r.project.clone(),
-                    dir: String::new(),
+                    dir: r.dir.clone(),
                     workspace: r.workspace.clone(),
                     completed: completed
                         .iter()
@@ -187,7 +202,47 @@ impl RunCtx<'_> {
     async fn post(&self, body: &str) -> Result<(), JobError> {
         post(self.gh, self.run, body).await
     }
+
+    /// The meta of the job's result comment (its marker is the job's own).
+    fn result_meta(&self, last_run: i64) -> CommentMeta {
+        self.meta(&result_marker_root(self.job.id), last_run)
+    }
+
+    /// Record the job's result in the outbox and queue its `publish` job, in one transaction;
+    /// nothing here talks to GitHub.
+    async fn record_result(&self, result: &RunResult) -> Result<(), JobError> {
+        let json = serde_json::to_string(result).expect("a run result serialises");
+        let sealed = seal_job_payload(&self.state.seal_key, PUBLICATION_AAD, &json);
+        let repo = self.run.repo.full_name();
+        let new = NewPublication {
+            repo: &repo,
+            pr: self.run.number,
+            command: result.command(),
+            head_sha: self.head,
+            result: &sealed,
+        };
+        let publish = |publication_id| NewJob {
+            kind: JobKind::Publish,
+            payload: serde_json::to_string(&PublishJob {
+                repo: self.run.repo.clone(),
+                number: self.run.number,
+                publication_id,
+            })
+            .expect("a publish payload serialises"),
+            repo: Some(repo.clone()),
+            pr: Some(self.run.number),
+            max_attempts: PUBLISH_MAX_ATTEMPTS,
+        };
+        publications::record(&self.state.db, self.job, &new, publish)
+            .await
+            .map_err(JobError::Transient)?;
+        self.state.wake.notify_waiters();
+        Ok(())
+    }
 }
+
+/// What a stored run result is sealed for (the AAD of its sealing).
+pub(crate) const PUBLICATION_AAD: &str = "publication";
 
 fn meta(run: &RunJob, marker_root: &str, run_id: i64, head: &str) -> CommentMeta {
     CommentMeta {

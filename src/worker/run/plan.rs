@@ -1,6 +1,6 @@
 //! `/plan` of a PR's roots: each root is locked, checked out at the authorised commit and
-//! planned; its sealed plan file and `PlanRecord` are stored for the apply; one comment and
-//! one check run per root report the result.
+//! planned; its sealed plan file and `PlanRecord` are stored for the apply; the result goes
+//! to the outbox, and a `publish` job posts one comment and one check run per root.
 
 use std::collections::BTreeMap;
 
@@ -11,17 +11,18 @@ use super::{public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{run_aad, seal, BlobPurpose};
 use crate::db::runs;
 use crate::drift::redact_drift_warnings;
-use crate::github::{api, facts};
+use crate::github::facts;
 use crate::inputs::{self, LiveInputs};
 use crate::jobs::{JobError, RunCommand};
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::{limit_notes, plan_model, resource_limit_plan};
 use crate::render::{DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
+use crate::run_planner::outbox::RunResult;
 use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
 use crate::terraform::{parse_plan_json, plan_summary};
 use crate::tfrun::{self, setup_from_config, PlanOutput};
-use crate::worker::{drift_check, github_error, publish};
+use crate::worker::{drift_check, github_error};
 
 /// What the roots of one `/plan` add up to.
 #[derive(Default)]
@@ -246,22 +247,19 @@ impl RunCtx<'_> {
         .map_err(JobError::Transient)
     }
 
-    /// Post the plan comment, fold older plans, and add one check run per root.
+    /// Record the plan comment's model in the outbox; the `publish` job posts it, folds older
+    /// plans and adds one check run per root.
     async fn publish_plan(&self, results: PlanResults) -> Result<(), JobError> {
         let comment = PlanComment {
-            meta: self.meta("all", results.last_run),
+            meta: self.result_meta(results.last_run),
             repo_root_summaries: results.roots,
             drift_warnings: results.drift_warnings,
             denials: vec![],
             notes: results.notes,
         };
-        let body = self.renderer.render_plan(&comment).map_err(render_err)?;
-        let posted = api::create_comment(self.gh, &self.run.repo, self.run.number, &body)
-            .await
-            .map_err(github_error)?;
-        publish::supersede_old_plans(self.gh, &self.run.repo, self.run.number, posted.id).await;
-        publish::plan_check_runs(self.gh, self.renderer, &self.run.repo, self.head, &comment).await;
-        Ok(())
+        // Rendered once here so that a model that cannot be shown fails the run, not the publish.
+        self.renderer.render_plan(&comment).map_err(render_err)?;
+        self.record_result(&RunResult::Plan { comment }).await
     }
 }
 

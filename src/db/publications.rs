@@ -1,0 +1,151 @@
+//! The outbox: a finished run job's result waiting to be published. The run job writes the
+//! row and queues its `publish` job in one transaction; the publish job records the comment it
+//! posted (with the CloudTrail polls that follow it, in one transaction) and when it is done.
+
+use anyhow::{Context, Result};
+
+use super::{now_ms, Db};
+use crate::jobs::queue::insert_job;
+use crate::jobs::{ClaimedJob, NewJob};
+
+/// A result to publish, as the run job leaves it.
+#[derive(Debug, Clone)]
+pub struct NewPublication<'a> {
+    pub repo: &'a str,
+    pub pr: i64,
+    pub command: &'a str,
+    pub head_sha: &'a str,
+    /// Sealed JSON of `run_planner::outbox::RunResult`.
+    pub result: &'a str,
+}
+
+#[derive(Debug, Clone)]
+pub struct PublicationRow {
+    pub id: i64,
+    pub job_id: i64,
+    pub head_sha: String,
+    pub result: String,
+    pub comment_id: Option<i64>,
+    pub published_at: Option<i64>,
+}
+
+/// Record `job`'s result and queue `publish` (made from the new row's id) in one transaction,
+/// while `job` still holds its lease. `None` when the job already recorded one (a retry) or
+/// lost its lease: nothing is written then.
+pub async fn record(
+    db: &Db,
+    job: &ClaimedJob,
+    new: &NewPublication<'_>,
+    publish: impl FnOnce(i64) -> NewJob,
+) -> Result<Option<i64>> {
+    let mut tx = db
+        .pool
+        .begin()
+        .await
+        .context("starting the outbox transaction")?;
+    let held: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
+    )
+    .bind(job.id)
+    .bind(&job.lease_owner)
+    .fetch_one(&mut *tx)
+    .await
+    .context("checking the run job's lease")?;
+    if held == 0 {
+        return Ok(None);
+    }
+    let now = now_ms();
+    let id: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO publications (job_id, repo, pr, command, head_sha, result, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (job_id) DO NOTHING RETURNING id",
+    )
+    .bind(job.id)
+    .bind(new.repo)
+    .bind(new.pr)
+    .bind(new.command)
+    .bind(new.head_sha)
+    .bind(new.result)
+    .bind(now)
+    .fetch_optional(&mut *tx)
+    .await
+    .context("recording a run's result")?;
+    let Some(id) = id else {
+        return Ok(None);
+    };
+    insert_job(&mut tx, &publish(id), None, now).await?;
+    tx.commit().await.context("committing a run's result")?;
+    Ok(Some(id))
+}
+
+/// The publication a run job recorded, if any.
+pub async fn of_job(db: &Db, job_id: i64) -> Result<Option<i64>> {
+    sqlx::query_scalar("SELECT id FROM publications WHERE job_id = $1")
+        .bind(job_id)
+        .fetch_optional(&db.pool)
+        .await
+        .context("looking up a run job's result")
+}
+
+pub async fn get(db: &Db, id: i64) -> Result<Option<PublicationRow>> {
+    type Row = (i64, i64, String, String, Option<i64>, Option<i64>);
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT id, job_id, head_sha, result, comment_id, published_at FROM publications \
+         WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading a result to publish")?;
+    Ok(row.map(
+        |(id, job_id, head_sha, result, comment_id, published_at)| PublicationRow {
+            id,
+            job_id,
+            head_sha,
+            result,
+            comment_id,
+            published_at,
+        },
+    ))
+}
+
+/// Remember the posted comment and, in the same transaction, queue `follow_up` (`delay_ms`
+/// from now) the first time only. False when a comment was already recorded.
+pub async fn record_comment(
+    db: &Db,
+    id: i64,
+    comment_id: i64,
+    follow_up: Option<(NewJob, i64)>,
+) -> Result<bool> {
+    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let first =
+        sqlx::query("UPDATE publications SET comment_id = $1 WHERE id = $2 AND comment_id IS NULL")
+            .bind(comment_id)
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .context("recording the posted comment")?
+            .rows_affected()
+            == 1;
+    if let (true, Some((job, delay_ms))) = (first, follow_up) {
+        let now = now_ms();
+        let job_id = insert_job(&mut tx, &job, None, now).await?;
+        sqlx::query("UPDATE jobs SET run_at = $1 WHERE id = $2")
+            .bind(now + delay_ms)
+            .bind(job_id)
+            .execute(&mut *tx)
+            .await
+            .context("scheduling the follow-up job")?;
+    }
+    tx.commit().await.context("committing the posted comment")?;
+    Ok(first)
+}
+
+pub async fn mark_published(db: &Db, id: i64) -> Result<()> {
+    sqlx::query("UPDATE publications SET published_at = $1 WHERE id = $2")
+        .bind(now_ms())
+        .bind(id)
+        .execute(&db.pool)
+        .await
+        .context("marking a result published")?;
+    Ok(())
+}

@@ -1,0 +1,158 @@
+//! The outbox's decisions: what a finished run job leaves to publish, and how a publish that
+//! may have half happened before (a create that timed out but succeeded) goes on without
+//! posting anything twice. Pure; `worker/publish` reads GitHub and carries the steps out.
+
+use serde::{Deserialize, Serialize};
+
+use crate::jobs::PendingFailure;
+use crate::render::{
+    parse_marker, ApplyComment, ApplyStatus, CommentKind, PlanComment, PlanStatus,
+};
+
+/// What a run job recorded for its PR: the comment's view model (rendered when published) and,
+/// for an apply, the failures whose denied action CloudTrail is asked for once it is posted.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "command", rename_all = "snake_case")]
+pub enum RunResult {
+    Plan {
+        comment: PlanComment,
+    },
+    Apply {
+        comment: ApplyComment,
+        #[serde(default)]
+        pending: Vec<PendingFailure>,
+    },
+}
+
+impl RunResult {
+    pub fn command(&self) -> &'static str {
+        match self {
+            RunResult::Plan { .. } => "plan",
+            RunResult::Apply { .. } => "apply",
+        }
+    }
+
+    pub fn kind(&self) -> CommentKind {
+        match self {
+            RunResult::Plan { .. } => CommentKind::Plan,
+            RunResult::Apply { .. } => CommentKind::Apply,
+        }
+    }
+
+    /// The PR number and the marker key (root, run) the comment carries.
+    fn marker_fields(&self) -> (u64, &str, &str) {
+        let meta = match self {
+            RunResult::Plan { comment } => &comment.meta,
+            RunResult::Apply { comment, .. } => &comment.meta,
+        };
+        (meta.pr, &meta.marker_root, &meta.run_id)
+    }
+
+    /// One check run per root: (root's project, check-run name, conclusion).
+    pub fn check_runs(&self) -> Vec<(String, String, &'static str)> {
+        match self {
+            RunResult::Plan { comment } => comment
+                .repo_root_summaries
+                .iter()
+                .map(|r| {
+                    let conclusion = match r.status {
+                        PlanStatus::Failed => "failure",
+                        _ => "success",
+                    };
+                    let name = format!("tfgate plan: {}", r.project);
+                    (r.project.clone(), name, conclusion)
+                })
+                .collect(),
+            RunResult::Apply { comment, .. } => comment
+                .roots
+                .iter()
+                .map(|r| {
+                    let name = format!("tfgate apply: {}", r.project);
+                    (r.project.clone(), name, apply_conclusion(&r.status))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The check-run conclusion of one applied root.
+pub fn apply_conclusion(status: &ApplyStatus) -> &'static str {
+    match status {
+        ApplyStatus::Succeeded => "success",
+        ApplyStatus::Skipped { .. } => "skipped",
+        ApplyStatus::Interrupted => "cancelled",
+        ApplyStatus::PartiallyFailed | ApplyStatus::Failed => "failure",
+    }
+}
+
+/// The marker root of a run job's result comment: unique to the job, so a publish finds the
+/// comment it posted itself and no other.
+pub fn result_marker_root(job_id: i64) -> String {
+    format!("job-{job_id}")
+}
+
+/// The `external_id` of a root's check run: one per job and root.
+pub fn check_run_external_id(job_id: i64, project: &str) -> String {
+    format!("tfgate:job-{job_id}:{project}")
+}
+
+/// A PR comment as listed.
+#[derive(Debug, Clone, Copy)]
+pub struct SeenComment<'a> {
+    pub id: i64,
+    pub author: Option<&'a str>,
+    pub body: Option<&'a str>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommentStep {
+    /// No comment of tfgate carries this result's marker: post it.
+    Create,
+    /// Posted before (the answer may have been lost): use this comment, post nothing.
+    Found(i64),
+}
+
+/// Whether the result comment is already on the PR: a comment written by tfgate itself
+/// (`own_login`, `<slug>[bot]`) whose marker is this result's. A marker pasted into someone
+/// else's comment does not count.
+pub fn comment_step(
+    result: &RunResult,
+    own_login: &str,
+    comments: &[SeenComment<'_>],
+) -> CommentStep {
+    let (pr, root, run) = result.marker_fields();
+    let kind = result.kind();
+    comments
+        .iter()
+        .filter(|c| c.author == Some(own_login))
+        .find(|c| {
+            c.body.and_then(parse_marker).is_some_and(|m| {
+                m.kind == kind && m.pr == pr && m.key.root == root && m.key.run == run
+            })
+        })
+        .map_or(CommentStep::Create, |c| CommentStep::Found(c.id))
+}
+
+/// A check run on the commit, as listed.
+#[derive(Debug, Clone, Copy)]
+pub struct SeenCheckRun<'a> {
+    pub name: &'a str,
+    pub external_id: Option<&'a str>,
+    pub app_slug: Option<&'a str>,
+}
+
+/// Whether tfgate (`own_slug`) already created the check run `name` with `external_id`.
+pub fn check_run_exists(
+    existing: &[SeenCheckRun<'_>],
+    own_slug: &str,
+    name: &str,
+    external_id: &str,
+) -> bool {
+    existing.iter().any(|c| {
+        c.name == name && c.external_id == Some(external_id) && c.app_slug == Some(own_slug)
+    })
+}
+
+#[cfg(test)]
+#[path = "outbox_tests.rs"]
+mod tests;
