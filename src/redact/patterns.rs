@@ -285,8 +285,8 @@ fn byte_before(bytes: &[u8], start: usize) -> Option<u8> {
 
 /// How many bytes at `start` end an escape sequence begun just before it: 1 for the letter of
 /// `\n` / `\t` …, 5 for the `u0026` of `\u0026`, else 0. A window starts after the backslash, so
-/// a rule whose characters include letters and digits matches the escape's tail too.
-fn escape_tail(bytes: &[u8], start: usize) -> usize {
+/// a rule whose characters include letters and digits could match the escape's tail too.
+pub fn escape_tail(bytes: &[u8], start: usize) -> usize {
     if start == 0 || bytes[start - 1] != b'\\' {
         return 0;
     }
@@ -342,8 +342,12 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
         }
         Rule::AccessKey => (!is_alnum(before) && !is_alnum(after)).then_some((start, end)),
         Rule::Email => {
-            // `\\nuser@example.com`: the escape's tail is not part of the address.
-            let from = (start + escape_tail(bytes, start)).min(end);
+            // `\\nuser@example.com`: the escape's letter is not part of the address.
+            let from = if start >= 1 && byte_before(bytes, start + 1) == Some(b' ') {
+                start + 1
+            } else {
+                start
+            };
             let trimmed = text[from..end].trim_end_matches('.');
             (trimmed.contains('@') && !trimmed.starts_with('@'))
                 .then_some((from, from + trimmed.len()))
@@ -374,16 +378,12 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
         }
         Rule::Account => is_lone_twelve_digits(bytes, start, end).then_some((start, end)),
         Rule::Token => {
-            // `\\nKEY`: the escape's tail is not part of the token.
-            let start = start + escape_tail(bytes, start);
-            let m = &text[start.min(end)..end];
             // With `/` it may be a path (`modules/NetworkStack2/…`): only base64 shapes count.
             let aws_secret_key = m.len() == 40 && (m.contains('/') || m.contains('+'));
             let base64_like =
                 !m.contains('/') || aws_secret_key || m.ends_with('=') || m.contains('+');
             let min_digits = if aws_secret_key { 1 } else { 2 };
-            let long_enough = m.len() >= 32;
-            (long_enough && base64_like && mixes_classes(m, min_digits)).then_some((start, end))
+            (base64_like && mixes_classes(m, min_digits)).then_some((start, end))
         }
     }
 }

@@ -344,7 +344,7 @@ fn windows_need_only_the_rules_their_bytes_allow() {
 
 /// Found by `scripts/fuzz.sh redact`: a key right after a JSON escape (`\t`, `\n`, `\u0026`)
 /// was matched together with the escape's tail (`tShGA…`, 41 characters), refused as a token of
-/// the wrong length, and left in the text.
+/// the wrong length, and left in the text; a JWT after `\u0026` likewise.
 #[test]
 fn a_secret_right_after_a_json_escape_is_redacted() {
     let secrets = [
@@ -366,6 +366,12 @@ fn a_secret_right_after_a_json_escape_is_redacted() {
         redact_once("\"a=b\\u0026ops@example.com\""),
         "\"a=b\\u0026<email-1>\""
     );
+    let jwt =
+        "eyJZrNQWCPiRO2QTQXqlAXR8WV6z.eyJ5d7y63HmWWmTp7iUM_mzVBhk-nl.LCtmsdqQZySf5VXGSG-ZjF-h1";
+    for escape in ["\\n", "\\u0026"] {
+        let text = format!("\"x{escape}{jwt})\"");
+        assert_eq!(redact_once(&text), format!("\"x{escape}<secret-1>)\""));
+    }
     // A token that is only 32 characters long with the escape's letter is not one without it.
     let short = "\\nAbCdEfGhIjKlMnOpQrStUvWxYz01234";
     assert_eq!(redact_once(short), short);
