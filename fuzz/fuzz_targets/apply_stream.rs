@@ -37,7 +37,11 @@ fuzz_target!(|data: &[u8]| {
     let outcome = apply_outcome(&stream, &planned);
     let mut seen = std::collections::HashSet::new();
     for resource in &outcome.resources {
-        assert!(seen.insert(resource.address.as_str()), "{} twice", resource.address);
+        assert!(
+            seen.insert(resource.address.as_str()),
+            "{} twice",
+            resource.address
+        );
     }
     let mut first_seen: Vec<&str> = Vec::new();
     for p in &planned {
@@ -45,8 +49,15 @@ fuzz_target!(|data: &[u8]| {
             first_seen.push(&p.address);
         }
     }
-    let reported: Vec<&str> = outcome.resources.iter().map(|r| r.address.as_str()).collect();
-    assert!(reported.starts_with(&first_seen), "planned resources not first, in order");
+    let reported: Vec<&str> = outcome
+        .resources
+        .iter()
+        .map(|r| r.address.as_str())
+        .collect();
+    assert!(
+        reported.starts_with(&first_seen),
+        "planned resources not first, in order"
+    );
 
     let mut tracker = ApplyTracker::new(&planned);
     for line in text.strip_prefix('\u{feff}').unwrap_or(&text).lines() {
@@ -54,5 +65,9 @@ fuzz_target!(|data: &[u8]| {
             tracker.observe(&message);
         }
     }
-    assert_eq!(tracker.finish(), outcome, "line-by-line and whole-stream outcomes differ");
+    assert_eq!(
+        tracker.finish(),
+        outcome,
+        "line-by-line and whole-stream outcomes differ"
+    );
 });

@@ -37,31 +37,58 @@ fn check_command(command: &Command) {
             !name.is_empty() && name.len() <= 64 && name.chars().all(allowed),
             "name {name:?}"
         );
-        assert!(!name.starts_with('-') && !name.chars().all(|ch| ch == '.'), "name {name:?}");
+        assert!(
+            !name.starts_with('-') && !name.chars().all(|ch| ch == '.'),
+            "name {name:?}"
+        );
     }
     if let Some(dir) = &command.dir {
-        let normal = dir == "." || dir.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
-        assert!(normal && !dir.contains("..") && !dir.contains('\\'), "dir {dir:?}");
-        assert!(!dir.starts_with('/') && !dir.chars().any(char::is_control), "dir {dir:?}");
+        let normal = dir == "."
+            || dir
+                .split('/')
+                .all(|c| !c.is_empty() && c != "." && c != "..");
+        assert!(
+            normal && !dir.contains("..") && !dir.contains('\\'),
+            "dir {dir:?}"
+        );
+        assert!(
+            !dir.starts_with('/') && !dir.chars().any(char::is_control),
+            "dir {dir:?}"
+        );
     }
     for input in &command.accept_inputs {
         let first_ok = input.starts_with(|ch: char| ch.is_ascii_alphabetic() || ch == '_');
-        let rest_ok = input.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+        let rest_ok = input
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
         assert!(first_ok && rest_ok, "input {input:?}");
     }
     for arg in &command.terraform_args {
         if let TerraformArg::Target(address) | TerraformArg::Replace(address) = arg {
             let starts = address.starts_with(|ch: char| ch.is_ascii_alphabetic() || ch == '_');
             assert!(starts, "address {address:?}");
-            assert!(!address.chars().any(char::is_control), "address {address:?}");
+            assert!(
+                !address.chars().any(char::is_control),
+                "address {address:?}"
+            );
         }
         let cli = arg.to_cli_arg();
-        assert!(cli.starts_with('-') && !cli.contains('\n'), "argument {cli:?}");
+        assert!(
+            cli.starts_with('-') && !cli.contains('\n'),
+            "argument {cli:?}"
+        );
     }
 }
 
 fn check_reply(reply: &str) {
     assert!(!reply.chars().any(char::is_control), "reply {reply:?}");
-    assert!(reply.matches('`').count() % 2 == 0, "unbalanced code span: {reply:?}");
-    assert!(reply.chars().count() <= 600, "reply of {} chars", reply.chars().count());
+    assert!(
+        reply.matches('`').count() % 2 == 0,
+        "unbalanced code span: {reply:?}"
+    );
+    assert!(
+        reply.chars().count() <= 600,
+        "reply of {} chars",
+        reply.chars().count()
+    );
 }

@@ -13,9 +13,16 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let summary = plan_summary(&plan);
-    let listed: Vec<&str> = summary.resources.iter().map(|r| r.address.as_str()).collect();
+    let listed: Vec<&str> = summary
+        .resources
+        .iter()
+        .map(|r| r.address.as_str())
+        .collect();
     for change in summary.change_refs() {
-        assert!(listed.contains(&change.address.as_str()), "{change:?} not listed");
+        assert!(
+            listed.contains(&change.address.as_str()),
+            "{change:?} not listed"
+        );
     }
     let _ = summary.counts.terraform_line();
     for resource in plan.resource_changes.iter().chain(&plan.resource_drift) {

@@ -26,7 +26,11 @@ fuzz_target!(|data: &[u8]| {
             assert!(!problems.is_empty(), "refused without a problem");
             for p in &problems {
                 assert_eq!(p.file, "fuzz.yaml");
-                assert!(p.line >= 1 && p.line <= lines, "line {} of {lines}: {p:?}", p.line);
+                assert!(
+                    p.line >= 1 && p.line <= lines,
+                    "line {} of {lines}: {p:?}",
+                    p.line
+                );
                 assert!(!p.message.is_empty());
             }
         }

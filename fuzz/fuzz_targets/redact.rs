@@ -32,18 +32,27 @@ fuzz_target!(|data: &[u8]| {
     let Planted { text, must_go } = plant_all(header, &fuzz_text);
     let r = redactor();
     // A value the fuzzed text itself holds glued to other characters may rightly stay there.
-    let checked: Vec<&String> = must_go.iter().filter(|v| !fuzz_text.contains(v.as_str())).collect();
+    let checked: Vec<&String> = must_go
+        .iter()
+        .filter(|v| !fuzz_text.contains(v.as_str()))
+        .collect();
 
     let out = r.redact(&text, &mut Placeholders::new());
     for value in &checked {
-        assert!(!out.contains(value.as_str()), "{value:?} survived redacting {text:?}");
+        assert!(
+            !out.contains(value.as_str()),
+            "{value:?} survived redacting {text:?}"
+        );
     }
 
     if header[0] & 1 == 1 {
         let doc = json!({ "text": text, "nested": [{ text.clone(): text }] });
         let redacted = r.redact_json(&doc, &mut Placeholders::new());
         for value in &checked {
-            assert!(!json_holds(&redacted, value), "{value:?} survived redact_json of {text:?}");
+            assert!(
+                !json_holds(&redacted, value),
+                "{value:?} survived redact_json of {text:?}"
+            );
         }
     }
 });
@@ -54,7 +63,9 @@ fn json_holds(value: &Value, needle: &str) -> bool {
         Value::String(s) => s.contains(needle),
         Value::Number(n) => n.to_string().contains(needle),
         Value::Array(items) => items.iter().any(|v| json_holds(v, needle)),
-        Value::Object(map) => map.iter().any(|(k, v)| k.contains(needle) || json_holds(v, needle)),
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| k.contains(needle) || json_holds(v, needle)),
         _ => false,
     }
 }

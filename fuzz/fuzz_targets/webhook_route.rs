@@ -38,13 +38,19 @@ fuzz_target!(|data: &[u8]| {
     for job in &routed.jobs {
         let read_back = match job.kind {
             JobKind::Comment => serde_json::from_str::<CommentJob>(&job.payload).map(|_| ()),
-            JobKind::PullRequest => serde_json::from_str::<PullRequestJob>(&job.payload).map(|_| ()),
+            JobKind::PullRequest => {
+                serde_json::from_str::<PullRequestJob>(&job.payload).map(|_| ())
+            }
             JobKind::Review => serde_json::from_str::<ReviewJob>(&job.payload).map(|_| ()),
             JobKind::Installation => {
                 serde_json::from_str::<InstallationJob>(&job.payload).map(|_| ())
             }
             other => panic!("route made a {other:?} job"),
         };
-        assert!(read_back.is_ok(), "payload does not read back: {}", job.payload);
+        assert!(
+            read_back.is_ok(),
+            "payload does not read back: {}",
+            job.payload
+        );
     }
 });

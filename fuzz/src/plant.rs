@@ -121,7 +121,10 @@ fn arn(rng: &mut SplitMix) -> (String, Vec<String>) {
 
 fn encoded_arn(rng: &mut SplitMix) -> (String, Vec<String>) {
     let (arn, must_go) = arn(rng);
-    let encoded = arn.replace(':', "%3A").replace('/', "%2F").replace('@', "%40");
+    let encoded = arn
+        .replace(':', "%3A")
+        .replace('/', "%2F")
+        .replace('@', "%40");
     (encoded.clone(), vec![encoded, must_go[1].clone()])
 }
 
@@ -147,7 +150,11 @@ fn ipv6(rng: &mut SplitMix) -> String {
         _ => {
             let head = 1 + rng.below(3);
             let tail = 1 + rng.below(3);
-            format!("{}::{}", groups[..head].join(":"), groups[8 - tail..].join(":"))
+            format!(
+                "{}::{}",
+                groups[..head].join(":"),
+                groups[8 - tail..].join(":")
+            )
         }
     };
     if rng.below(3) == 0 {
@@ -164,7 +171,11 @@ fn access_key(rng: &mut SplitMix) -> String {
 
 fn github_token(rng: &mut SplitMix) -> String {
     if rng.below(3) == 0 {
-        format!("github_pat_{}_{}", rng.string(22, ALNUM), rng.string(59, ALNUM))
+        format!(
+            "github_pat_{}_{}",
+            rng.string(22, ALNUM),
+            rng.string(59, ALNUM)
+        )
     } else {
         let kind = rng.pick(&["ghp", "gho", "ghu", "ghs", "ghr"]);
         format!("{kind}_{}", rng.string(36, ALNUM))
@@ -188,19 +199,27 @@ fn email(rng: &mut SplitMix) -> String {
     let domain_len = 1 + rng.below(12);
     let tld = rng.pick(&["com", "org", "io", "co.uk", "internal"]);
     let local = rng.string(local_len, b"abcdefghijklmnopqrstuvwxyz0123456789");
-    let local = if rng.below(2) == 0 { format!("{local}.x+tag") } else { local };
+    let local = if rng.below(2) == 0 {
+        format!("{local}.x+tag")
+    } else {
+        local
+    };
     format!("{local}@{}.{tld}", rng.string(domain_len, LOWER))
 }
 
 fn uuid(rng: &mut SplitMix) -> String {
-    let parts: Vec<String> = [8, 4, 4, 4, 12].iter().map(|n| rng.string(*n, HEX)).collect();
+    let parts: Vec<String> = [8, 4, 4, 4, 12]
+        .iter()
+        .map(|n| rng.string(*n, HEX))
+        .collect();
     parts.join("-")
 }
 
 fn private_key(rng: &mut SplitMix) -> (String, Vec<String>) {
     let kind = rng.pick(&["RSA ", "EC ", "OPENSSH ", ""]);
     let body = rng.string(64, BASE64);
-    let block = format!("-----BEGIN {kind}PRIVATE KEY-----\n{body}\n-----END {kind}PRIVATE KEY-----");
+    let block =
+        format!("-----BEGIN {kind}PRIVATE KEY-----\n{body}\n-----END {kind}PRIVATE KEY-----");
     (block, vec![body])
 }
 
@@ -219,7 +238,10 @@ fn known_secret(rng: &mut SplitMix) -> (String, Vec<String>) {
 fn encoded_message(rng: &mut SplitMix) -> (String, Vec<String>) {
     let len = 40 + rng.below(200);
     let blob = rng.string(len, BASE64URL);
-    (format!("Encoded authorization failure message: {blob}"), vec![blob])
+    (
+        format!("Encoded authorization failure message: {blob}"),
+        vec![blob],
+    )
 }
 
 fn host_name(rng: &mut SplitMix) -> (String, Vec<String>) {
