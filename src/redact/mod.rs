@@ -216,6 +216,12 @@ impl Redactor {
             let Some(m) = regex.find_at(window, pos) else {
                 break;
             };
+            let escape = patterns::escape_tail(text.as_bytes(), m.start());
+            if escape > 0 {
+                // `\nKEY`, `\u0026eyJ…`: the escape's letters begin no value; search after them.
+                pos = m.start() + escape;
+                continue;
+            }
             let end = patterns::extend(text, m.start(), m.end(), until);
             let rule = patterns::token_rule_of(&text[m.start()..end]);
             match patterns::accept(rule, text, m.start(), end) {

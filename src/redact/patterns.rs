@@ -283,6 +283,26 @@ fn byte_before(bytes: &[u8], start: usize) -> Option<u8> {
     })
 }
 
+/// How many bytes at `start` end an escape sequence begun just before it: 1 for the letter of
+/// `\n` / `\t` …, 5 for the `u0026` of `\u0026`, else 0. A window starts after the backslash, so
+/// a rule whose characters include letters and digits could match the escape's tail too.
+pub fn escape_tail(bytes: &[u8], start: usize) -> usize {
+    if start == 0 || bytes[start - 1] != b'\\' {
+        return 0;
+    }
+    match bytes.get(start) {
+        Some(b) if b"ntrbfv".contains(b) => 1,
+        Some(b'u')
+            if bytes
+                .get(start + 1..start + 5)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) =>
+        {
+            5
+        }
+        _ => 0,
+    }
+}
+
 fn one_of(b: Option<u8>, set: &[u8]) -> bool {
     b.is_some_and(|b| set.contains(&b))
 }
@@ -362,7 +382,9 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
             let aws_secret_key = m.len() == 40 && (m.contains('/') || m.contains('+'));
             let base64_like =
                 !m.contains('/') || aws_secret_key || m.ends_with('=') || m.contains('+');
-            let min_digits = if aws_secret_key { 1 } else { 2 };
+            // 40 characters is an AWS secret access key's length; about one in a hundred such
+            // keys has at most one digit, so at that length digits are not asked for.
+            let min_digits = if m.len() == 40 { 0 } else { 2 };
             (base64_like && mixes_classes(m, min_digits)).then_some((start, end))
         }
     }

@@ -341,3 +341,59 @@ fn windows_need_only_the_rules_their_bytes_allow() {
     assert_ne!(token & bit(Rule::Token), 0);
     assert_ne!(token & bit(Rule::Uuid), 0);
 }
+
+/// Found by `scripts/fuzz.sh redact`: a key right after a JSON escape (`\t`, `\n`, `\u0026`)
+/// was matched together with the escape's tail (`tShGA…`, 41 characters), refused as a token of
+/// the wrong length, and left in the text; a JWT after `\u0026` likewise.
+#[test]
+fn a_secret_right_after_a_json_escape_is_redacted() {
+    let secrets = [
+        "ShGAZq//I20AEFfwrMoVlhFIdJYxHoH6P6WBqFl4",
+        "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY12",
+    ];
+    for escape in ["\\t", "\\n", "\\r", "\\u0026"] {
+        for secret in secrets {
+            let text = format!("\"type\": \"aws_codebuild_proje{escape}{secret}|ct\"");
+            let out = redact_once(&text);
+            assert_eq!(
+                out,
+                format!("\"type\": \"aws_codebuild_proje{escape}<secret-1>|ct\""),
+                "{text}"
+            );
+        }
+    }
+    assert_eq!(
+        redact_once("\"a=b\\u0026ops@example.com\""),
+        "\"a=b\\u0026<email-1>\""
+    );
+    let jwt =
+        "eyJZrNQWCPiRO2QTQXqlAXR8WV6z.eyJ5d7y63HmWWmTp7iUM_mzVBhk-nl.LCtmsdqQZySf5VXGSG-ZjF-h1";
+    for escape in ["\\n", "\\u0026"] {
+        let text = format!("\"x{escape}{jwt})\"");
+        assert_eq!(redact_once(&text), format!("\"x{escape}<secret-1>)\""));
+    }
+    // A token that is only 32 characters long with the escape's letter is not one without it.
+    let short = "\\nAbCdEfGhIjKlMnOpQrStUvWxYz01234";
+    assert_eq!(redact_once(short), short);
+}
+
+/// Found by `scripts/fuzz.sh redact`: a secret access key with one digit (about 1 in 100 keys
+/// has at most one) was taken for a word; at 40 characters no digit is asked for.
+#[test]
+fn secret_access_keys_with_few_digits_are_redacted() {
+    for key in [
+        "3cvAaMKPrAYLlaqQCcQYNufZtSxDvtiKnQWsHoHD",
+        "cvAaMKPrAYLlaqQCcQYNufZtSxDvtiKnQWsHoHDx",
+        "cvAaMKPrAYLl/qQCcQYNufZtSxDvtiKnQWsHoHDx",
+    ] {
+        let text = format!("\"key\": \"{key}\"");
+        assert_eq!(redact_once(&text), "\"key\": \"<secret-1>\"", "{key}");
+    }
+    // Other lengths still need digits: long names stay readable.
+    for name in [
+        "MyApplicationLoadBalancerTargetGroupNam",
+        "MyApplicationLoadBalancerTargetGroupNames",
+    ] {
+        assert_eq!(redact_once(name), name);
+    }
+}

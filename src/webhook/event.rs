@@ -243,6 +243,9 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
     if !valid_event_name(event) {
         return Err(IntakeError::BadEventName);
     }
+    // JSON is UTF-8; serde_json does not check the strings it skips, so check the whole body.
+    let body = std::str::from_utf8(body)
+        .map_err(|e| IntakeError::MalformedJson(format!("body is not UTF-8: {e}")))?;
     if !HANDLED_EVENTS.contains(&event) {
         return route_unhandled(body);
     }
@@ -253,7 +256,7 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
         },
         _ => IntakeError::MalformedJson(e.to_string()),
     };
-    let d: Delivery = serde_json::from_slice(body).map_err(shape_error)?;
+    let d: Delivery = serde_json::from_str(body).map_err(shape_error)?;
     let mut routed = Routed {
         action: d.action.clone(),
         repo: d.repository.as_ref().map(|r| r.full_name.clone()),
@@ -282,9 +285,9 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
 }
 
 /// An event tfgate does not act on: only the envelope is read, for the delivery log.
-fn route_unhandled(body: &[u8]) -> Result<Routed, IntakeError> {
+fn route_unhandled(body: &str) -> Result<Routed, IntakeError> {
     let envelope: Envelope =
-        serde_json::from_slice(body).map_err(|e| IntakeError::MalformedJson(e.to_string()))?;
+        serde_json::from_str(body).map_err(|e| IntakeError::MalformedJson(e.to_string()))?;
     Ok(Routed {
         action: envelope.action,
         repo: envelope.repository.map(|r| r.full_name),

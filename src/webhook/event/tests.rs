@@ -114,6 +114,35 @@ fn bad_input_is_a_clear_error() {
     ));
 }
 
+/// Found by `scripts/fuzz.sh webhook_route`: bytes that are not UTF-8 inside a string tfgate
+/// skips (`starred_url` of a ping) were accepted, since serde_json checks only the strings it
+/// reads. Such a body is not JSON and is refused whatever the event.
+#[test]
+fn a_body_that_is_not_utf8_is_malformed_json() {
+    let not_utf8 = |body: Vec<u8>, field: &[u8]| {
+        let at = body.windows(field.len()).position(|w| w == field).unwrap();
+        let mut broken = body;
+        // Inside the field's string value: `"field": "<here>…`.
+        broken[at + field.len() + 4] = 0x93;
+        broken
+    };
+    let ping = fixture("ping.json");
+    assert_eq!(route("ping", &ping).unwrap().ignored, Some("ping"));
+    let ping = not_utf8(ping, b"\"starred_url\"");
+    for event in ["ping", "push", "issue_comment"] {
+        let routed = route(event, &ping);
+        assert!(
+            matches!(&routed, Err(IntakeError::MalformedJson(m)) if m.contains("UTF-8")),
+            "{event}: {routed:?}"
+        );
+    }
+    let comment = not_utf8(fixture("issue_comment.created.on-pr.json"), b"\"node_id\"");
+    assert!(matches!(
+        route("issue_comment", &comment),
+        Err(IntakeError::MalformedJson(_))
+    ));
+}
+
 #[test]
 fn bot_comments_are_marked() {
     let mut v: serde_json::Value =

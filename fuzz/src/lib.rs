@@ -1,0 +1,3 @@
+//! Helpers shared by the fuzz targets.
+
+pub mod plant;
