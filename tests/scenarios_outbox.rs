@@ -122,8 +122,9 @@ scenario!(
         }
         let _repo = setup(&h).await;
         let checks = h.github.list_created_check_runs().await;
-        // Creates fail outright (octocrab itself tries a call 4 times); then one creates the
-        // comment but its answer is lost.
+        // Creates fail outright (the GitHub client tries a call 4 times, so the first publish
+        // attempt fails); then one creates the comment but its answer is lost (the client finds
+        // it by its post marker, or the next attempt by the result's marker).
         h.github.fail_next_comment_posts(GITHUB_CALL_TRIES).await;
         h.github
             .lose_next_comment_answer(GITHUB_CALL_TRIES - 1)
@@ -131,7 +132,7 @@ scenario!(
 
         let failures = comment(&h, "/plan").await;
 
-        assert!(failures >= 2, "the publish job failed {failures} times");
+        assert!(failures >= 1, "the publish job failed {failures} times");
         let plans = posted(&h, "plan");
         assert_eq!(
             plans.len(),
