@@ -217,9 +217,16 @@ impl Redactor {
                 break;
             };
             let escape = patterns::escape_tail(text.as_bytes(), m.start());
-            if escape > 0 {
-                // `\nKEY`, `\u0026eyJ…`: the escape's letters begin no value; search after them.
-                pos = m.start() + escape;
+            let after = m.start() + escape;
+            if escape > 0
+                && regex
+                    .find_at(window, after)
+                    .is_some_and(|n| n.start() == after)
+            {
+                // `\nKEY`, `\u0026eyJ…`: the escape's letters begin no value; the value starts
+                // after them. (When nothing starts there, the match is taken as it is: text that
+                // only looks escaped, like `\u00a0@example.com`, is still redacted.)
+                pos = after;
                 continue;
             }
             let end = patterns::extend(text, m.start(), m.end(), until);
