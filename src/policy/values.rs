@@ -41,16 +41,7 @@ pub fn root_relative_file(text: &str) -> Result<String, String> {
 
 /// Whether `file`, relative to the root `dir`, stays inside the repository.
 pub fn inside_repo(dir: &str, file: &str) -> bool {
-    let mut depth: usize = 0;
-    for part in dir.split('/').chain(file.split('/')) {
-        match part {
-            "" | "." => {}
-            ".." if depth == 0 => return false,
-            ".." => depth -= 1,
-            _ => depth += 1,
-        }
-    }
-    depth > 0
+    crate::project::join_relative(dir, file).is_some_and(|path| path != ".")
 }
 
 /// A `backend_config` setting name (`bucket`, `dynamodb_table`).

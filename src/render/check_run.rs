@@ -129,21 +129,14 @@ pub fn annotations_for_plan(comment: &PlanComment) -> Vec<AnnotationView> {
 /// (`main.tf`, `../modules/vpc/main.tf`); `None` outside the repository or in Terraform's
 /// module cache (`.terraform/`), which annotations cannot point at.
 pub fn repo_path(dir: &str, file: &str) -> Option<String> {
-    if file.starts_with('/') || file.is_empty() {
+    let in_module_cache = dir
+        .split('/')
+        .chain(file.split('/'))
+        .any(|p| p == ".terraform");
+    if file.is_empty() || in_module_cache {
         return None;
     }
-    let mut parts: Vec<&str> = Vec::new();
-    for part in dir.split('/').chain(file.split('/')) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            ".terraform" => return None,
-            other => parts.push(other),
-        }
-    }
-    (!parts.is_empty()).then(|| parts.join("/"))
+    crate::project::join_relative(dir, file).filter(|path| path != ".")
 }
 
 /// One failure annotation per failed or interrupted resource with a known location, and
