@@ -17,6 +17,7 @@ pub mod command;
 pub mod config;
 pub mod crypto;
 pub mod db;
+pub mod doctor;
 pub mod drift;
 pub mod egress;
 pub mod enrich;

@@ -65,6 +65,9 @@ enum Cmd {
     /// Delete what retention no longer keeps (as `serve` and `worker` do every hour) and print
     /// what was removed; `--retention-days N` overrides the configured days.
     Prune,
+    /// Check this machine's setup, one line per check (exit 1 if any fails): database,
+    /// sealing key, policies, GitHub App, webhook secret, Terraform, bubblewrap, cgroups, disk.
+    Doctor,
     /// List recent jobs (id, kind, delivery id, status, attempts).
     Jobs {
         /// Print JSON lines instead of a table.
@@ -202,6 +205,11 @@ async fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Run { what } => run_local(&config, what).await,
         Cmd::Policy { command } => policy(&config, command),
+        Cmd::Doctor => {
+            let report = tfgate::doctor::doctor_for_config(&config).await;
+            print!("{report}");
+            Ok(report.exit_code())
+        }
         command => {
             tfgate::logging::init(config.log_format);
             run_logged(config, command).await?;
@@ -238,6 +246,7 @@ async fn run_logged(config: Config, command: Cmd) -> Result<()> {
         Cmd::Policy { .. }
         | Cmd::Render { .. }
         | Cmd::Classify
+        | Cmd::Doctor
         | Cmd::Redact { .. }
         | Cmd::Run { .. } => unreachable!("handled in run"),
     }

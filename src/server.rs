@@ -96,6 +96,29 @@ pub fn spawn_retention(
     }))
 }
 
+/// How often a process without App credentials looks for the ones another process stored.
+const ADOPT_APP_EVERY: Duration = Duration::from_secs(10);
+
+/// A process started before the App was registered (through another process's setup page)
+/// takes the credentials from the database as soon as they are there.
+pub fn spawn_app_adoption(
+    state: &Arc<AppState>,
+    mut shutdown: watch::Receiver<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let state = state.clone();
+    tokio::spawn(async move {
+        while state.github().is_none() {
+            tokio::select! {
+                _ = tokio::time::sleep(ADOPT_APP_EVERY) => {}
+                _ = shutdown.changed() => return,
+            }
+            if let Err(e) = state.adopt_stored_app().await {
+                tracing::warn!(error = %format!("{e:#}"), "could not load the stored App credentials");
+            }
+        }
+    })
+}
+
 /// One pruning pass of what is older than `days`, counted in `tfgate_pruned_rows_total`.
 pub async fn retention_pass(state: &AppState, days: u32) -> Result<crate::db::retention::Pruned> {
     let pruned = crate::db::retention::prune_older_than(&state.db, days).await?;
@@ -136,6 +159,8 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
     }
     let mut handles = spawn_workers(&state, workers, &rx);
     handles.extend(spawn_retention(&state, rx.clone()));
+    handles.push(crate::doctor::spawn_readiness(&state, rx.clone()));
+    handles.push(spawn_app_adoption(&state, rx.clone()));
     let listener = tokio::net::TcpListener::bind(state.config.addr)
         .await
         .with_context(|| format!("binding {}", state.config.addr))?;
@@ -175,6 +200,8 @@ pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {
     reclaim_jobs_of_dead_local_workers(&state).await;
     let mut handles = spawn_workers(&state, workers.max(1), &rx);
     handles.extend(spawn_retention(&state, rx.clone()));
+    handles.push(crate::doctor::spawn_readiness(&state, rx.clone()));
+    handles.push(spawn_app_adoption(&state, rx.clone()));
     tracing::info!(workers = workers.max(1), "tfgate worker running");
     shutdown_signal().await;
     let _ = tx.send(true);

@@ -32,15 +32,80 @@ pub struct AppState {
     secrets: RwLock<Arc<[SecretString]>>,
     /// The one-time setup token and the setup forms' states.
     pub setup: crate::github::manifest::SetupGuard,
+    /// The last start-up/periodic checks ([`crate::doctor`]), for `/readyz`.
+    readiness: RwLock<Option<Arc<crate::doctor::Report>>>,
 }
 
 impl AppState {
     /// Open the database (migrating it) and load App credentials if any are configured.
+    /// On PostgreSQL a configured sealing key is required, and on every backend the key must
+    /// be the one the database was first used with (see [`crate::crypto::key_check`]).
     pub async fn build(config: Config) -> Result<Arc<AppState>> {
+        crate::crypto::key_check::require_configured_key(
+            config.is_postgres(),
+            config.encryption_key.is_some(),
+        )?;
         std::fs::create_dir_all(&config.data_dir)
             .with_context(|| format!("creating data directory {}", config.data_dir.display()))?;
         let db = Db::open(&config.database_url).await?;
-        Self::with_db(config, db)
+        let state = Self::with_db(config, db)?;
+        state.check_seal_key().await?;
+        state.share_app_credentials().await?;
+        Ok(state)
+    }
+
+    /// Stores the key's fingerprint at first start; refuses a key the database does not know.
+    pub async fn check_seal_key(&self) -> Result<()> {
+        use crate::crypto::key_check::{judge_key, KeyCheck, KEY_CHECK_SETTING};
+        use crate::db::server_settings;
+        let current = self.seal_key.fingerprint();
+        let stored = server_settings::get(&self.db, KEY_CHECK_SETTING).await?;
+        if judge_key(stored.as_deref(), &current)? == KeyCheck::FirstUse {
+            let stored =
+                server_settings::insert_if_absent(&self.db, KEY_CHECK_SETTING, &current).await?;
+            judge_key(Some(&stored), &current)?;
+        }
+        Ok(())
+    }
+
+    /// Makes the manifest flow's credentials the same on every process: a process without
+    /// configured credentials takes the database's; credentials only in this machine's file
+    /// (from before they were kept in the database) are copied there.
+    pub async fn share_app_credentials(&self) -> Result<()> {
+        use crate::github::credentials_store;
+        if crate::config::app_key(&self.config)?.is_some() {
+            return Ok(());
+        }
+        if self.github().is_none() {
+            self.adopt_stored_app().await?;
+        } else if credentials_store::load(&self.db, &self.seal_key)
+            .await?
+            .is_none()
+        {
+            if let Some(creds) = AppCredentials::load(&self.config.data_dir)? {
+                credentials_store::save(&self.db, &self.seal_key, &creds).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Installs the App credentials sealed in the database, when this process has none yet;
+    /// true when it now has an App.
+    pub async fn adopt_stored_app(&self) -> Result<bool> {
+        if self.github().is_some() {
+            return Ok(true);
+        }
+        match crate::github::credentials_store::load(&self.db, &self.seal_key).await? {
+            Some(creds) => {
+                self.install_app(&creds)?;
+                tracing::info!(
+                    app_id = creds.id,
+                    "GitHub App credentials loaded from the database"
+                );
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     pub fn with_db(config: Config, db: Db) -> Result<Arc<AppState>> {
@@ -71,6 +136,7 @@ impl AppState {
             github: RwLock::new(github.map(Arc::new)),
             secrets: RwLock::new(secrets.into()),
             setup: crate::github::manifest::SetupGuard::new(),
+            readiness: RwLock::new(None),
         }))
     }
 
@@ -102,6 +168,15 @@ impl AppState {
         self.github()
             .map(|g| g.slug.clone())
             .unwrap_or_else(|| self.config.app_slug.clone())
+    }
+
+    /// The last readiness report (none before the first checks finished).
+    pub fn readiness(&self) -> Option<Arc<crate::doctor::Report>> {
+        self.readiness.read().expect("readiness lock").clone()
+    }
+
+    pub fn set_readiness(&self, report: crate::doctor::Report) {
+        *self.readiness.write().expect("readiness lock") = Some(Arc::new(report));
     }
 
     /// Install credentials obtained by the manifest flow, without a restart.

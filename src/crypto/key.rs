@@ -116,6 +116,23 @@ pub fn load_or_create_key(
     }
 }
 
+/// The configured key, or the data directory's key file when it exists; `None` when neither
+/// is there yet (nothing is created: for checks such as `tfgate doctor`).
+pub fn load_existing_key(
+    data_dir: &Path,
+    env_value: Option<&SecretString>,
+) -> Result<Option<SealKey>, CryptoError> {
+    if let Some(value) = env_value {
+        return SealKey::from_base64(value.expose_secret()).map(Some);
+    }
+    match read_key_file(&data_dir.join(KEY_FILE_NAME)) {
+        Err(CryptoError::KeyFile { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+            Ok(None)
+        }
+        other => other.map(Some),
+    }
+}
+
 fn key_file_error(path: &Path) -> impl FnOnce(io::Error) -> CryptoError + '_ {
     move |source| CryptoError::KeyFile {
         path: path.to_path_buf(),

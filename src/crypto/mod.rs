@@ -11,9 +11,10 @@
 mod error;
 mod job_payload;
 mod key;
+pub mod key_check;
 mod seal;
 
 pub use error::CryptoError;
 pub use job_payload::{open_job_payload, seal_job_payload};
-pub use key::{load_or_create_key, SealKey, KEY_FILE_NAME};
+pub use key::{load_existing_key, load_or_create_key, SealKey, KEY_FILE_NAME};
 pub use seal::{open, run_aad, seal, BlobPurpose, MAGIC, NONCE_LEN, OVERHEAD, TAG_LEN};

@@ -12,6 +12,7 @@ pub mod locks;
 pub mod publications;
 pub mod retention;
 pub mod runs;
+pub mod server_settings;
 pub mod sqlite_intake;
 mod wal_read_ahead;
 
@@ -136,6 +137,22 @@ impl Db {
     /// The SQLite database file, when the backend is SQLite on a file.
     pub fn sqlite_file(&self) -> Option<&std::path::Path> {
         self.sqlite_file.as_deref()
+    }
+
+    /// Migrations this database has applied and migrations this binary knows.
+    pub async fn migration_counts(&self) -> Result<(usize, usize)> {
+        let known = match self.backend {
+            Backend::Sqlite => SQLITE_MIGRATIONS.iter().count(),
+            Backend::Postgres => POSTGRES_MIGRATIONS.iter().count(),
+        };
+        self.ping().await?;
+        // No table yet: nothing applied.
+        let applied: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM _sqlx_migrations WHERE success")
+                .fetch_one(&self.pool)
+                .await
+                .unwrap_or(0);
+        Ok((applied as usize, known))
     }
 
     /// `SELECT 1`, for `/healthz`.

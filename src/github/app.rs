@@ -225,6 +225,54 @@ impl GitHubApp {
         Ok(permission)
     }
 
+    /// `GET /app` with the App's JWT: the App's slug, proving the credentials work.
+    pub async fn check_credentials(&self) -> Result<String> {
+        let app: serde_json::Value = self
+            .app_client
+            .get("/app", None::<&()>)
+            .await
+            .map_err(one_line_error)
+            .context("GET /app")?;
+        Ok(app["slug"].as_str().unwrap_or("(no slug)").to_string())
+    }
+
+    /// The full names of repositories the App is installed on (at most `max`, first pages).
+    pub async fn installed_repositories(&self, max: usize) -> Result<Vec<String>> {
+        let installations: serde_json::Value = self
+            .app_client
+            .get("/app/installations?per_page=100", None::<&()>)
+            .await
+            .map_err(one_line_error)
+            .context("GET /app/installations")?;
+        let ids: Vec<u64> = installations
+            .as_array()
+            .map(|list| list.iter().filter_map(|i| i["id"].as_u64()).collect())
+            .unwrap_or_default();
+        let mut names = Vec::new();
+        for id in ids {
+            if names.len() >= max {
+                break;
+            }
+            let client = self
+                .app_client
+                .installation(InstallationId(id))
+                .context("creating installation client")?;
+            let page: serde_json::Value = client
+                .get("/installation/repositories?per_page=100", None::<&()>)
+                .await
+                .map_err(one_line_error)
+                .context("GET /installation/repositories")?;
+            let repos = page["repositories"].as_array().cloned().unwrap_or_default();
+            names.extend(
+                repos
+                    .iter()
+                    .filter_map(|r| r["full_name"].as_str().map(str::to_string)),
+            );
+        }
+        names.truncate(max);
+        Ok(names)
+    }
+
     /// Forget an installation (uninstalled or suspended).
     pub fn forget_installation(&self, installation_id: i64) {
         self.installations
@@ -236,4 +284,10 @@ impl GitHubApp {
             .expect("token cache lock")
             .remove(&installation_id);
     }
+}
+
+/// An octocrab error as one line (its display may carry a multi-line backtrace).
+fn one_line_error(e: octocrab::Error) -> anyhow::Error {
+    let text = e.to_string();
+    anyhow::anyhow!("{}", text.lines().next().unwrap_or("").trim())
 }

@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod app;
+pub mod credentials_store;
 pub mod facts;
 pub mod gate;
 pub mod http;

@@ -1,4 +1,4 @@
-//! The axum router: `/webhooks`, `/healthz`, `/metrics`, and the setup pages.
+//! The axum router: `/webhooks`, `/healthz`, `/readyz`, `/metrics`, and the setup pages.
 
 mod ops;
 mod setup;
@@ -20,6 +20,7 @@ use crate::state::AppState;
 
 const WEBHOOKS: &str = "/webhooks";
 const HEALTHZ: &str = "/healthz";
+const READYZ: &str = "/readyz";
 const METRICS: &str = "/metrics";
 const SETUP: &str = "/";
 const SETUP_CALLBACK: &str = "/setup/callback";
@@ -34,6 +35,7 @@ pub fn router(state: Arc<AppState>) -> Router {
             post(webhooks::receive).layer(DefaultBodyLimit::max(limit)),
         )
         .route(HEALTHZ, get(ops::healthz))
+        .route(READYZ, get(ops::readyz))
         .route(METRICS, get(ops::metrics))
         .route(SETUP, get(setup::index))
         .route(SETUP_CALLBACK, get(setup::callback))

@@ -21,6 +21,19 @@ pub async fn healthz(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     }
 }
 
+/// Readiness: 503 with the failed checks' names until the doctor's checks pass
+/// ([`crate::doctor`]); `/healthz` stays the liveness probe.
+pub async fn readyz(State(state): State<Arc<AppState>>) -> impl IntoResponse {
+    let report = state.readiness();
+    let (ready, body) = crate::doctor::readiness_body(report.as_deref());
+    let status = if ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, body)
+}
+
 pub async fn metrics(State(state): State<Arc<AppState>>) -> impl IntoResponse {
     match queue::queue_depth(&state.db).await {
         Ok(depth) => {

@@ -93,6 +93,15 @@ pub async fn callback(
         )
             .into_response();
     }
+    if let Err(e) = crate::github::credentials_store::save(&state.db, &state.seal_key, &creds).await
+    {
+        tracing::error!(error = %format!("{e:#}"), "could not store App credentials in the database");
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "could not save the App credentials",
+        )
+            .into_response();
+    }
     if let Err(e) = state.install_app(&creds) {
         tracing::error!(error = %format!("{e:#}"), "could not load new App credentials");
         return (

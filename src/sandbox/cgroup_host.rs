@@ -205,3 +205,10 @@ pub(crate) fn join_in_child(fds: &[RawFd]) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// The per-run limits in force on this host: the start-up line and its warning, if any.
+pub fn limits_in_force() -> (String, Option<String>) {
+    // SAFETY: plain syscall without arguments.
+    let is_root = unsafe { libc::geteuid() } == 0;
+    in_force_summary(&host().controllers(), is_root)
+}

@@ -22,7 +22,7 @@ mod verdict;
 
 pub use bwrap::{bwrap_argv, sandbox_environment};
 pub use capture::STDERR_TAIL_BYTES;
-pub use cgroup_host::log_limits_in_force;
+pub use cgroup_host::{limits_in_force, log_limits_in_force};
 pub use error::SandboxError;
 pub use run::{run_sandboxed, ExitKind, RunOutput};
 pub use spec::{EgressMount, Limits, Network, SandboxMode, SandboxSpec, SANDBOX_HOME};

@@ -23,6 +23,8 @@ use tfgate::webhook::signature::sign;
 use tfgate::worker::JobRouter;
 
 pub const SECRET: &str = "test-webhook-secret";
+/// A fixed sealing key (base64 of 32 bytes) for harnesses on PostgreSQL.
+pub const TEST_SEAL_KEY: &str = "dGZnYXRlLXRlc3Qtc2VhbC1rZXktMzItYnl0ZXMhISE=";
 
 pub fn tools_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".tools")
@@ -250,6 +252,8 @@ impl Harness {
             aws_endpoint_url: std::env::var("TFGATE_TEST_MOTO_URL")
                 .ok()
                 .filter(|u| !u.is_empty()),
+            // PostgreSQL requires a configured sealing key (every process shares it).
+            encryption_key: (backend == Backend::Postgres).then(|| TEST_SEAL_KEY.to_string()),
             ..Default::default()
         };
         tweak(&mut args);
