@@ -28,6 +28,7 @@ pub mod jobs;
 pub mod logging;
 pub mod metrics;
 pub mod policy;
+pub mod policy_repo;
 pub mod project;
 pub mod redact;
 pub mod render;

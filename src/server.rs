@@ -161,6 +161,10 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
     handles.extend(spawn_retention(&state, rx.clone()));
     handles.push(crate::doctor::spawn_readiness(&state, rx.clone()));
     handles.push(spawn_app_adoption(&state, rx.clone()));
+    handles.extend(crate::policy_repo::spawn_policy_repo_watch(
+        &state,
+        rx.clone(),
+    ));
     let listener = tokio::net::TcpListener::bind(state.config.addr)
         .await
         .with_context(|| format!("binding {}", state.config.addr))?;
@@ -202,6 +206,10 @@ pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {
     handles.extend(spawn_retention(&state, rx.clone()));
     handles.push(crate::doctor::spawn_readiness(&state, rx.clone()));
     handles.push(spawn_app_adoption(&state, rx.clone()));
+    handles.extend(crate::policy_repo::spawn_policy_repo_watch(
+        &state,
+        rx.clone(),
+    ));
     tracing::info!(workers = workers.max(1), "tfgate worker running");
     shutdown_signal().await;
     let _ = tx.send(true);

@@ -110,7 +110,10 @@ impl AppState {
 
     pub fn with_db(config: Config, db: Db) -> Result<Arc<AppState>> {
         let renderer = Arc::new(renderer_for(&config)?);
-        let policies = PolicyStore::open(&config.policy_dir)?;
+        let policies = match &config.policy_repo {
+            Some(_) => PolicyStore::from_repository(),
+            None => PolicyStore::open(&config.policy_dir)?,
+        };
         let seal_key = Arc::new(
             crate::crypto::load_or_create_key(&config.data_dir, config.encryption_key.as_ref())
                 .context("loading the encryption key")?,

@@ -230,9 +230,17 @@ scenario!(ping_and_unhandled_events, |h| {
         (StatusCode::OK, Some("ignored"))
     );
     let (status, _) = h
-        .deliver("push", &serde_json::json!({"ref": "refs/heads/main"}))
+        .deliver("star", &serde_json::json!({"action": "created"}))
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
+    // A push is only work for the policy repository (none is configured here).
+    let (status, reply) = h
+        .deliver("push", &webhook_fixture("push.default-branch.json"))
+        .await;
+    assert_eq!(
+        (status, reply["outcome"].as_str()),
+        (StatusCode::ACCEPTED, Some("ignored"))
+    );
     assert_eq!(h.job_count().await, 0);
 });
 

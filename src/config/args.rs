@@ -69,6 +69,10 @@ pub struct ConfigArgs {
     /// Directory of server-side policy files.
     #[arg(long, env = "TFGATE_POLICY_DIR", global = true)]
     pub policy_dir: Option<PathBuf>,
+    /// The admin repository (`OWNER/NAME`) whose default branch's `policies/` folder holds
+    /// the policies, read through the App (instead of the policy directory).
+    #[arg(long, env = "TFGATE_POLICY_REPO", global = true)]
+    pub policy_repo: Option<String>,
     /// Directory whose templates override the embedded comment templates.
     #[arg(long, env = "TFGATE_TEMPLATE_DIR", global = true)]
     pub template_dir: Option<PathBuf>,
@@ -163,6 +167,7 @@ pub(super) struct ConfigFile {
     pub(super) max_body_bytes: Option<usize>,
     pub(super) log_format: Option<String>,
     pub(super) policy_dir: Option<PathBuf>,
+    pub(super) policy_repo: Option<String>,
     pub(super) template_dir: Option<PathBuf>,
     pub(super) job_lease_secs: Option<u64>,
     pub(super) job_max_attempts: Option<i64>,
@@ -205,6 +210,7 @@ impl ConfigArgs {
             max_body_bytes: self.max_body_bytes.or(file.max_body_bytes),
             log_format: self.log_format.clone().or(file.log_format),
             policy_dir: self.policy_dir.clone().or(file.policy_dir),
+            policy_repo: self.policy_repo.clone().or(file.policy_repo),
             template_dir: self.template_dir.clone().or(file.template_dir),
             job_lease_secs: self.job_lease_secs.or(file.job_lease_secs),
             job_max_attempts: self.job_max_attempts.or(file.job_max_attempts),

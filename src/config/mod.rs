@@ -39,6 +39,8 @@ pub struct Config {
     pub max_body_bytes: usize,
     pub log_format: LogFormat,
     pub policy_dir: PathBuf,
+    /// `TFGATE_POLICY_REPO`: policies from this admin repository instead of `policy_dir`.
+    pub policy_repo: Option<(String, String)>,
     pub template_dir: Option<PathBuf>,
     pub job_lease_secs: u64,
     pub job_max_attempts: i64,
@@ -130,6 +132,7 @@ impl Config {
             workers: v.workers.unwrap_or(2),
             max_body_bytes: v.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
             log_format: log_format(v.log_format.as_deref())?,
+            policy_repo: policy_repo(v.policy_repo.as_deref(), v.policy_dir.is_some())?,
             policy_dir: v.policy_dir.unwrap_or_else(|| PathBuf::from("policies")),
             template_dir: v.template_dir,
             job_lease_secs: job_lease_secs(v.job_lease_secs)?,
@@ -262,6 +265,19 @@ fn pem_with_newlines(pem: &str) -> String {
 /// Where the App's private key comes from, checked: an App id needs exactly one key source
 /// and a key needs an App id. `None`: no App configured here (the manifest flow's file may
 /// hold one).
+/// `TFGATE_POLICY_REPO`, checked; it and `TFGATE_POLICY_DIR` are alternatives.
+fn policy_repo(text: Option<&str>, dir_set: bool) -> Result<Option<(String, String)>> {
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return Ok(None);
+    };
+    if dir_set {
+        bail!("set TFGATE_POLICY_REPO or TFGATE_POLICY_DIR, not both");
+    }
+    crate::policy_repo::parse_policy_repo(text)
+        .map(Some)
+        .map_err(anyhow::Error::msg)
+}
+
 pub fn app_key(config: &Config) -> Result<Option<(u64, SecretString)>> {
     let key = match (&config.private_key, &config.private_key_path) {
         (Some(_), Some(_)) => {

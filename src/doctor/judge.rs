@@ -73,6 +73,8 @@ pub fn judge_seal_key(seen: &SealKeySeen, is_postgres: bool, key_configured: boo
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PoliciesSeen {
     Unreadable(String),
+    /// `TFGATE_POLICY_REPO` is set and no valid set was read from it yet.
+    NotYetRead(String),
     Problems(Vec<String>),
     Loaded {
         source: String,
@@ -89,6 +91,13 @@ pub fn judge_policies(seen: &PoliciesSeen) -> Outcome {
         PoliciesSeen::Unreadable(error) => Outcome::fail(
             format!("cannot be read: {error}"),
             "set TFGATE_POLICY_DIR to a readable directory of policy YAML files",
+        ),
+        PoliciesSeen::NotYetRead(repo) => Outcome::fail(
+            format!("no valid policy set read from {repo} yet"),
+            format!(
+                "install the App on {repo} and push valid policies to `policies/` of its \
+                 default branch (the `tfgate/policy` check run lists any problem)"
+            ),
         ),
         PoliciesSeen::Problems(problems) => {
             let first = problems.first().map(String::as_str).unwrap_or("");

@@ -109,6 +109,10 @@ fn policies_table() {
         ),
         (loaded(0, None), Some(("no policy file", "example"))),
         (
+            PoliciesSeen::NotYetRead("acme/admin".into()),
+            Some(("from acme/admin yet", "tfgate/policy")),
+        ),
+        (
             loaded(2, Some((5, 0))),
             Some(("any of the 5 installed", "repos:")),
         ),

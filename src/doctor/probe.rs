@@ -150,10 +150,11 @@ async fn observe(
         Some(app) => app.installed_repositories(MAX_INSTALLED_REPOS).await.ok(),
         None => None,
     };
-    report.push(
-        CheckName::Policies,
-        judge_policies(&policies_seen(config, installed)),
-    );
+    let policies = match &config.policy_repo {
+        Some(repo) => stored_policies_seen(db, repo, installed).await,
+        None => policies_seen(config, installed),
+    };
+    report.push(CheckName::Policies, judge_policies(&policies));
     report.push(CheckName::GitHubApp, judge_app(&app_seen(app).await));
     report.push(
         CheckName::WebhookSecret,
@@ -223,6 +224,38 @@ fn policies_seen(config: &Config, installed: Option<Vec<String>>) -> PoliciesSee
         Ok(Ok(set)) => PoliciesSeen::Loaded {
             source: dir.display().to_string(),
             files,
+            installed: installed.map(|repos| {
+                let covered = repos.iter().filter(|r| set.for_repo(r).is_some()).count();
+                (repos.len(), covered)
+            }),
+        },
+    }
+}
+
+/// With `TFGATE_POLICY_REPO`: the last valid set stored in the database.
+async fn stored_policies_seen(
+    db: Option<&Db>,
+    (owner, name): &(String, String),
+    installed: Option<Vec<String>>,
+) -> PoliciesSeen {
+    use crate::policy_repo::{StoredPolicies, STORED_POLICIES_SETTING};
+    let repo = format!("{owner}/{name}");
+    let stored = match db {
+        Some(db) => crate::db::server_settings::get(db, STORED_POLICIES_SETTING)
+            .await
+            .ok()
+            .flatten()
+            .and_then(|text| serde_json::from_str::<StoredPolicies>(&text).ok()),
+        None => None,
+    };
+    let Some(stored) = stored else {
+        return PoliciesSeen::NotYetRead(repo);
+    };
+    match stored.load() {
+        Err(problems) => PoliciesSeen::Problems(problems.iter().map(ToString::to_string).collect()),
+        Ok(set) => PoliciesSeen::Loaded {
+            source: format!("{repo}@{}", &stored.sha[..stored.sha.len().min(7)]),
+            files: stored.files.len(),
             installed: installed.map(|repos| {
                 let covered = repos.iter().filter(|r| set.for_repo(r).is_some()).count();
                 (repos.len(), covered)

@@ -236,6 +236,20 @@ impl GitHubApp {
         Ok(app["slug"].as_str().unwrap_or("(no slug)").to_string())
     }
 
+    /// The installation of the App on `owner/name` (`GET /repos/{owner}/{repo}/installation`).
+    pub async fn repository_installation(&self, owner: &str, name: &str) -> Result<i64> {
+        let route = format!("/repos/{owner}/{name}/installation");
+        let installation: serde_json::Value = self
+            .app_client
+            .get(&route, None::<&()>)
+            .await
+            .map_err(one_line_error)
+            .with_context(|| format!("GET {route}"))?;
+        installation["id"]
+            .as_i64()
+            .with_context(|| format!("{route} named no installation id"))
+    }
+
     /// The full names of repositories the App is installed on (at most `max`, first pages).
     pub async fn installed_repositories(&self, max: usize) -> Result<Vec<String>> {
         let installations: serde_json::Value = self

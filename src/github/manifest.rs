@@ -29,7 +29,7 @@ pub fn manifest(public_url: &str, name: &str) -> serde_json::Value {
             "members": "read"
         },
         // `installation` events are always delivered to Apps; they cannot be subscribed to.
-        "default_events": ["issue_comment", "pull_request", "pull_request_review"]
+        "default_events": ["issue_comment", "pull_request", "pull_request_review", "push"]
     })
 }
 

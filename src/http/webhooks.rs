@@ -129,6 +129,11 @@ async fn store(
         // serde's message names the position and the field, never the payload content.
         other => bad(StatusCode::BAD_REQUEST, "malformed", &other.to_string()),
     })?;
+    let mut routed = routed;
+    let policy_repo = state.config.policy_repo.as_ref();
+    if !keep_pushes(&mut routed.jobs, routed.repo.as_deref(), policy_repo) {
+        routed.ignored = Some("push to a repository other than TFGATE_POLICY_REPO");
+    }
     if routed.jobs.is_empty() {
         let why = routed.ignored.unwrap_or("nothing to do");
         let status = if event_name == "ping" {
@@ -174,6 +179,54 @@ async fn store(
                 "store_failed",
                 "could not store the delivery; GitHub may redeliver it",
             ))
+        }
+    }
+}
+
+/// Push jobs are kept only for the policy repository (`OWNER/NAME`, case-insensitive): false
+/// when one was dropped.
+fn keep_pushes(
+    jobs: &mut Vec<event::RoutedJob>,
+    repo: Option<&str>,
+    policy_repo: Option<&(String, String)>,
+) -> bool {
+    let is_policy_repo = match (repo, policy_repo) {
+        (Some(repo), Some((owner, name))) => repo.eq_ignore_ascii_case(&format!("{owner}/{name}")),
+        _ => false,
+    };
+    let before = jobs.len();
+    jobs.retain(|j| j.kind != crate::jobs::JobKind::Push || is_policy_repo);
+    jobs.len() == before
+}
+
+#[cfg(test)]
+mod push_filter_tests {
+    use super::*;
+    use crate::jobs::JobKind;
+
+    fn job(kind: JobKind) -> event::RoutedJob {
+        event::RoutedJob {
+            kind,
+            pr: None,
+            payload: String::new(),
+        }
+    }
+
+    #[test]
+    fn pushes_are_kept_only_for_the_policy_repository() {
+        let admin = ("Acme".to_string(), "tfgate-admin".to_string());
+        // (repo, policy repo, job kind, kept)
+        let table = [
+            (Some("acme/TFGATE-admin"), Some(&admin), JobKind::Push, true),
+            (Some("acme/other"), Some(&admin), JobKind::Push, false),
+            (Some("acme/tfgate-admin"), None, JobKind::Push, false),
+            (None, Some(&admin), JobKind::Push, false),
+            (Some("acme/other"), Some(&admin), JobKind::PullRequest, true),
+        ];
+        for (repo, policy_repo, kind, kept) in table {
+            let mut jobs = vec![job(kind)];
+            assert_eq!(keep_pushes(&mut jobs, repo, policy_repo), kept, "{repo:?}");
+            assert_eq!(jobs.len(), usize::from(kept), "{repo:?}");
         }
     }
 }

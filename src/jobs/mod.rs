@@ -29,10 +29,12 @@ pub enum JobKind {
     Enrich,
     /// Post a finished run's result (comment, folded plans, check runs) from the outbox.
     Publish,
+    /// A push to the policy repository's default branch (`TFGATE_POLICY_REPO`).
+    Push,
 }
 
 impl JobKind {
-    pub const ALL: [JobKind; 7] = [
+    pub const ALL: [JobKind; 8] = [
         JobKind::Comment,
         JobKind::PullRequest,
         JobKind::Review,
@@ -40,6 +42,7 @@ impl JobKind {
         JobKind::Run,
         JobKind::Enrich,
         JobKind::Publish,
+        JobKind::Push,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -51,6 +54,7 @@ impl JobKind {
             JobKind::Run => "run",
             JobKind::Enrich => "enrich",
             JobKind::Publish => "publish",
+            JobKind::Push => "push",
         }
     }
 

@@ -41,8 +41,11 @@ pub fn load_dir(dir: &Path) -> Result<Result<PolicySet, Vec<PolicyProblem>>> {
 
 #[derive(Clone)]
 pub struct PolicyStore {
-    dir: PathBuf,
+    /// The policy directory; `None` when the policies come from the admin repository.
+    dir: Option<PathBuf>,
     current: Arc<RwLock<Arc<PolicySet>>>,
+    /// The admin repository's commit the current set was read from.
+    commit: Arc<RwLock<Option<String>>>,
 }
 
 impl PolicyStore {
@@ -56,18 +59,43 @@ impl PolicyStore {
             }
         };
         Ok(PolicyStore {
-            dir: dir.to_path_buf(),
+            dir: Some(dir.to_path_buf()),
             current: Arc::new(RwLock::new(Arc::new(set))),
+            commit: Arc::new(RwLock::new(None)),
         })
+    }
+
+    /// A store filled from the admin repository ([`crate::policy_repo`]): empty (every
+    /// repository "not enabled") until the first valid set is read.
+    pub fn from_repository() -> PolicyStore {
+        PolicyStore {
+            dir: None,
+            current: Arc::new(RwLock::new(Arc::new(PolicySet::default()))),
+            commit: Arc::new(RwLock::new(None)),
+        }
     }
 
     pub fn current(&self) -> Arc<PolicySet> {
         self.current.read().expect("policy lock").clone()
     }
 
+    /// The admin repository's commit the policies in force come from, if they do.
+    pub fn commit(&self) -> Option<String> {
+        self.commit.read().expect("policy lock").clone()
+    }
+
+    /// Puts a validated set read from the admin repository at `commit` in force.
+    pub fn replace(&self, set: PolicySet, commit: &str) {
+        *self.current.write().expect("policy lock") = Arc::new(set);
+        *self.commit.write().expect("policy lock") = Some(commit.to_string());
+    }
+
     /// Re-read the directory; on problems keep the old set and return them.
     pub fn reload(&self) -> Result<(), Vec<String>> {
-        match load_dir(&self.dir) {
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        match load_dir(dir) {
             Ok(Ok(set)) => {
                 *self.current.write().expect("policy lock") = Arc::new(set);
                 Ok(())
@@ -79,7 +107,10 @@ impl PolicyStore {
 
     /// What the directory looks like now (names, sizes, modification times).
     fn signature(&self) -> Vec<(String, u64, Option<std::time::SystemTime>)> {
-        let mut sig: Vec<_> = std::fs::read_dir(&self.dir)
+        let Some(dir) = &self.dir else {
+            return Vec::new();
+        };
+        let mut sig: Vec<_> = std::fs::read_dir(dir)
             .map(|rd| {
                 rd.filter_map(|e| e.ok())
                     .filter_map(|e| {
@@ -100,6 +131,9 @@ impl PolicyStore {
     /// Reload on every SIGHUP and whenever the directory changes (checked every few seconds),
     /// for the life of the process.
     pub fn reload_on_sighup(&self) {
+        let Some(dir) = self.dir.clone() else {
+            return;
+        };
         let watcher = self.clone();
         tokio::spawn(async move {
             let mut last = watcher.signature();
@@ -110,7 +144,7 @@ impl PolicyStore {
                     last = now;
                     match watcher.reload() {
                         Ok(()) => {
-                            tracing::info!(dir = %watcher.dir.display(), "policies changed on disk; reloaded")
+                            tracing::info!(dir = %dir.display(), "policies changed on disk; reloaded")
                         }
                         Err(problems) => {
                             for p in problems {
@@ -130,7 +164,7 @@ impl PolicyStore {
             };
             while hup.recv().await.is_some() {
                 match store.reload() {
-                    Ok(()) => tracing::info!(dir = %store.dir.display(), "policies reloaded"),
+                    Ok(()) => tracing::info!("policies reloaded"),
                     Err(problems) => {
                         for p in problems {
                             tracing::error!(problem = %p, "policy reload refused; previous policies kept");

@@ -56,6 +56,8 @@ struct Repository {
     /// `None` when absent (treated as public: the safe side for replies to outsiders).
     #[serde(default)]
     private: Option<bool>,
+    #[serde(default)]
+    default_branch: Option<String>,
 }
 
 /// What an unhandled event is stored with.
@@ -78,6 +80,10 @@ struct Delivery {
     pull_request: Option<PullRequest>,
     review: Option<Review>,
     sender: Option<User>,
+    /// `push`: the ref pushed and the commit it points to now.
+    #[serde(rename = "ref")]
+    git_ref: Option<String>,
+    after: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -198,6 +204,14 @@ pub struct ReviewJob {
 }
 
 /// Payload of an `installation` job.
+/// A push to a repository's default branch (only the policy repository's are kept).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PushJob {
+    pub repo: RepoRef,
+    pub sha: String,
+    pub default_branch: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstallationJob {
     pub installation_id: i64,
@@ -215,12 +229,13 @@ pub fn valid_event_name(event: &str) -> bool {
 
 /// The events tfgate acts on; every other event is answered as ignored (nothing stored) without
 /// a full parse.
-const HANDLED_EVENTS: [&str; 5] = [
+const HANDLED_EVENTS: [&str; 6] = [
     "issue_comment",
     "pull_request",
     "pull_request_review",
     "installation",
     "ping",
+    "push",
 ];
 
 /// The `event` label of the deliveries metric. An unsigned request may name any event, and each
@@ -275,6 +290,7 @@ pub fn route(event: &str, body: &[u8]) -> Result<Routed, IntakeError> {
         ("pull_request", _) => Err("pull_request action not handled"),
         ("pull_request_review", _) => review_job(event, &action, d)?,
         ("installation", _) => installation_job(event, &action, d)?,
+        ("push", _) => push_job(event, d)?,
         _ => Err("event not handled"),
     };
     match job {
@@ -357,6 +373,36 @@ fn pull_request_job(event: &str, action: &str, d: Delivery) -> Result<JobOrIgnor
     Ok(Ok(RoutedJob {
         kind: JobKind::PullRequest,
         pr: Some(job.number),
+        payload: to_json(&job),
+    }))
+}
+
+fn push_job(event: &str, d: Delivery) -> Result<JobOrIgnored, IntakeError> {
+    let need = |field| missing(event, field);
+    let git_ref = d.git_ref.ok_or_else(|| need("ref"))?;
+    let sha = d.after.ok_or_else(|| need("after"))?;
+    let repository = d.repository.as_ref().ok_or_else(|| need("repository"))?;
+    let default_branch = repository
+        .default_branch
+        .clone()
+        .ok_or_else(|| need("repository.default_branch"))?;
+    let Some(installation) = d.installation else {
+        return Ok(Err("no installation"));
+    };
+    if !crate::policy_repo::is_default_branch_push(&git_ref, &default_branch) {
+        return Ok(Err("push to a branch other than the default branch"));
+    }
+    if sha.bytes().all(|b| b == b'0') {
+        return Ok(Err("the default branch was deleted"));
+    }
+    let job = PushJob {
+        repo: repo_ref(installation.id, repository),
+        sha,
+        default_branch,
+    };
+    Ok(Ok(RoutedJob {
+        kind: JobKind::Push,
+        pr: None,
         payload: to_json(&job),
     }))
 }

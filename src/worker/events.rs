@@ -14,10 +14,19 @@ use crate::project::ProjectId;
 use crate::run_planner;
 use crate::run_planner::autoplan::autoplan_wanted;
 use crate::state::AppState;
-use crate::webhook::event::{InstallationJob, PullRequestJob, ReviewJob};
+use crate::webhook::event::{InstallationJob, PullRequestJob, PushJob, ReviewJob};
 
 pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let pr: PullRequestJob = payload(job)?;
+    if is_policy_repo(state, &pr.repo) {
+        // The admin repository: its PRs get the policy check, never a plan.
+        if pr.action != "closed" {
+            crate::policy_repo::check_commit(state, &pr.repo, &pr.head_sha, false)
+                .await
+                .map_err(github_error)?;
+        }
+        return Ok(());
+    }
     autoplan(state, &pr).await?;
     if pr.action == "closed" {
         // Merged or closed: the PR's locks go; queued runs are dropped.
@@ -43,6 +52,43 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
     )
     .await
     .map_err(JobError::Transient)
+}
+
+/// A push to the policy repository's default branch: check its policies and, when valid, put
+/// them in force on every process. Pushes to other repositories are not enqueued.
+pub async fn push(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
+    let push: PushJob = payload(job)?;
+    if !is_policy_repo(state, &push.repo) {
+        return Ok(());
+    }
+    let valid = crate::policy_repo::check_commit(state, &push.repo, &push.sha, true)
+        .await
+        .map_err(github_error)?;
+    audit::record(
+        &state.db,
+        &AuditEvent {
+            actor: "tfgate".into(),
+            repo: Some(push.repo.full_name()),
+            pr: None,
+            action: "policy.push".into(),
+            rule: None,
+            result: if valid { "applied" } else { "refused" }.into(),
+            detail: Some(format!("commit {}", short_sha(&push.sha))),
+        },
+    )
+    .await
+    .map_err(JobError::Transient)
+}
+
+/// Whether `repo` is `TFGATE_POLICY_REPO` (GitHub names are case-insensitive).
+pub fn is_policy_repo(state: &AppState, repo: &crate::webhook::event::RepoRef) -> bool {
+    state
+        .config
+        .policy_repo
+        .as_ref()
+        .is_some_and(|(owner, name)| {
+            owner.eq_ignore_ascii_case(&repo.owner) && name.eq_ignore_ascii_case(&repo.name)
+        })
 }
 
 pub async fn review(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {

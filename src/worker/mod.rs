@@ -43,6 +43,7 @@ impl JobHandler for JobRouter {
             Some(JobKind::Run) => run::handle(&self.state, job).await,
             Some(JobKind::Enrich) => cloudtrail_poll::handle(&self.state, job).await,
             Some(JobKind::Publish) => publish::handle(&self.state, job).await,
+            Some(JobKind::Push) => events::push(&self.state, job).await,
             None => Err(JobError::Permanent(anyhow::anyhow!(
                 "unknown job kind {}",
                 job.kind

@@ -96,7 +96,7 @@ fn ping_and_unknown_events_are_ignored() {
         route("ping", &fixture("ping.json")).unwrap().ignored,
         Some("ping")
     );
-    let r = route("push", b"{\"ref\":\"refs/heads/main\"}").unwrap();
+    let r = route("star", b"{\"action\":\"created\"}").unwrap();
     assert!(r.jobs.is_empty());
     assert_eq!(r.ignored, Some("event not handled"));
 }
@@ -203,4 +203,60 @@ fn metric_labels_stay_few_for_unsigned_requests() {
             "{event} signed={signed}"
         );
     }
+}
+
+#[test]
+fn a_push_to_the_default_branch_becomes_a_push_job() {
+    let r = route("push", &fixture("push.default-branch.json")).unwrap();
+    assert_eq!(r.jobs.len(), 1);
+    assert_eq!(r.jobs[0].kind, JobKind::Push);
+    let job: PushJob = serde_json::from_str(&r.jobs[0].payload).unwrap();
+    assert_eq!(job.repo.full_name(), "Codertocat/Hello-World");
+    assert_eq!(job.repo.installation_id, 1);
+    assert_eq!(job.sha, "6113728f27ae82c7b1a177c8d03f9e96e0adf246");
+    assert_eq!(job.default_branch, "master");
+}
+
+#[test]
+fn other_pushes_are_ignored() {
+    let base: serde_json::Value =
+        serde_json::from_slice(&fixture("push.default-branch.json")).unwrap();
+    // (change, why it is ignored)
+    type Change = fn(&mut serde_json::Value);
+    let table: Vec<(Change, &str)> = vec![
+        (
+            |v| v["ref"] = "refs/heads/feature".into(),
+            "push to a branch other than the default branch",
+        ),
+        (
+            |v| v["ref"] = "refs/tags/v1".into(),
+            "push to a branch other than the default branch",
+        ),
+        (
+            |v| v["after"] = "0".repeat(40).into(),
+            "the default branch was deleted",
+        ),
+        (
+            |v| {
+                v.as_object_mut().unwrap().remove("installation");
+            },
+            "no installation",
+        ),
+    ];
+    for (change, why) in table {
+        let mut v = base.clone();
+        change(&mut v);
+        let r = route("push", &serde_json::to_vec(&v).unwrap()).unwrap();
+        assert!(r.jobs.is_empty(), "{why}");
+        assert_eq!(r.ignored, Some(why));
+    }
+    let mut v = base.clone();
+    v["repository"]
+        .as_object_mut()
+        .unwrap()
+        .remove("default_branch");
+    assert!(matches!(
+        route("push", &serde_json::to_vec(&v).unwrap()),
+        Err(IntakeError::MissingFields { .. })
+    ));
 }

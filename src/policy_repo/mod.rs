@@ -1,0 +1,142 @@
+//! Policies from an admin repository (`TFGATE_POLICY_REPO=org/tfgate-admin`): the folder
+//! `policies/` of its default branch, read through the App, never from any PR branch.
+//!
+//! Pure: which files of a tree are policy files, the stored form shared by every process,
+//! which pushes matter, and the `tfgate/policy` check run for a commit. Effects (fetching,
+//! storing, watching) are in `sync.rs`.
+
+mod sync;
+
+pub use sync::{check_commit, spawn_policy_repo_watch, sync_default_branch};
+
+use serde::{Deserialize, Serialize};
+
+use crate::policy::{is_policy_file_name, load_policies, PolicyProblem, PolicySet};
+use crate::render::{AnnotationLevel, AnnotationView};
+
+/// The folder of the admin repository that holds the policies.
+pub const POLICY_FOLDER: &str = "policies";
+/// The `server_settings` name of the last valid policy set of the admin repository.
+pub const STORED_POLICIES_SETTING: &str = "policy_repo_set";
+/// The check run posted on admin-repository commits.
+pub const CHECK_NAME: &str = "tfgate/policy";
+
+/// `owner/name` of `TFGATE_POLICY_REPO`, checked.
+pub fn parse_policy_repo(text: &str) -> Result<(String, String), String> {
+    let valid = |part: &str| {
+        !part.is_empty()
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && part != "."
+            && part != ".."
+    };
+    match text.trim().split_once('/') {
+        Some((owner, name)) if valid(owner) && valid(name) => {
+            Ok((owner.to_string(), name.to_string()))
+        }
+        _ => Err(format!(
+            "TFGATE_POLICY_REPO must be OWNER/NAME (e.g. acme/tfgate-admin), got {text:?}"
+        )),
+    }
+}
+
+/// The policy files of a repository tree (`(path, text)` pairs relative to its root): the
+/// YAML files directly in `policies/`, sorted by path. Files in sub-folders are ignored.
+pub fn policy_files(tree: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = tree
+        .into_iter()
+        .filter(|(path, _)| {
+            path.strip_prefix(POLICY_FOLDER)
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|name| !name.contains('/') && is_policy_file_name(name))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A validated policy set as stored for every process: the commit and its files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredPolicies {
+    pub sha: String,
+    pub files: Vec<(String, String)>,
+}
+
+impl StoredPolicies {
+    pub fn load(&self) -> Result<PolicySet, Vec<PolicyProblem>> {
+        load_policies(&self.files)
+    }
+}
+
+/// Only a push to the admin repository's default branch changes the policies in force.
+pub fn is_default_branch_push(git_ref: &str, default_branch: &str) -> bool {
+    git_ref.strip_prefix("refs/heads/") == Some(default_branch)
+}
+
+/// The `tfgate/policy` check run of one commit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyCheck {
+    pub conclusion: &'static str,
+    pub title: String,
+    pub summary: String,
+    pub annotations: Vec<AnnotationView>,
+}
+
+/// What the check run says about `files` (`problems` from loading them; messages already
+/// redacted by the caller). `applies` says whether the commit is on the default branch.
+pub fn policy_check(files: usize, problems: &[PolicyProblem], applies: bool) -> PolicyCheck {
+    if files == 0 {
+        return PolicyCheck {
+            conclusion: "failure",
+            title: format!("no policy file in {POLICY_FOLDER}/"),
+            summary: format!(
+                "tfgate reads the YAML files directly in `{POLICY_FOLDER}/` of the default \
+                 branch; this commit has none, so it would enable nothing."
+            ),
+            annotations: vec![],
+        };
+    }
+    if problems.is_empty() {
+        let effect = if applies {
+            "They are in force now on every tfgate process."
+        } else {
+            "They take effect once merged into the default branch."
+        };
+        return PolicyCheck {
+            conclusion: "success",
+            title: format!("{files} policy file(s) valid"),
+            summary: format!("`tfgate policy check` finds no problem. {effect}"),
+            annotations: vec![],
+        };
+    }
+    let kept = if applies {
+        " The policies in force stay the previous valid ones."
+    } else {
+        ""
+    };
+    // A code block: messages quote keys in backticks themselves.
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| p.to_string().replace("```", "'''"))
+        .collect();
+    PolicyCheck {
+        conclusion: "failure",
+        title: format!("{} problem(s) in the policies", problems.len()),
+        summary: format!("```\n{}\n```\n\nRefused.{kept}", lines.join("\n")),
+        annotations: problems
+            .iter()
+            .map(|p| AnnotationView {
+                path: p.file.clone(),
+                start_line: p.line.max(1) as u32,
+                end_line: p.line.max(1) as u32,
+                level: AnnotationLevel::Failure,
+                title: "policy problem".into(),
+                message: format!("{}:{}: {}", p.line, p.col, p.message),
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

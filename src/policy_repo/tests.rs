@@ -1,0 +1,116 @@
+use super::*;
+
+#[test]
+fn policy_repo_names() {
+    let table: &[(&str, Option<(&str, &str)>)] = &[
+        ("acme/tfgate-admin", Some(("acme", "tfgate-admin"))),
+        (" acme/admin.repo_1 ", Some(("acme", "admin.repo_1"))),
+        ("acme", None),
+        ("acme/", None),
+        ("/admin", None),
+        ("acme/admin/extra", None),
+        ("acme/..", None),
+        ("ac me/admin", None),
+    ];
+    for (text, expected) in table {
+        let got = parse_policy_repo(text).ok();
+        let expected = expected.map(|(o, n)| (o.to_string(), n.to_string()));
+        assert_eq!(got, expected, "{text}");
+    }
+    assert!(parse_policy_repo("acme")
+        .unwrap_err()
+        .contains("OWNER/NAME"));
+}
+
+#[test]
+fn only_yaml_directly_in_the_policy_folder() {
+    let tree = |paths: &[&str]| -> Vec<(String, String)> {
+        paths
+            .iter()
+            .map(|p| (p.to_string(), format!("# {p}")))
+            .collect()
+    };
+    let got = policy_files(tree(&[
+        "policies/z.yaml",
+        "policies/a.yml",
+        "policies/.hidden.yaml",
+        "policies/README.md",
+        "policies/old/b.yaml",
+        "other/policies/c.yaml",
+        "policies.yaml",
+        "policiesx/d.yaml",
+    ]));
+    let names: Vec<&str> = got.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(names, vec!["policies/a.yml", "policies/z.yaml"]);
+    assert_eq!(got[0].1, "# policies/a.yml");
+}
+
+#[test]
+fn only_default_branch_pushes_apply() {
+    let table = [
+        ("refs/heads/main", "main", true),
+        ("refs/heads/main", "master", false),
+        ("refs/heads/feature/main", "main", false),
+        ("refs/tags/main", "main", false),
+        ("main", "main", false),
+    ];
+    for (git_ref, default, expected) in table {
+        assert_eq!(
+            is_default_branch_push(git_ref, default),
+            expected,
+            "{git_ref}"
+        );
+    }
+}
+
+#[test]
+fn stored_policies_round_trip_and_load() {
+    let stored = StoredPolicies {
+        sha: "a".repeat(40),
+        files: vec![("policies/x.yaml".into(), "repos: [\"o/r\"]\n".into())],
+    };
+    let json = serde_json::to_string(&stored).unwrap();
+    let back: StoredPolicies = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, stored);
+    assert!(back.load().is_ok());
+}
+
+#[test]
+fn check_run_table() {
+    let problem = PolicyProblem {
+        file: "policies/prod.yaml".into(),
+        line: 4,
+        col: 3,
+        message: "unknown key `aply_role`".into(),
+    };
+    let none = policy_check(0, &[], true);
+    assert_eq!(none.conclusion, "failure");
+    assert!(none.title.contains("no policy file"));
+
+    let valid_main = policy_check(2, &[], true);
+    assert_eq!(valid_main.conclusion, "success");
+    assert!(
+        valid_main.summary.contains("in force now"),
+        "{}",
+        valid_main.summary
+    );
+    let valid_pr = policy_check(2, &[], false);
+    assert!(
+        valid_pr.summary.contains("once merged"),
+        "{}",
+        valid_pr.summary
+    );
+
+    let bad_main = policy_check(2, std::slice::from_ref(&problem), true);
+    assert_eq!(bad_main.conclusion, "failure");
+    assert_eq!(bad_main.title, "1 problem(s) in the policies");
+    assert!(bad_main
+        .summary
+        .starts_with("```\npolicies/prod.yaml:4:3: unknown key `aply_role`\n```\n"));
+    assert!(bad_main.summary.contains("stay the previous valid ones"));
+    assert_eq!(bad_main.annotations.len(), 1);
+    assert_eq!(bad_main.annotations[0].path, "policies/prod.yaml");
+    assert_eq!(bad_main.annotations[0].start_line, 4);
+    let bad_pr = policy_check(2, &[problem], false);
+    assert!(!bad_pr.summary.contains("previous valid"));
+}

@@ -1,0 +1,260 @@
+//! Policies from an admin repository (`TFGATE_POLICY_REPO`, issue 26 item 3): a push to its
+//! default branch puts valid policies in force on every process and gets a `tfgate/policy`
+//! check run; a broken set is refused with `file:line:col` and the previous one stays; a pull
+//! request to it gets the same check but changes nothing; pushes elsewhere are not enqueued.
+
+mod support;
+
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+use support::*;
+use tfgate::config::{Config, ConfigArgs};
+use tfgate::state::AppState;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+const ADMIN: &str = "Codertocat/tfgate-admin";
+const VALID: &str = r#"
+repos: ["Codertocat/Hello-World"]
+projects:
+  - name: app
+    dir: app
+    plan_role: arn:aws:iam::123456789012:role/plan
+    apply_role: arn:aws:iam::123456789012:role/apply
+"#;
+const BROKEN: &str =
+    "repos: [\"Codertocat/Hello-World\"]\nprojects:\n  - name: app\n    aply_role: x\n";
+
+async fn admin_harness() -> Harness {
+    let h = Harness::start_with(Backend::Sqlite, None, |a| {
+        a.policy_dir = None;
+        a.policy_repo = Some(ADMIN.into());
+    })
+    .await
+    .unwrap();
+    Mock::given(method("GET"))
+        .and(path(format!("/repos/{ADMIN}/installation")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 1})))
+        .mount(&h.github.server)
+        .await;
+    h
+}
+
+/// The admin repository's tarball holds `policies/repo.yaml` = `text`.
+fn admin_repo_with(h: &Harness, text: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("policies")).unwrap();
+    std::fs::write(dir.path().join("policies/repo.yaml"), text).unwrap();
+    std::fs::write(dir.path().join("README.md"), "admin").unwrap();
+    h.github.serve_repo(dir.path());
+}
+
+fn push_to_admin(sha: &str) -> Value {
+    let mut v: Value = serde_json::from_slice(
+        &std::fs::read(fixture_path("webhooks/push.default-branch.json")).unwrap(),
+    )
+    .unwrap();
+    v["repository"]["name"] = "tfgate-admin".into();
+    v["repository"]["full_name"] = ADMIN.into();
+    v["after"] = sha.into();
+    v
+}
+
+/// The body of the last `tfgate/policy` check run posted.
+fn last_policy_check(h: &Harness) -> Value {
+    h.github.with(|g| {
+        let body = g
+            .requests
+            .iter()
+            .rev()
+            .find(|r| r.method == "POST" && r.path.ends_with("/check-runs"))
+            .map(|r| r.body.clone())
+            .expect("a check run was posted");
+        serde_json::from_str(&body).unwrap()
+    })
+}
+
+#[tokio::test]
+async fn a_push_puts_valid_policies_in_force_and_a_broken_one_is_refused() {
+    let h = admin_harness().await;
+    assert!(h
+        .state
+        .policies
+        .current()
+        .for_repo("Codertocat/Hello-World")
+        .is_none());
+
+    admin_repo_with(&h, VALID);
+    let first = "1".repeat(40);
+    let (status, _) = h.deliver("push", &push_to_admin(&first)).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    h.run_jobs().await;
+    let check = last_policy_check(&h);
+    assert_eq!(
+        (check["name"].as_str(), check["conclusion"].as_str()),
+        (Some("tfgate/policy"), Some("success"))
+    );
+    assert_eq!(check["head_sha"], first.as_str());
+    assert!(h
+        .state
+        .policies
+        .current()
+        .for_repo("Codertocat/Hello-World")
+        .is_some());
+    assert_eq!(h.state.policies.commit(), Some(first.clone()));
+
+    admin_repo_with(&h, BROKEN);
+    h.deliver("push", &push_to_admin(&"2".repeat(40))).await;
+    h.run_jobs().await;
+    let check = last_policy_check(&h);
+    assert_eq!(check["conclusion"], "failure");
+    let summary = check["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("\npolicies/repo.yaml:4:5: projects[0]: unknown field `aply_role`"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("stay the previous valid ones"),
+        "{summary}"
+    );
+    assert_eq!(
+        check["output"]["annotations"][0]["path"],
+        "policies/repo.yaml"
+    );
+    assert_eq!(
+        h.state.policies.commit(),
+        Some(first.clone()),
+        "the valid set stays"
+    );
+    assert!(
+        !summary.contains("123456789012"),
+        "no account id is posted: {summary}"
+    );
+
+    // Another process on the same database (a worker machine without a volume).
+    let other = another_process(&h).await;
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let watch = tfgate::policy_repo::spawn_policy_repo_watch(&other, rx).unwrap();
+    for _ in 0..100 {
+        if other.policies.commit().is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(other.policies.commit(), Some(first));
+    assert!(other
+        .policies
+        .current()
+        .for_repo("Codertocat/Hello-World")
+        .is_some());
+    tx.send(true).unwrap();
+    watch.await.unwrap();
+}
+
+async fn another_process(h: &Harness) -> std::sync::Arc<AppState> {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let args = ConfigArgs {
+        data_dir: Some(h.state.config.data_dir.clone()),
+        database_url: Some(h.state.config.database_url.clone()),
+        policy_repo: Some(ADMIN.into()),
+        work_dir: Some(dir),
+        ..Default::default()
+    };
+    AppState::build(Config::resolve(&args).unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_pull_request_to_the_admin_repository_is_checked_but_changes_nothing() {
+    let h = admin_harness().await;
+    admin_repo_with(&h, BROKEN);
+    let mut pr: Value = serde_json::from_slice(
+        &std::fs::read(fixture_path("webhooks/pull_request.opened.json")).unwrap(),
+    )
+    .unwrap();
+    pr["repository"]["name"] = "tfgate-admin".into();
+    pr["repository"]["full_name"] = ADMIN.into();
+    pr["pull_request"]["head"]["repo"]["full_name"] = ADMIN.into();
+    let head = pr["pull_request"]["head"]["sha"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.deliver("pull_request", &pr).await;
+    h.run_jobs().await;
+    let check = last_policy_check(&h);
+    assert_eq!(
+        (check["conclusion"].as_str(), check["head_sha"].as_str()),
+        (Some("failure"), Some(head.as_str()))
+    );
+    assert!(!check["output"]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("previous valid"));
+    assert_eq!(
+        h.state.policies.commit(),
+        None,
+        "a PR never changes the policies"
+    );
+    assert!(
+        h.github.comments().is_empty(),
+        "no plan on the admin repository"
+    );
+}
+
+#[tokio::test]
+async fn pushes_to_other_repositories_are_not_enqueued() {
+    let h = admin_harness().await;
+    let push: Value = serde_json::from_slice(
+        &std::fs::read(fixture_path("webhooks/push.default-branch.json")).unwrap(),
+    )
+    .unwrap();
+    let (status, reply) = h.deliver("push", &push).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(reply["outcome"], "ignored");
+    assert_eq!(
+        reply["detail"],
+        "push to a repository other than TFGATE_POLICY_REPO"
+    );
+    assert_eq!(h.run_jobs().await, 0);
+}
+
+/// The periodic read (every 5 minutes, and at start) catches a push whose webhook was lost.
+#[tokio::test]
+async fn the_default_branch_is_read_without_a_webhook() {
+    let h = admin_harness().await;
+    admin_repo_with(&h, VALID);
+    let branch = h.github.with(|g| g.pr.default_branch.clone());
+    let sha = "3".repeat(40);
+    Mock::given(method("GET"))
+        .and(path(format!("/repos/{ADMIN}/commits/{branch}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": sha})))
+        .mount(&h.github.server)
+        .await;
+    tfgate::policy_repo::sync_default_branch(&h.state)
+        .await
+        .unwrap();
+    assert_eq!(h.state.policies.commit(), Some(sha));
+    assert!(h
+        .state
+        .policies
+        .current()
+        .for_repo("Codertocat/Hello-World")
+        .is_some());
+
+    admin_repo_with(&h, BROKEN);
+    Mock::given(method("GET"))
+        .and(path(format!("/repos/{ADMIN}/commits/{branch}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": "4".repeat(40)})))
+        .with_priority(1)
+        .mount(&h.github.server)
+        .await;
+    let error = tfgate::policy_repo::sync_default_branch(&h.state)
+        .await
+        .unwrap_err();
+    assert!(
+        format!("{error:#}").contains("problem(s); the previous ones stay"),
+        "{error:#}"
+    );
+    assert_eq!(h.state.policies.commit(), Some("3".repeat(40)));
+}
