@@ -30,6 +30,7 @@ pub mod metrics;
 pub mod policy;
 pub mod policy_repo;
 pub mod project;
+pub mod provider_cache;
 pub mod redact;
 pub mod render;
 pub mod run_planner;

@@ -91,6 +91,9 @@ pub struct ConfigArgs {
     /// A provider filesystem mirror directory, bound read-only into the sandbox.
     #[arg(long, env = "TFGATE_PROVIDER_MIRROR", global = true)]
     pub provider_mirror: Option<PathBuf>,
+    /// The provider cache shared by every run (default `DATA_DIR/provider-cache`; `off`: none).
+    #[arg(long, env = "TFGATE_PROVIDER_CACHE", global = true)]
+    pub provider_cache: Option<PathBuf>,
     /// `bwrap` (default) or `none` (development only: no isolation, warns on every run).
     #[arg(long, env = "TFGATE_SANDBOX", global = true)]
     pub sandbox: Option<String>,
@@ -174,6 +177,7 @@ pub(super) struct ConfigFile {
     pub(super) terraform: Option<PathBuf>,
     pub(super) tf_cli_config: Option<PathBuf>,
     pub(super) provider_mirror: Option<PathBuf>,
+    pub(super) provider_cache: Option<PathBuf>,
     pub(super) sandbox: Option<String>,
     pub(super) allow_host_network: Option<bool>,
     pub(super) sandbox_relay: Option<PathBuf>,
@@ -217,6 +221,7 @@ impl ConfigArgs {
             terraform: self.terraform.clone().or(file.terraform),
             tf_cli_config: self.tf_cli_config.clone().or(file.tf_cli_config),
             provider_mirror: self.provider_mirror.clone().or(file.provider_mirror),
+            provider_cache: self.provider_cache.clone().or(file.provider_cache),
             sandbox: self.sandbox.clone().or(file.sandbox),
             allow_host_network: self
                 .allow_host_network

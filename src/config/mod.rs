@@ -47,6 +47,8 @@ pub struct Config {
     pub terraform: PathBuf,
     pub tf_cli_config: Option<PathBuf>,
     pub provider_mirror: Option<PathBuf>,
+    /// The provider cache ([`crate::provider_cache`]); `None` when switched off.
+    pub provider_cache: Option<PathBuf>,
     pub sandbox: crate::sandbox::SandboxMode,
     /// Whether a policy's `network: shared` is honoured.
     pub allow_host_network: bool,
@@ -101,6 +103,11 @@ impl Config {
             terraform: v.terraform.unwrap_or_else(|| PathBuf::from("terraform")),
             tf_cli_config: v.tf_cli_config,
             provider_mirror: v.provider_mirror,
+            provider_cache: match v.provider_cache {
+                Some(p) if p.as_os_str() == "off" => None,
+                Some(p) => Some(p),
+                None => Some(data_dir.join("provider-cache")),
+            },
             sandbox: sandbox_mode(v.sandbox.as_deref())?,
             allow_host_network: v.allow_host_network.unwrap_or(false),
             sandbox_relay: match v.sandbox_relay {

@@ -18,7 +18,7 @@ pub struct SandboxSpec {
     pub workdir: PathBuf,
     /// The Terraform binary, bound read-only.
     pub terraform_bin: PathBuf,
-    /// Shared provider plugin cache (`TF_PLUGIN_CACHE_DIR`), bound read-only when set.
+    /// The provider cache (a filesystem mirror only tfgate writes), bound read-only when set.
     pub plugin_cache: Option<PathBuf>,
     /// More read-only binds, e.g. a provider filesystem mirror and the CLI config file.
     pub extra_ro_binds: Vec<PathBuf>,

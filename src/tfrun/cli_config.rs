@@ -8,21 +8,32 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-/// The CLI configuration text (pure). `admin_extra` is the server's `--tf-cli-config` file,
-/// appended as it is (it may not install providers itself).
-pub fn render(providers: &[String], mirror: Option<&Path>, admin_extra: Option<&str>) -> String {
+/// The CLI configuration text (pure). The provider cache (when there is one) comes first:
+/// Terraform takes a version from the first source that has it, so a cached package is linked
+/// and anything else comes from the mirror or directly. `admin_extra` is the server's
+/// `--tf-cli-config` file, appended as it is (it may not install providers itself).
+pub fn render(
+    providers: &[String],
+    cache: Option<&Path>,
+    mirror: Option<&Path>,
+    admin_extra: Option<&str>,
+) -> String {
     let include = providers
         .iter()
         .map(|p| serde_json::to_string(p).unwrap_or_default())
         .collect::<Vec<_>>()
         .join(", ");
-    let method = match mirror {
-        Some(path) => format!(
+    let filesystem_mirror = |path: &Path| {
+        format!(
             "  filesystem_mirror {{\n    path    = {}\n    include = [{include}]\n  }}\n",
             serde_json::to_string(&path.display().to_string()).unwrap_or_default()
-        ),
-        None => format!("  direct {{\n    include = [{include}]\n  }}\n"),
+        )
     };
+    let mut method = cache.map(filesystem_mirror).unwrap_or_default();
+    method.push_str(&match mirror {
+        Some(path) => filesystem_mirror(path),
+        None => format!("  direct {{\n    include = [{include}]\n  }}\n"),
+    });
     let mut text = format!(
         "# Written by tfgate for one run: providers come only from the policy's `providers`.\nprovider_installation {{\n{method}}}\n"
     );
@@ -76,7 +87,7 @@ mod tests {
 
     #[test]
     fn a_mirror_serves_only_the_policys_providers() {
-        let text = render(&providers(), Some(Path::new("/opt/mirror")), None);
+        let text = render(&providers(), None, Some(Path::new("/opt/mirror")), None);
         assert_eq!(
             text,
             "# Written by tfgate for one run: providers come only from the policy's `providers`.\nprovider_installation {\n  filesystem_mirror {\n    path    = \"/opt/mirror\"\n    include = [\"registry.terraform.io/hashicorp/*\", \"registry.terraform.io/tfgate/fake\"]\n  }\n}\n"
@@ -89,10 +100,28 @@ mod tests {
         let text = render(
             &providers(),
             None,
+            None,
             Some("plugin_cache_may_break_dependency_lock_file = true"),
         );
         assert!(text.contains("  direct {\n    include = [\"registry.terraform.io/hashicorp/*\", \"registry.terraform.io/tfgate/fake\"]\n  }"));
         assert!(text.ends_with("plugin_cache_may_break_dependency_lock_file = true\n"));
+    }
+
+    #[test]
+    fn the_cache_comes_before_the_mirror_or_direct_installation() {
+        let cache = Path::new("/data/provider-cache");
+        for mirror in [None, Some(Path::new("/opt/mirror"))] {
+            let text = render(&providers(), Some(cache), mirror, None);
+            let cache_at = text
+                .find("\"/data/provider-cache\"")
+                .expect("the cache is listed");
+            let next = text
+                .find("\"/opt/mirror\"")
+                .or_else(|| text.find("direct {"))
+                .expect("then the mirror or direct");
+            assert!(cache_at < next, "{text}");
+            assert_eq!(text.matches("include = [\"registry.terraform.io/hashicorp/*\", \"registry.terraform.io/tfgate/fake\"]").count(), 2, "{text}");
+        }
     }
 
     #[test]

@@ -33,9 +33,6 @@ pub fn sandbox_env(
     env.insert("TF_IN_AUTOMATION".into(), "1".into());
     env.insert("TF_INPUT".into(), "0".into());
     env.insert("LANG".into(), "C.UTF-8".into());
-    if let Some(c) = &setup.plugin_cache {
-        env.insert("TF_PLUGIN_CACHE_DIR".into(), c.display().to_string());
-    }
     if setup.mode == SandboxMode::Bwrap {
         // Terraform talks to each provider over a Unix socket in `/tmp`, which the sandbox makes
         // a private tmpfs: no process outside this sandbox can reach it, so go-plugin's mutual
@@ -65,7 +62,7 @@ mod tests {
             admin_cli_config: None,
             provider_mirror: None,
             extra_ro_binds: vec![],
-            plugin_cache: None,
+            provider_cache: None,
             mode: SandboxMode::Bwrap,
             relay_bin: "/opt/tfgate".into(),
             runtime_dir: "/var/lib/tfgate/work/runtime".into(),

@@ -37,8 +37,9 @@ pub struct TerraformSetup {
     pub provider_mirror: Option<PathBuf>,
     /// More read-only binds (e.g. the provider mirror the CLI config points to).
     pub extra_ro_binds: Vec<PathBuf>,
-    /// Shared provider plugin cache, bound read-only.
-    pub plugin_cache: Option<PathBuf>,
+    /// The provider cache ([`crate::provider_cache`]): the first provider source of every
+    /// step, bound read-only; filled on the host after each successful `init`.
+    pub provider_cache: Option<PathBuf>,
     pub mode: SandboxMode,
     /// The tfgate binary that runs `sandbox-relay` inside an egress sandbox.
     pub relay_bin: PathBuf,
@@ -224,7 +225,7 @@ fn spec(
     SandboxSpec {
         workdir: workdir.to_path_buf(),
         terraform_bin: setup.terraform_bin.clone(),
-        plugin_cache: setup.plugin_cache.clone(),
+        plugin_cache: setup.provider_cache.clone(),
         extra_ro_binds: extra,
         env: env::sandbox_env(setup, &settings.env, &settings.workspace),
         network,
@@ -246,6 +247,7 @@ async fn step(
     egress.add_proxy_env(&mut spec);
     let text = cli_config::render(
         &settings.providers,
+        setup.provider_cache.as_deref(),
         setup.provider_mirror.as_deref(),
         setup.admin_cli_config.as_deref(),
     );
@@ -412,6 +414,14 @@ pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
         std::fs::canonicalize(p).with_context(|| format!("{} not found", p.display()))
     };
     let mirror = config.provider_mirror.as_ref().map(abs).transpose()?;
+    let cache = match &config.provider_cache {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("creating the provider cache {}", dir.display()))?;
+            Some(abs(dir)?)
+        }
+        None => None,
+    };
     Ok(TerraformSetup {
         terraform_bin: resolve_program(&config.terraform)?,
         admin_cli_config: config
@@ -421,7 +431,7 @@ pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
             .transpose()?,
         provider_mirror: mirror.clone(),
         extra_ro_binds: mirror.into_iter().collect(),
-        plugin_cache: None,
+        provider_cache: cache,
         mode: config.sandbox,
         relay_bin: abs(&config.sandbox_relay)?,
         runtime_dir: config.work_dir.join("runtime"),

@@ -26,6 +26,43 @@ pub(super) async fn init(
     root: &str,
     settings: &RunSettings,
 ) -> Result<Init> {
+    let init = init_in_workspace(setup, workdir, root, settings).await?;
+    if init.step.ok {
+        cache_providers(setup, workdir, root, settings).await;
+    }
+    Ok(init)
+}
+
+/// Adds the provider packages `init` installed to the provider cache, right after `init` and
+/// before any plan-time code of the PR runs ([`crate::provider_cache`]).
+async fn cache_providers(
+    setup: &TerraformSetup,
+    workdir: &Path,
+    root: &str,
+    settings: &RunSettings,
+) {
+    let Some(cache) = setup.provider_cache.clone() else {
+        return;
+    };
+    let root_dir = workdir.join(root);
+    let allowed = settings.providers.clone();
+    let harvest = move || crate::provider_cache::harvest(&cache, &root_dir, &allowed);
+    match tokio::task::spawn_blocking(harvest).await {
+        Ok(added) if !added.is_empty() => {
+            let names: Vec<String> = added.iter().map(|p| p.relative_path()).collect();
+            tracing::info!(packages = ?names, "provider packages added to the cache");
+        }
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "caching provider packages failed"),
+    }
+}
+
+async fn init_in_workspace(
+    setup: &TerraformSetup,
+    workdir: &Path,
+    root: &str,
+    settings: &RunSettings,
+) -> Result<Init> {
     let first = init_root(setup, workdir, root, settings).await?;
     let workspace = settings.workspace.as_str();
     if first.ok || workspace == DEFAULT_WORKSPACE {
