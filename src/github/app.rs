@@ -250,6 +250,59 @@ impl GitHubApp {
             .with_context(|| format!("{route} named no installation id"))
     }
 
+    /// The full names (`owner/name`) of the repositories `installation_id` covers (at most
+    /// ten pages of 100).
+    pub async fn installation_repositories(&self, installation_id: i64) -> Result<Vec<String>> {
+        let client = self
+            .app_client
+            .installation(InstallationId(installation_id as u64))
+            .context("creating installation client")?;
+        let mut names = Vec::new();
+        for page in 1..=10 {
+            let route = format!("/installation/repositories?per_page=100&page={page}");
+            let body: serde_json::Value = client
+                .get(&route, None::<&()>)
+                .await
+                .map_err(one_line_error)
+                .context("GET /installation/repositories")?;
+            let repos = body["repositories"].as_array().cloned().unwrap_or_default();
+            names.extend(
+                repos
+                    .iter()
+                    .filter_map(|r| r["full_name"].as_str().map(str::to_string)),
+            );
+            if repos.len() < 100 {
+                break;
+            }
+        }
+        Ok(names)
+    }
+
+    /// A new installation token that may only read the contents of `repositories` (names
+    /// without owner): for private module repositories. It expires after an hour; it is not
+    /// cached.
+    pub async fn read_only_token(
+        &self,
+        installation_id: i64,
+        repositories: &[String],
+    ) -> Result<SecretString> {
+        let route = format!("/app/installations/{installation_id}/access_tokens");
+        let body = serde_json::json!({
+            "repositories": repositories,
+            "permissions": {"contents": "read"},
+        });
+        let answer: serde_json::Value = self
+            .app_client
+            .post(&route, Some(&body))
+            .await
+            .map_err(one_line_error)
+            .with_context(|| format!("POST {route}"))?;
+        let token = answer["token"]
+            .as_str()
+            .context("GitHub answered without a token")?;
+        Ok(SecretString::from(token.to_string()))
+    }
+
     /// The full names of repositories the App is installed on (at most `max`, first pages).
     pub async fn installed_repositories(&self, max: usize) -> Result<Vec<String>> {
         let installations: serde_json::Value = self

@@ -44,6 +44,16 @@ pub struct RepoPolicy {
     pub redact_patterns: Vec<String>,
     pub on_input_drift: OnInputDrift,
     pub cloudtrail: Option<CloudTrail>,
+    /// Globs over `owner/repo` of module repositories `init` may read with a scoped token.
+    pub module_repos: Vec<String>,
+    pub registry_tokens: Vec<RegistryToken>,
+}
+
+/// A private registry's token and where the server reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RegistryToken {
+    pub host: String,
+    pub source: InputSource,
 }
 
 impl RepoPolicy {

@@ -68,6 +68,24 @@ pub struct PolicyFile {
     /// Roles to read CloudTrail with, per AWS account (optional; used to name denied actions).
     #[serde(default)]
     pub cloudtrail: Option<CloudTrail>,
+    /// Other repositories of the same installation whose Terraform modules roots may use
+    /// (`git::https://github.com/acme/modules.git?ref=v1`): globs over `owner/repo`. `init`
+    /// gets a read-only installation token scoped to exactly these. Default: none.
+    #[serde(default)]
+    pub module_repos: Vec<String>,
+    /// Tokens for private Terraform registries, read by the server (never from the PR).
+    #[serde(default)]
+    pub registry_tokens: Vec<RegistryTokenSpec>,
+}
+
+/// A private registry's token: `{host: registry.acme.io, source: env:NAME}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegistryTokenSpec {
+    /// The registry's host name, as in module and provider sources.
+    pub host: String,
+    /// Where the server reads the token: `env:NAME` or `file:PATH`.
+    pub source: String,
 }
 
 pub(crate) fn default_apply_requirements() -> Vec<ApplyRequirement> {

@@ -12,6 +12,7 @@ use super::schema::{
 use super::values;
 use std::collections::BTreeSet;
 
+mod private_sources;
 mod projects;
 use projects::check_projects;
 
@@ -56,6 +57,7 @@ pub(crate) fn validate_file(
         c.at_key(&[], "allow_repo_layout", "allow_repo_layout needs defaults.plan_role and defaults.apply_role (layout projects inherit them)");
     }
     let projects = check_projects(&mut c, file, &exclude, &inputs);
+    let (module_repos, registry_tokens) = private_sources::check(&mut c, file);
     if !c.problems.is_empty() {
         return Err(c.problems);
     }
@@ -78,6 +80,8 @@ pub(crate) fn validate_file(
         redact_patterns: file.redact_patterns.clone(),
         on_input_drift: file.on_input_drift,
         cloudtrail: file.cloudtrail.clone(),
+        module_repos,
+        registry_tokens,
     })
 }
 

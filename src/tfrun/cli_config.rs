@@ -47,6 +47,20 @@ pub fn render(
     text
 }
 
+/// `credentials "HOST" { token = "…" }` blocks for private registries (pure).
+pub fn credentials(tokens: &[(String, String)]) -> String {
+    tokens
+        .iter()
+        .map(|(host, token)| {
+            format!(
+                "\ncredentials {} {{\n  token = {}\n}}\n",
+                serde_json::to_string(host).unwrap_or_default(),
+                serde_json::to_string(token).unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
 /// The server's `--tf-cli-config`, checked: provider installation belongs to the policy.
 pub fn read_admin_config(path: &Path) -> Result<String> {
     let text = std::fs::read_to_string(path)
@@ -122,6 +136,19 @@ mod tests {
             assert!(cache_at < next, "{text}");
             assert_eq!(text.matches("include = [\"registry.terraform.io/hashicorp/*\", \"registry.terraform.io/tfgate/fake\"]").count(), 2, "{text}");
         }
+    }
+
+    #[test]
+    fn registry_tokens_become_credentials_blocks() {
+        assert_eq!(credentials(&[]), "");
+        let text = credentials(&[
+            ("registry.acme.io".into(), "tok\"en".into()),
+            ("app.terraform.io".into(), "t2".into()),
+        ]);
+        assert_eq!(
+            text,
+            "\ncredentials \"registry.acme.io\" {\n  token = \"tok\\\"en\"\n}\n\ncredentials \"app.terraform.io\" {\n  token = \"t2\"\n}\n"
+        );
     }
 
     #[test]

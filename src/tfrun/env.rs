@@ -19,6 +19,7 @@ pub fn allowed_run_var(name: &str) -> bool {
             | "AWS_ENDPOINT_URL"
             | "AWS_ENDPOINT_URL_STS"
     ) || (name.starts_with("TF_VAR_") && name.len() > 7)
+        || super::git_auth::is_git_auth_var(name)
 }
 
 /// The whole environment of a sandboxed Terraform process, in the run's `workspace`.

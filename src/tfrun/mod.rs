@@ -22,6 +22,7 @@ use crate::sandbox::{
 mod args;
 pub mod cli_config;
 mod egress_step;
+pub mod git_auth;
 
 use args::chdir;
 pub use args::{apply_args, init_args, plan_args};
@@ -75,6 +76,12 @@ pub struct RunSettings {
     pub workspace: String,
     /// Whether `init` creates the workspace when the backend does not have it.
     pub create_workspace: bool,
+    /// More environment for `init` only: the Git credential helper and its scoped token for
+    /// private module repositories ([`git_auth`]). Never logged.
+    pub init_env: BTreeMap<String, String>,
+    /// Private registry tokens (`host`, token), written as `credentials` blocks into the
+    /// step's CLI config (outside the workdir). Never logged.
+    pub registry_credentials: Vec<(String, String)>,
 }
 
 impl Default for RunSettings {
@@ -91,6 +98,8 @@ impl Default for RunSettings {
             extra_args: Vec::new(),
             workspace: workspace::DEFAULT_WORKSPACE.into(),
             create_workspace: false,
+            init_env: BTreeMap::new(),
+            registry_credentials: Vec::new(),
         }
     }
 }
@@ -245,12 +254,13 @@ async fn step(
     let egress = egress_step::EgressStep::start(setup, settings)?;
     let mut spec = spec(setup, workdir, settings, egress.network());
     egress.add_proxy_env(&mut spec);
-    let text = cli_config::render(
+    let mut text = cli_config::render(
         &settings.providers,
         setup.provider_cache.as_deref(),
         setup.provider_mirror.as_deref(),
         setup.admin_cli_config.as_deref(),
     );
+    text.push_str(&cli_config::credentials(&settings.registry_credentials));
     let cli_config = cli_config::write_temp(&setup.runtime_dir, &text)?;
     let cli_config_path = cli_config.path().to_path_buf();
     spec.env.insert(
@@ -344,10 +354,12 @@ async fn init(
     root: &str,
     settings: &RunSettings,
 ) -> Result<StepOutput> {
+    let mut with_auth = settings.clone();
+    with_auth.env.extend(settings.init_env.clone());
     step(
         setup,
         workdir,
-        settings,
+        &with_auth,
         init_args(root, settings),
         &mut |_| {},
     )

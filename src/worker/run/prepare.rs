@@ -193,6 +193,8 @@ impl RunCtx<'_> {
             extra_args: profile.extra_args,
             workspace: profile.workspace,
             create_workspace: profile.create_workspace,
+            init_env: self.module_auth().await?,
+            registry_credentials: self.registry_credentials(),
         };
         Ok(Prepared {
             run_id,
