@@ -68,6 +68,40 @@ enum Cmd {
     /// Check this machine's setup, one line per check (exit 1 if any fails): database,
     /// sealing key, policies, GitHub App, webhook secret, Terraform, bubblewrap, cgroups, disk.
     Doctor,
+    /// Roots' locks (id, PR, holder, since); `--release ID` releases one (audited).
+    Locks {
+        /// The lock to release: OWNER/REPO/PROJECT/WORKSPACE, as listed.
+        #[arg(long)]
+        release: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Recent runs, newest first (repo, PR, project, command, status, when, duration, who).
+    Runs {
+        #[arg(long)]
+        repo: Option<String>,
+        #[arg(long)]
+        pr: Option<i64>,
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// One run: what it was, its record, and the comment it published.
+    RunShow { id: i64 },
+    /// The audit log, newest first; `--since 2026-12-01` or `--since 7d`.
+    Audit {
+        #[arg(long)]
+        repo: Option<String>,
+        #[arg(long)]
+        user: Option<String>,
+        #[arg(long)]
+        since: Option<String>,
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+        #[arg(long)]
+        json: bool,
+    },
     /// List recent jobs (id, kind, delivery id, status, attempts).
     Jobs {
         /// Print JSON lines instead of a table.
@@ -205,6 +239,38 @@ async fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Run { what } => run_local(&config, what).await,
         Cmd::Policy { command } => policy(&config, command),
+        Cmd::Locks { release, json } => {
+            cli::operator_cmd::locks(&config, release.as_deref(), json).await
+        }
+        Cmd::Runs {
+            repo,
+            pr,
+            limit,
+            json,
+        } => {
+            let filter = tfgate::db::operator::RunFilter { repo, pr, limit };
+            cli::operator_cmd::runs(&config, filter, json)
+                .await
+                .map(|_| 0)
+        }
+        Cmd::RunShow { id } => cli::operator_cmd::run_show(&config, id).await,
+        Cmd::Audit {
+            repo,
+            user,
+            since,
+            limit,
+            json,
+        } => {
+            let filter = tfgate::db::operator::AuditFilter {
+                repo,
+                user,
+                since_ms: None,
+                limit,
+            };
+            cli::operator_cmd::audit(&config, filter, since.as_deref(), json)
+                .await
+                .map(|_| 0)
+        }
         Cmd::Doctor => {
             let report = tfgate::doctor::doctor_for_config(&config).await;
             print!("{report}");
@@ -247,6 +313,10 @@ async fn run_logged(config: Config, command: Cmd) -> Result<()> {
         | Cmd::Render { .. }
         | Cmd::Classify
         | Cmd::Doctor
+        | Cmd::Locks { .. }
+        | Cmd::Runs { .. }
+        | Cmd::RunShow { .. }
+        | Cmd::Audit { .. }
         | Cmd::Redact { .. }
         | Cmd::Run { .. } => unreachable!("handled in run"),
     }

@@ -1,6 +1,8 @@
 //! Admin and preview commands of the `tfgate` binary that need no server.
 
 pub mod logs;
+pub mod operator;
+pub mod operator_cmd;
 pub mod policy;
 pub mod results;
 pub mod run;

@@ -9,6 +9,7 @@ pub mod deliveries;
 mod held_open;
 pub mod inputs;
 pub mod locks;
+pub mod operator;
 pub mod publications;
 pub mod retention;
 pub mod runs;

@@ -17,7 +17,7 @@ pub fn judge_database(seen: &DatabaseSeen) -> Outcome {
     match seen {
         DatabaseSeen::Unreachable(error) => Outcome::fail(
             format!("unreachable: {error}"),
-            "check TFGATE_DATABASE_URL and that the database server is running",
+            "check DATABASE_URL and that the database server is running",
         ),
         DatabaseSeen::Reachable { applied, known } if applied < known => Outcome::fail(
             format!("{} of {known} migrations not applied", known - applied),

@@ -13,7 +13,7 @@ fn database_table() {
     let table = [
         (
             DatabaseSeen::Unreachable("refused".into()),
-            Some(("refused", "TFGATE_DATABASE_URL")),
+            Some(("refused", "DATABASE_URL")),
         ),
         (
             DatabaseSeen::Reachable {

@@ -9,6 +9,9 @@ use crate::render::{
     parse_marker, ApplyComment, ApplyStatus, CommentKind, PlanComment, PlanStatus,
 };
 
+/// What a stored run result is sealed for (the AAD of its sealing).
+pub const PUBLICATION_AAD: &str = "publication";
+
 /// What a run job recorded for its PR: the comment's view model (rendered when published) and,
 /// for an apply, the failures whose denied action CloudTrail is asked for once it is posted.
 #[derive(Debug, Clone, Serialize, Deserialize)]

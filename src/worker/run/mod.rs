@@ -242,8 +242,7 @@ impl RunCtx<'_> {
     }
 }
 
-/// What a stored run result is sealed for (the AAD of its sealing).
-pub(crate) const PUBLICATION_AAD: &str = "publication";
+pub(crate) use crate::run_planner::outbox::PUBLICATION_AAD;
 
 fn meta(run: &RunJob, marker_root: &str, run_id: i64, head: &str) -> CommentMeta {
     CommentMeta {
