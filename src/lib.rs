@@ -22,6 +22,7 @@ pub mod drift;
 pub mod egress;
 pub mod enrich;
 pub mod github;
+pub mod gitops;
 pub mod http;
 pub mod inputs;
 pub mod jobs;

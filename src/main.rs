@@ -68,6 +68,11 @@ enum Cmd {
     /// Check this machine's setup, one line per check (exit 1 if any fails): database,
     /// sealing key, policies, GitHub App, webhook secret, Terraform, bubblewrap, cgroups, disk.
     Doctor,
+    /// Deploy previews of ArgoCD and Flux folders.
+    Gitops {
+        #[command(subcommand)]
+        what: cli::gitops::GitopsCmd,
+    },
     /// Roots' locks (id, PR, holder, since); `--release ID` releases one (audited).
     Locks {
         /// The lock to release: OWNER/REPO/PROJECT/WORKSPACE, as listed.
@@ -239,6 +244,7 @@ async fn run(cli: Cli) -> Result<i32> {
         }
         Cmd::Run { what } => run_local(&config, what).await,
         Cmd::Policy { command } => policy(&config, command),
+        Cmd::Gitops { what } => cli::gitops::run(what),
         Cmd::Locks { release, json } => {
             cli::operator_cmd::locks(&config, release.as_deref(), json).await
         }
@@ -314,6 +320,7 @@ async fn run_logged(config: Config, command: Cmd) -> Result<()> {
         | Cmd::Classify
         | Cmd::Doctor
         | Cmd::Locks { .. }
+        | Cmd::Gitops { .. }
         | Cmd::Runs { .. }
         | Cmd::RunShow { .. }
         | Cmd::Audit { .. }

@@ -157,3 +157,43 @@ fn policy_check_warns_about_a_required_check_without_app() {
         "{err}"
     );
 }
+
+/// `tfgate gitops diff` on the documented ArgoCD examples: removing the Application that
+/// syncs with prune needs acknowledgement (exit 3); identical trees change nothing (exit 0).
+#[test]
+fn gitops_diff_previews_a_removed_application() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gitops");
+    let head = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixtures.join("argocd/applicationset-list.yaml"),
+        head.path().join("applicationset-list.yaml"),
+    )
+    .unwrap();
+    let run = |base: &std::path::Path, head: &std::path::Path, kind: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tfgate"))
+            .args(["gitops", "diff"])
+            .arg(base)
+            .arg(head)
+            .args(["--kind", kind])
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (code, text) = run(&fixtures.join("argocd"), head.path(), "argocd");
+    assert_eq!(code, Some(3), "{text}");
+    assert!(
+        text.starts_with("tfgate/deploy: action_required: 1 change(s) need acknowledgement"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| **removed** | Application | `guestbook` |"),
+        "{text}"
+    );
+    let flux = fixtures.join("flux");
+    let (code, text) = run(&flux, &flux, "flux");
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("no deploying object changes"), "{text}");
+}

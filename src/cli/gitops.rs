@@ -1,0 +1,75 @@
+//! `tfgate gitops diff BASE_DIR HEAD_DIR --kind argocd|flux [--path GLOB]…`: the deploy
+//! preview of two checkouts, for admins and CI (exit 0: nothing to acknowledge; 3: changes
+//! need acknowledgement; 1: YAML that does not parse).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use crate::checkout::{read_tree, WalkLimits};
+use crate::gitops::{check_conclusion, collect, diff, render_table, Tool};
+use crate::redact::{Placeholders, Redactor};
+
+#[derive(clap::Subcommand)]
+pub enum GitopsCmd {
+    /// Compare the ArgoCD or Flux objects of two checkouts and print the deploy preview.
+    Diff {
+        base: std::path::PathBuf,
+        head: std::path::PathBuf,
+        /// `argocd` or `flux`.
+        #[arg(long)]
+        kind: String,
+        /// Watched paths (globs relative to the checkouts; repeatable). Default: everything.
+        #[arg(long = "path")]
+        paths: Vec<String>,
+    },
+}
+
+fn yaml_tree(dir: &Path) -> BTreeMap<String, String> {
+    let wanted = |p: &str| {
+        p.ends_with(".yaml") || p.ends_with(".yml") || p.rsplit('/').next() == Some("Kustomization")
+    };
+    read_tree(dir, wanted, &[".git"], WalkLimits::default())
+        .into_iter()
+        .collect()
+}
+
+pub fn run(cmd: GitopsCmd) -> Result<i32> {
+    let GitopsCmd::Diff {
+        base,
+        head,
+        kind,
+        paths,
+    } = cmd;
+    let Some(tool) = Tool::parse(&kind) else {
+        bail!("--kind must be argocd or flux, not {kind:?}");
+    };
+    let paths = if paths.is_empty() {
+        vec!["**".to_string()]
+    } else {
+        paths
+    };
+    let parsed = collect(&yaml_tree(&base), &paths, tool)
+        .and_then(|b| collect(&yaml_tree(&head), &paths, tool).map(|h| diff(&b, &h)));
+    let (conclusion, title) = check_conclusion(&parsed);
+    println!("tfgate/deploy: {conclusion}: {title}\n");
+    match &parsed {
+        Err(problems) => {
+            for p in problems {
+                println!("{p}");
+            }
+            Ok(1)
+        }
+        Ok(d) => {
+            let redactor = Redactor::new(&Default::default())?;
+            let mut ph = Placeholders::new();
+            print!("{}", render_table(d, &mut |s| redactor.redact(s, &mut ph)));
+            Ok(if conclusion == "action_required" {
+                3
+            } else {
+                0
+            })
+        }
+    }
+}
