@@ -27,9 +27,7 @@ pub enum GitopsCmd {
 }
 
 fn yaml_tree(dir: &Path) -> BTreeMap<String, String> {
-    let wanted = |p: &str| {
-        p.ends_with(".yaml") || p.ends_with(".yml") || p.rsplit('/').next() == Some("Kustomization")
-    };
+    let wanted = crate::gitops::is_manifest_file;
     read_tree(dir, wanted, &[".git"], WalkLimits::default())
         .into_iter()
         .collect()

@@ -10,6 +10,7 @@ pub mod gate;
 pub mod http;
 pub mod lists;
 pub mod manifest;
+pub mod repo_tree;
 pub mod retry;
 
 pub use app::{AppCredentials, GitHubApp};

@@ -54,6 +54,32 @@ fn same_deployment(a: &DeployObject, b: &DeployObject) -> bool {
         == (&b.source, &b.destination, b.automated, b.prune)
 }
 
+/// The diff of every watched folder (`(path glob, tool)`) between two trees.
+pub fn compare(
+    folders: &[(String, super::Tool)],
+    base: &BTreeMap<String, String>,
+    head: &BTreeMap<String, String>,
+) -> Result<DeployDiff, Vec<super::ParseProblem>> {
+    let mut out = DeployDiff::default();
+    for tool in [super::Tool::Argocd, super::Tool::Flux] {
+        let paths: Vec<String> = folders
+            .iter()
+            .filter(|(_, t)| *t == tool)
+            .map(|(p, _)| p.clone())
+            .collect();
+        if paths.is_empty() {
+            continue;
+        }
+        let before = super::collect(base, &paths, tool)?;
+        let after = super::collect(head, &paths, tool)?;
+        let d = diff(&before, &after);
+        out.added.extend(d.added);
+        out.changed.extend(d.changed);
+        out.removed.extend(d.removed);
+    }
+    Ok(out)
+}
+
 /// One line per change a person must acknowledge: removals (on merge, a folder synced with
 /// prune deletes what disappears from it), prune or automated sync turned on, and a changed
 /// destination.

@@ -8,11 +8,18 @@ mod diff;
 mod parse;
 mod render;
 
-pub use diff::{acknowledgements, diff, Change, DeployDiff};
+pub use diff::{acknowledgements, compare, diff, Change, DeployDiff};
 pub use parse::{collect, ParseProblem};
 pub use render::{check_conclusion, render_table};
 
 use serde::Serialize;
+
+/// Whether a file may hold manifests (`*.yaml`, `*.yml`, kustomize's `Kustomization`).
+pub fn is_manifest_file(name: &str) -> bool {
+    name.ends_with(".yaml")
+        || name.ends_with(".yml")
+        || name.rsplit('/').next() == Some("Kustomization")
+}
 
 /// What kind of object deploys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -47,6 +47,15 @@ pub struct RepoPolicy {
     /// Globs over `owner/repo` of module repositories `init` may read with a scoped token.
     pub module_repos: Vec<String>,
     pub registry_tokens: Vec<RegistryToken>,
+    /// Folders ArgoCD or Flux deploy from (`gitops:`).
+    pub gitops: Vec<GitopsFolder>,
+}
+
+/// A folder merge deploys, and which tool deploys it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GitopsFolder {
+    pub path: String,
+    pub tool: crate::gitops::Tool,
 }
 
 /// A private registry's token and where the server reads it.

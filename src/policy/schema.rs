@@ -76,6 +76,20 @@ pub struct PolicyFile {
     /// Tokens for private Terraform registries, read by the server (never from the PR).
     #[serde(default)]
     pub registry_tokens: Vec<RegistryTokenSpec>,
+    /// Folders ArgoCD or Flux deploy from on merge: every push to a PR touching the repository
+    /// gets a `tfgate/deploy` check run previewing what merging would deploy or delete.
+    #[serde(default)]
+    pub gitops: Vec<GitopsSpec>,
+}
+
+/// A folder merge deploys: `{path: deploy/apps/**, kind: argocd}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GitopsSpec {
+    /// Files in the repository (a glob: `deploy/apps/**`).
+    pub path: String,
+    /// `argocd` or `flux`.
+    pub kind: String,
 }
 
 /// A private registry's token: `{host: registry.acme.io, source: env:NAME}`.

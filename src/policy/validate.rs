@@ -58,6 +58,7 @@ pub(crate) fn validate_file(
     }
     let projects = check_projects(&mut c, file, &exclude, &inputs);
     let (module_repos, registry_tokens) = private_sources::check(&mut c, file);
+    let gitops = private_sources::check_gitops(&mut c, file);
     if !c.problems.is_empty() {
         return Err(c.problems);
     }
@@ -82,6 +83,7 @@ pub(crate) fn validate_file(
         cloudtrail: file.cloudtrail.clone(),
         module_repos,
         registry_tokens,
+        gitops,
     })
 }
 

@@ -9,7 +9,6 @@ use anyhow::{anyhow, Context, Result};
 use tokio::sync::watch;
 
 use super::{policy_check, policy_files, StoredPolicies, CHECK_NAME, POLICY_FOLDER};
-use crate::checkout::{fetch_tarball, read_tree, with_retries, ExtractLimits, WalkLimits};
 use crate::db::server_settings;
 use crate::github::api::{create_check_run, CheckRunRequest};
 use crate::github::GitHubApp;
@@ -184,41 +183,17 @@ async fn files_at(
     repo: &RepoRef,
     sha: &str,
 ) -> Result<Vec<(String, String)>> {
-    let token = app.installation_token(repo.installation_id).await?;
-    let parent = if state.config.work_dir.is_dir() {
-        state.config.work_dir.clone()
-    } else {
-        std::env::temp_dir()
-    };
-    let dir = tempfile::Builder::new()
-        .prefix("policy-repo-")
-        .tempdir_in(&parent)
-        .context("creating a directory for the admin repository")?;
-    let dest = dir.path().join("repo");
-    let client = reqwest::Client::builder()
-        .user_agent("tfgate")
-        .timeout(Duration::from_secs(120))
-        .build()?;
-    let api_url = &state.config.github_api_url;
-    let info = with_retries(&app.call_policy().retry.backoff, || {
-        fetch_tarball(
-            &client,
-            api_url,
-            &repo.owner,
-            &repo.name,
-            sha,
-            &token,
-            &dest,
-            ExtractLimits::default(),
-        )
-    })
-    .await
-    .map_err(|e| anyhow!("reading the admin repository failed: {}", e.public_reason()))?;
-    let folder = info.root.join(POLICY_FOLDER);
-    let tree = read_tree(&folder, |_| true, &[], WalkLimits::default())
-        .into_iter()
-        .map(|(path, text)| (format!("{POLICY_FOLDER}/{path}"), text))
-        .collect();
+    let config = &state.config;
+    let tree = crate::github::repo_tree::files_at(
+        app,
+        &config.github_api_url,
+        &config.work_dir,
+        repo,
+        sha,
+        Some(POLICY_FOLDER),
+        |_| true,
+    )
+    .await?;
     Ok(policy_files(tree))
 }
 

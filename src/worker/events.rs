@@ -27,6 +27,9 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
         }
         return Ok(());
     }
+    if pr.action != "closed" {
+        super::gitops_check::preview(state, &pr).await?;
+    }
     autoplan(state, &pr).await?;
     if pr.action == "closed" {
         // Merged or closed: the PR's locks go; queued runs are dropped.

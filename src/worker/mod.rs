@@ -8,6 +8,7 @@ mod comment;
 mod drift_check;
 mod events;
 mod failed;
+mod gitops_check;
 mod layout;
 mod publish;
 

@@ -1,7 +1,8 @@
 //! `module_repos` and `registry_tokens`: where private modules may come from, checked.
 
 use super::{idx, key, p, values, Checker, InputSource, PolicyFile};
-use crate::policy::model::RegistryToken;
+use crate::gitops::Tool;
+use crate::policy::model::{GitopsFolder, RegistryToken};
 
 /// The module repository globs and the registry tokens of `file`, with a problem for each
 /// bad entry.
@@ -45,6 +46,31 @@ pub(super) fn check(c: &mut Checker, file: &PolicyFile) -> (Vec<String>, Vec<Reg
         }
     }
     (repos, tokens)
+}
+
+/// `gitops:` folders: a path glob and `argocd` or `flux`.
+pub(super) fn check_gitops(c: &mut Checker, file: &PolicyFile) -> Vec<GitopsFolder> {
+    let mut out = Vec::new();
+    for (i, spec) in file.gitops.iter().enumerate() {
+        let at = |k: &str| p(&[key("gitops"), idx(i), key(k)]);
+        let path_ok = c
+            .check(&at("path"), values::path_glob(&spec.path))
+            .is_some();
+        let tool = Tool::parse(&spec.kind);
+        if tool.is_none() {
+            c.at(
+                &at("kind"),
+                format!("unknown kind `{}`: use argocd or flux", spec.kind),
+            );
+        }
+        if let (true, Some(tool)) = (path_ok, tool) {
+            out.push(GitopsFolder {
+                path: spec.path.clone(),
+                tool,
+            });
+        }
+    }
+    out
 }
 
 /// A host name with a dot (optionally `:port`), as Terraform's source addresses take it.

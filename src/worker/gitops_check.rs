@@ -1,0 +1,112 @@
+//! The `tfgate/deploy` check run (effects): on every push to a PR of a repository whose policy
+//! names `gitops` folders, the base and head trees are read (tarball API, exact commits), the
+//! deploy preview is computed (`crate::gitops`, pure) and posted on the head commit.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use anyhow::anyhow;
+
+use super::{github_error, installation_client};
+use crate::github::api::{self, create_check_run, CheckRunRequest};
+use crate::github::GitHubApp;
+use crate::gitops::{check_conclusion, compare, render_table};
+use crate::jobs::JobError;
+use crate::redact::{Placeholders, RedactionConfig, Redactor};
+use crate::render::{AnnotationLevel, AnnotationView};
+use crate::state::AppState;
+use crate::webhook::event::{PullRequestJob, RepoRef};
+
+/// The check run's name.
+pub const CHECK_NAME: &str = "tfgate/deploy";
+
+pub async fn preview(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobError> {
+    let Some(policy) = state
+        .policies
+        .current()
+        .for_repo(&pr.repo.full_name())
+        .cloned()
+    else {
+        return Ok(());
+    };
+    if policy.gitops.is_empty() {
+        return Ok(());
+    }
+    let (app, gh) = installation_client(state, &pr.repo)?;
+    let info = api::get_pull_request(&gh, &pr.repo, pr.number)
+        .await
+        .map_err(github_error)?;
+    let base = yaml_tree(state, &app, &pr.repo, &info.base.sha).await?;
+    let head = yaml_tree(state, &app, &pr.repo, &pr.head_sha).await?;
+    let folders: Vec<_> = policy
+        .gitops
+        .iter()
+        .map(|f| (f.path.clone(), f.tool))
+        .collect();
+    let result = compare(&folders, &base, &head);
+    let redactor = Redactor::new(&RedactionConfig {
+        extra_patterns: policy.redact_patterns.clone(),
+        secret_values: crate::inputs::all_values(&policy),
+    })
+    .map_err(|e| JobError::Permanent(anyhow!("redaction patterns: {e}")))?;
+    let mut ph = Placeholders::new();
+    let mut redact = |s: &str| redactor.redact(s, &mut ph);
+    let (conclusion, title) = check_conclusion(&result);
+    let (summary, annotations) = match &result {
+        Ok(diff) => (render_table(diff, &mut redact), Vec::new()),
+        Err(problems) => (
+            problems
+                .iter()
+                .map(|p| format!("- `{}`\n", redact(&p.to_string())))
+                .collect(),
+            problems
+                .iter()
+                .map(|p| AnnotationView {
+                    path: p.file.clone(),
+                    start_line: p.line.max(1) as u32,
+                    end_line: p.line.max(1) as u32,
+                    level: AnnotationLevel::Failure,
+                    title: "YAML does not parse".into(),
+                    message: redact(&p.message),
+                })
+                .collect(),
+        ),
+    };
+    let title = redact(&title);
+    let request = CheckRunRequest {
+        name: CHECK_NAME,
+        head_sha: &pr.head_sha,
+        external_id: None,
+        conclusion,
+        title: &title,
+        summary: &summary,
+        text: "",
+        annotations: &annotations,
+    };
+    create_check_run(&gh, &pr.repo, &request)
+        .await
+        .map_err(github_error)
+}
+
+/// The YAML files of `repo` at `sha`.
+async fn yaml_tree(
+    state: &AppState,
+    app: &GitHubApp,
+    repo: &RepoRef,
+    sha: &str,
+) -> Result<BTreeMap<String, String>, JobError> {
+    let wanted = crate::gitops::is_manifest_file;
+    let config = &state.config;
+    crate::github::repo_tree::files_at(
+        app,
+        &config.github_api_url,
+        &config.work_dir,
+        repo,
+        sha,
+        None,
+        wanted,
+    )
+    .await
+    .map(|files| files.into_iter().collect())
+    .map_err(JobError::Transient)
+}
