@@ -22,7 +22,9 @@ pub fn policy_command(kind: CommandKind) -> Option<PolicyCommand> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NoAffectedRoot;
 
-/// The targets of a command: the one it names, or every root the PR affects.
+/// The targets of a command: the one it names, or every root the PR affects. A bare
+/// `/inputs` on a PR that affects no root is about the whole PR (the lock lines can be had on
+/// any PR, under the policy's apply permission).
 pub fn targets(
     cmd: &Command,
     policy: &RepoPolicy,
@@ -35,7 +37,10 @@ pub fn targets(
             workspace: cmd.workspace.clone(),
         }]);
     }
-    let affected = affected_projects(&facts.changed_files, &policy.specs(), &facts.module_calls);
+    let affected = affected_projects(&facts.changes(), &policy.specs());
+    if affected.is_empty() && cmd.kind == CommandKind::Inputs {
+        return Ok(vec![Target::default()]);
+    }
     if affected.is_empty() {
         return Err(NoAffectedRoot);
     }
@@ -88,6 +93,32 @@ mod tests {
         assert_eq!(
             targets(&cmd("/apply"), &p, &facts(&["README.md"])),
             Err(NoAffectedRoot)
+        );
+    }
+
+    #[test]
+    fn inputs_answers_on_any_pr() {
+        let p = load_policy("p.yaml", POLICY).unwrap();
+        assert_eq!(
+            targets(&cmd("/inputs"), &p, &facts(&["README.md"])),
+            Ok(vec![Target::default()])
+        );
+        assert_eq!(
+            targets(&cmd("/inputs"), &p, &facts(&["infra/eks/main.tf"])),
+            Ok(vec![Target::project("eks")])
+        );
+    }
+
+    #[test]
+    fn a_changed_lock_line_targets_the_roots_consuming_that_input() {
+        let policy = format!("{POLICY}    inputs: [ZONE]\ninputs:\n  - name: ZONE\n    variable: zone\n    source: env:ZONE\n");
+        let p = load_policy("p.yaml", &policy).unwrap();
+        let mut f = facts(&["tfgate.inputs.lock"]);
+        assert_eq!(targets(&cmd("/plan"), &p, &f), Err(NoAffectedRoot));
+        f.changed_inputs = vec!["ZONE".into()];
+        assert_eq!(
+            targets(&cmd("/plan"), &p, &f),
+            Ok(vec![Target::project("eks")])
         );
     }
 

@@ -9,6 +9,7 @@ mod drift_check;
 mod events;
 mod failed;
 mod layout;
+mod pr_changes;
 mod publish;
 
 mod run;

@@ -48,6 +48,10 @@ pub fn new_notice_bodies() -> Vec<NoticeBody> {
         },
         NoticeBody::NotAPullRequest,
         NoticeBody::NoAffectedRoot,
+        NoticeBody::AffectedRootsIncomplete {
+            modules_unread: true,
+            inputs_lock_unread: false,
+        },
         NoticeBody::ProjectsGone {
             base_ref: "main".into(),
             projects: vec!["eks".into(), "network".into()],
