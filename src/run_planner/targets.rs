@@ -17,6 +17,17 @@ pub fn policy_command(kind: CommandKind) -> Option<PolicyCommand> {
     }
 }
 
+/// Whether deciding `commands` needs the roots the PR affects (its module graph and changed
+/// inputs, which cost a download): a bare `/plan`, `/apply` or `/inputs`, or any `/apply`
+/// (only roots the PR affects can be applied).
+pub fn needs_affected_roots(commands: &[Command]) -> bool {
+    commands.iter().any(|c| match c.kind {
+        CommandKind::Apply => true,
+        CommandKind::Plan | CommandKind::Inputs => c.project.is_none() && c.dir.is_none(),
+        CommandKind::Unlock | CommandKind::Cancel | CommandKind::Help => false,
+    })
+}
+
 /// A bare command on a PR that changes no declared root (answered with
 /// `NoticeBody::NoAffectedRoot`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +131,26 @@ mod tests {
             targets(&cmd("/plan"), &p, &f),
             Ok(vec![Target::project("eks")])
         );
+    }
+
+    #[test]
+    fn only_bare_commands_and_applies_need_the_affected_roots() {
+        let cases = [
+            ("/plan", true),
+            ("/plan -p eks", false),
+            ("/plan -d infra/eks", false),
+            ("/apply -p eks", true),
+            ("/apply", true),
+            ("/inputs", true),
+            ("/unlock", false),
+            ("/cancel", false),
+            ("/help", false),
+        ];
+        for (text, want) in cases {
+            assert_eq!(needs_affected_roots(&[cmd(text)]), want, "{text}");
+        }
+        assert!(!needs_affected_roots(&[]));
+        assert!(needs_affected_roots(&[cmd("/unlock"), cmd("/plan")]));
     }
 
     #[test]

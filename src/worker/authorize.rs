@@ -20,6 +20,7 @@ use crate::render::NoticeBody;
 use crate::run_planner::decisions::{
     allowed_targets, decide_commands, teams_named, AllowedTarget, CommandDecision,
 };
+use crate::run_planner::targets::needs_affected_roots;
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 
@@ -70,10 +71,12 @@ pub async fn authorize(
             .await
             .map_err(github_error)?;
     let (policy, layout_problems) = policy_for_pr(gh, &comment.repo, policy).await?;
-    if let Some(notice) =
-        complete_pr_changes(state, gh, &comment.repo, &policy, &mut pr_facts).await
-    {
-        replies.push(notice);
+    if needs_affected_roots(commands) {
+        if let Some(notice) =
+            complete_pr_changes(state, gh, &comment.repo, &policy, &mut pr_facts).await
+        {
+            replies.push(notice);
+        }
     }
     if !layout_problems.is_empty() {
         replies.push(layout_problems_notice(

@@ -92,6 +92,8 @@ async fn base_module_graph(
     if let Some(graph) = read_cached(&entry) {
         return Ok(graph);
     }
+    std::fs::create_dir_all(&state.config.work_dir)
+        .with_context(|| format!("creating {}", state.config.work_dir.display()))?;
     let scratch = tempfile::Builder::new()
         .prefix("module-graph-")
         .tempdir_in(&state.config.work_dir)

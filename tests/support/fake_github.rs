@@ -89,7 +89,8 @@ pub struct GitHubState {
     pub pr_reads: usize,
     /// `base...head` of every compare request.
     pub compare_requests: Vec<String>,
-    /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir).
+    /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir); an
+    /// empty repository until a test serves one.
     pub tarball: Vec<u8>,
     /// (git ref, path) → file text, served by the contents API (404 otherwise).
     pub contents: std::collections::HashMap<(String, String), String>,
@@ -400,10 +401,12 @@ impl FakeGitHub {
                 .mount(&server)
                 .await;
         }
-        FakeGitHub {
+        let github = FakeGitHub {
             server: Arc::new(server),
             state,
-        }
+        };
+        github.serve_repo(tempfile::tempdir().unwrap().path());
+        github
     }
 
     pub fn url(&self) -> String {
