@@ -61,9 +61,12 @@ mod tests {
         dirs.iter().map(|d| d.to_string()).collect()
     }
 
+    /// What a case is about, the repository's files, the root, the module dirs it reaches.
+    type Case<'a> = (&'a str, Vec<(&'a str, String)>, &'a str, Vec<&'a str>);
+
     #[test]
     fn table() {
-        let cases: Vec<(&str, Vec<(&str, String)>, &str, Vec<&str>)> = vec![
+        let cases: Vec<Case> = vec![
             (
                 "a root calling a shared module two levels up",
                 vec![("infra/app/main.tf", module("../../modules/net"))],

@@ -167,7 +167,7 @@ fn write_cached(cache: &Path, entry: &Path, graph: &ModuleGraph) -> Result<()> {
 
 /// The entries to remove so that at most `keep` remain: the oldest first.
 fn oldest_past<T>(mut entries: Vec<(T, SystemTime)>, keep: usize) -> Vec<T> {
-    entries.sort_by(|a, b| b.1.cmp(&a.1));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.1));
     entries.into_iter().skip(keep).map(|(e, _)| e).collect()
 }
 

@@ -48,10 +48,6 @@ pub fn new_notice_bodies() -> Vec<NoticeBody> {
         },
         NoticeBody::NotAPullRequest,
         NoticeBody::NoAffectedRoot,
-        NoticeBody::AffectedRootsIncomplete {
-            modules_unread: true,
-            inputs_lock_unread: false,
-        },
         NoticeBody::ProjectsGone {
             base_ref: "main".into(),
             projects: vec!["eks".into(), "network".into()],
@@ -87,6 +83,14 @@ pub fn new_notice_bodies() -> Vec<NoticeBody> {
         },
         NoticeBody::MoreRejected { more: 495 },
     ]
+}
+
+/// The notice that part of what decides the affected roots could not be read.
+pub fn affected_roots_incomplete() -> NoticeBody {
+    NoticeBody::AffectedRootsIncomplete {
+        modules_unread: true,
+        inputs_lock_unread: false,
+    }
 }
 
 /// Second samples of kinds whose template has two shapes.
