@@ -137,6 +137,35 @@ scenario!(
 );
 
 scenario!(
+    module_calls_are_read_from_the_base_commit_not_the_head,
+    policy = &modules_policy(),
+    |h| {
+        let (base, head) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write_module_repo(base.path(), "unused");
+        write_module_repo(head.path(), "unused");
+        // The head makes `other` call the module too: that does not count.
+        let call = "module \"net\" {\n  source = \"../../modules/net\"\n  name   = \"o\"\n}\n";
+        write(head.path(), "infra/other/main.tf", call);
+        h.github.serve_repo_at(BASE_SHA, base.path());
+        h.github.serve_repo(head.path());
+        h.github.with(|g| {
+            g.files = vec!["modules/net/variables.tf".into()];
+            g.permissions.insert("alice".into(), "write".into());
+        });
+        let replies = h.comment_except(1, "/plan", "alice", &["run"]).await;
+        assert!(replies.is_empty(), "{replies:?}");
+        assert_eq!(run_jobs_projects(&h).await, vec![r#"["network","app"]"#]);
+        let denied = h
+            .comment_except(1, "/apply -p other", "alice", &["run"])
+            .await;
+        assert!(
+            denied[0].contains("not changed by this pull request"),
+            "{denied:?}"
+        );
+    }
+);
+
+scenario!(
     an_unreadable_base_commit_still_plans_roots_changed_directly,
     policy = &modules_policy(),
     |h| {
