@@ -173,11 +173,12 @@ async fn a_tarball_500_is_retried_and_the_plan_runs() {
     let Some((h, _repo)) = start().await else {
         return;
     };
-    h.github
-        .fail_next("GET", "/tarball/", Fault::server_error());
+    // The head's checkout (the base commit's, read for module calls, is another download).
+    let head = format!("/tarball/{}", h.github.with(|g| g.pr.head_sha.clone()));
+    h.github.fail_next("GET", &head, Fault::server_error());
     h.comment(1, "/plan", "alice").await;
 
-    let downloads = h.github.requests_to("GET", "/tarball/");
+    let downloads = h.github.requests_to("GET", &head);
     assert_eq!(downloads.len(), 2, "{downloads:#?}");
     assert!(faulted(&downloads[0]) && !faulted(&downloads[1]));
     assert_eq!(plan_comments(&h).len(), 1);

@@ -113,6 +113,7 @@ pub async fn pr_facts_waiting(
         author: pr.user.login.clone(),
         head_sha: pr.head.sha.clone(),
         base_ref: pr.base.name.clone(),
+        base_sha: pr.base.sha.clone(),
         default_branch,
         state: pr_state(&pr),
         is_fork: head_repo != Some(repo.full_name().as_str()),
@@ -124,7 +125,9 @@ pub async fn pr_facts_waiting(
         check_runs: check_runs.into_iter().map(check_run).collect(),
         changed_files,
         comment_edited: false,
+        // Filled in once the policy is known (`worker::pr_changes`).
         module_calls: Default::default(),
+        changed_inputs: Vec::new(),
     })
 }
 

@@ -167,7 +167,7 @@ pub fn decide(
     if command == PolicyCommand::Apply {
         if let Some(p) = project {
             let specs = policy.specs();
-            if !is_project_affected(&p.spec, &facts.changed_files, &specs, &facts.module_calls) {
+            if !is_project_affected(&p.spec, &facts.changes(), &specs) {
                 return deny("apply.target_not_in_pr", format!("`{}` is not changed by this pull request, so it cannot be applied from here.", p.id()), project);
             }
             let unmet = unmet_requirements(facts, policy);

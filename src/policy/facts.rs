@@ -2,7 +2,7 @@
 //! the PR gathered from GitHub by the caller.
 
 use super::schema::GitHubPermission;
-use crate::project::ModuleGraph;
+use crate::project::{ModuleGraph, PrChanges};
 use serde::{Deserialize, Serialize};
 
 /// The commands policy knows about (the command parser's enum maps onto this).
@@ -119,6 +119,9 @@ pub struct PrFacts {
     /// The current head commit (re-read right before an apply).
     pub head_sha: String,
     pub base_ref: String,
+    /// The commit the PR's base branch is at (module calls are read there).
+    #[serde(default)]
+    pub base_sha: String,
     /// The repository's default branch (always known from GitHub; empty in hand-written
     /// facts means unknown).
     #[serde(default)]
@@ -153,9 +156,23 @@ pub struct PrFacts {
     /// Whether the command comes from an edited comment.
     #[serde(default)]
     pub comment_edited: bool,
-    /// Local module calls of the head commit (dir → module dirs).
+    /// Local module calls of the base commit (dir → module dirs).
     #[serde(default)]
     pub module_calls: ModuleGraph,
+    /// Shared inputs whose `tfgate.inputs.lock` line the PR adds, removes or changes.
+    #[serde(default)]
+    pub changed_inputs: Vec<String>,
+}
+
+impl PrFacts {
+    /// What the PR changes, for choosing the roots it affects.
+    pub fn changes(&self) -> PrChanges<'_> {
+        PrChanges {
+            files: &self.changed_files,
+            module_calls: &self.module_calls,
+            inputs: &self.changed_inputs,
+        }
+    }
 }
 
 /// Whether the PR can still change: commands run on open PRs only.

@@ -5,7 +5,9 @@
 //!    [`DEFAULT_WHEN_MODIFIED`]), unless the file lies inside another project whose dir is
 //!    nested strictly inside this project's dir (that file belongs to the inner root); or
 //! 2. lies anywhere inside a local module dir that the project calls, directly or through
-//!    other local modules (see [`ModuleGraph`]).
+//!    other local modules (see [`ModuleGraph`]); or
+//! 3. the PR changes the committed fingerprint (`tfgate.inputs.lock`) of a shared input the
+//!    project consumes.
 
 use super::paths::{join_relative, normalize_dir, path_is_under};
 use super::spec::{ProjectId, ProjectSpec};
@@ -29,8 +31,8 @@ const MATCH: MatchOptions = MatchOptions {
 };
 
 /// Local module calls: repo-relative dir → repo-relative dirs of the local modules it calls.
-/// Built by the caller from the `.tf` files of the head commit (see
-/// [`crate::project::find_local_module_sources`]). Deserialises from a JSON object
+/// Built from the `.tf` files of the PR's base commit (see
+/// [`crate::project::build_module_graph`]). Deserialises from a JSON object
 /// `{ "infra/eks": ["modules/vpc"] }`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -74,15 +76,22 @@ impl ModuleGraph {
     }
 }
 
-/// The projects affected by `changed_files` (repo-relative paths), in the order of `projects`.
-pub fn affected_projects(
-    changed_files: &[String],
-    projects: &[ProjectSpec],
-    module_calls: &ModuleGraph,
-) -> Vec<ProjectId> {
+/// What a pull request changes, as far as choosing its roots goes.
+#[derive(Debug, Clone, Copy)]
+pub struct PrChanges<'a> {
+    /// Repo-relative paths changed by the PR.
+    pub files: &'a [String],
+    /// Local module calls of the base commit.
+    pub module_calls: &'a ModuleGraph,
+    /// Shared inputs whose `tfgate.inputs.lock` line the PR adds, removes or changes.
+    pub inputs: &'a [String],
+}
+
+/// The projects the PR's `changes` affect, in the order of `projects`.
+pub fn affected_projects(changes: &PrChanges<'_>, projects: &[ProjectSpec]) -> Vec<ProjectId> {
     projects
         .iter()
-        .filter(|p| is_project_affected(p, changed_files, projects, module_calls))
+        .filter(|p| is_project_affected(p, changes, projects))
         .map(|p| p.id.clone())
         .collect()
 }
@@ -90,18 +99,20 @@ pub fn affected_projects(
 /// Whether one project is affected; `all` is needed to recognise nested roots.
 pub fn is_project_affected(
     project: &ProjectSpec,
-    changed_files: &[String],
+    changes: &PrChanges<'_>,
     all: &[ProjectSpec],
-    module_calls: &ModuleGraph,
 ) -> bool {
+    if project.inputs.iter().any(|i| changes.inputs.contains(i)) {
+        return true;
+    }
     let patterns = project_patterns(project);
     let nested: Vec<&str> = all
         .iter()
         .filter(|other| path_is_under(&other.dir, &project.dir))
         .map(|other| other.dir.as_str())
         .collect();
-    let modules = module_calls.reachable_from(&project.dir);
-    changed_files.iter().any(|file| {
+    let modules = changes.module_calls.reachable_from(&project.dir);
+    changes.files.iter().any(|file| {
         let file = file.trim_start_matches("./");
         let in_nested_root = nested.iter().any(|dir| path_is_under(file, dir));
         let by_pattern = !in_nested_root && patterns.iter().any(|p| p.matches_with(file, MATCH));
@@ -132,6 +143,18 @@ mod tests {
 
     fn ids(list: &[&str]) -> Vec<ProjectId> {
         list.iter().map(|s| ProjectId::new(*s)).collect()
+    }
+
+    fn changes<'a>(
+        files: &'a [String],
+        module_calls: &'a ModuleGraph,
+        inputs: &'a [String],
+    ) -> PrChanges<'a> {
+        PrChanges {
+            files,
+            module_calls,
+            inputs,
+        }
     }
 
     fn repo() -> Vec<ProjectSpec> {
@@ -172,7 +195,7 @@ mod tests {
             (&[], &[]),
         ];
         for (changed, want) in cases {
-            let got = affected_projects(&files(changed), &repo(), &graph());
+            let got = affected_projects(&changes(&files(changed), &graph(), &[]), &repo());
             assert_eq!(got, ids(want), "changed: {changed:?}");
         }
     }
@@ -189,10 +212,29 @@ mod tests {
         ];
         for (changed, want) in cases {
             assert_eq!(
-                affected_projects(&files(changed), &all, &graph()),
+                affected_projects(&changes(&files(changed), &graph(), &[]), &all),
                 ids(want),
                 "changed: {changed:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_changed_shared_input_affects_the_roots_that_consume_it() {
+        let mut all = repo();
+        all[0].inputs = vec!["ADMIN_CIDRS".into()];
+        all[2].inputs = vec!["ADMIN_CIDRS".into(), "ZONE".into()];
+        let lock_only = files(&["tfgate.inputs.lock"]);
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["ADMIN_CIDRS"], &["network", "platform"]),
+            (&["ZONE"], &["platform"]),
+            (&["UNUSED"], &[]),
+            (&[], &[]),
+        ];
+        for (inputs, want) in cases {
+            let inputs = files(inputs);
+            let got = affected_projects(&changes(&lock_only, &graph(), &inputs), &all);
+            assert_eq!(got, ids(want), "inputs: {inputs:?}");
         }
     }
 

@@ -106,6 +106,7 @@ fn resolve_layout_project(
             .map(|d| ProjectId::new(d.as_str()))
             .collect(),
         when_modified: project.when_modified.clone(),
+        inputs: Vec::new(),
     };
     let as_policy = ProjectPolicy {
         egress: None,

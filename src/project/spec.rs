@@ -48,6 +48,9 @@ pub struct ProjectSpec {
     /// Globs relative to `dir` whose changes affect this project; empty means
     /// [`crate::project::DEFAULT_WHEN_MODIFIED`].
     pub when_modified: Vec<String>,
+    /// Shared inputs the project consumes: a PR changing their line in `tfgate.inputs.lock`
+    /// affects it.
+    pub inputs: Vec<String>,
 }
 
 impl ProjectSpec {
@@ -59,6 +62,7 @@ impl ProjectSpec {
             workspace: "default".to_string(),
             depends_on: Vec::new(),
             when_modified: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 }

@@ -38,10 +38,11 @@ pub enum CommentKind {
     RateLimited,
     MoreRejected,
     ApplyInterrupted,
+    AffectedRootsIncomplete,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 25] = [
+    pub const ALL: [CommentKind; 26] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -67,6 +68,7 @@ impl CommentKind {
         CommentKind::RateLimited,
         CommentKind::MoreRejected,
         CommentKind::ApplyInterrupted,
+        CommentKind::AffectedRootsIncomplete,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -96,6 +98,7 @@ impl CommentKind {
             CommentKind::RateLimited => "rate_limited",
             CommentKind::MoreRejected => "more_rejected",
             CommentKind::ApplyInterrupted => "apply_interrupted",
+            CommentKind::AffectedRootsIncomplete => "affected_roots_incomplete",
         }
     }
 

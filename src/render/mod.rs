@@ -368,6 +368,7 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::LayoutProblems { .. } => CommentKind::LayoutProblems,
         NoticeBody::NotAPullRequest => CommentKind::NotAPullRequest,
         NoticeBody::NoAffectedRoot => CommentKind::NoAffectedRoot,
+        NoticeBody::AffectedRootsIncomplete { .. } => CommentKind::AffectedRootsIncomplete,
         NoticeBody::ProjectsGone { .. } => CommentKind::ProjectsGone,
         NoticeBody::InputDriftRefused { .. } => CommentKind::InputDriftRefused,
         NoticeBody::HeadMoved { .. } => CommentKind::HeadMoved,

@@ -39,6 +39,10 @@ fn every_reply_kind_has_a_snapshot() {
         (CommentKind::RateLimited, "notice_rate_limited"),
         (CommentKind::MoreRejected, "notice_more_rejected"),
         (CommentKind::ApplyInterrupted, "notice_apply_interrupted"),
+        (
+            CommentKind::AffectedRootsIncomplete,
+            "notice_affected_roots_incomplete",
+        ),
     ];
     for (kind, name) in kinds {
         let text = rendered(kind);

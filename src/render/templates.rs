@@ -44,6 +44,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         "_skip_reason.md.j2",
         include_str!("../../templates/_skip_reason.md.j2"),
     ),
+    (
+        "affected_roots_incomplete.md.j2",
+        include_str!("../../templates/affected_roots_incomplete.md.j2"),
+    ),
     ("apply.md.j2", include_str!("../../templates/apply.md.j2")),
     (
         "apply_interrupted.md.j2",

@@ -35,16 +35,15 @@ pub fn autoplan(
         });
     }
     let specs = policy.specs();
-    let decisions: Vec<(ProjectId, Decision)> =
-        affected_projects(&facts.changed_files, &specs, &facts.module_calls)
-            .into_iter()
-            .filter(|id| policy.project(&id.0).is_some_and(|p| p.autoplan))
-            .map(|id| {
-                let target = Target::project(&id.0);
-                let decision = decide(author, PolicyCommand::Plan, &target, facts, policy);
-                (id, decision)
-            })
-            .collect();
+    let decisions: Vec<(ProjectId, Decision)> = affected_projects(&facts.changes(), &specs)
+        .into_iter()
+        .filter(|id| policy.project(&id.0).is_some_and(|p| p.autoplan))
+        .map(|id| {
+            let target = Target::project(&id.0);
+            let decision = decide(author, PolicyCommand::Plan, &target, facts, policy);
+            (id, decision)
+        })
+        .collect();
     let selected: Vec<ProjectId> = decisions
         .iter()
         .filter(|(_, d)| d.is_allowed())

@@ -17,12 +17,25 @@ pub fn policy_command(kind: CommandKind) -> Option<PolicyCommand> {
     }
 }
 
+/// Whether deciding `commands` needs the roots the PR affects (its module graph and changed
+/// inputs, which cost a download): a bare `/plan`, `/apply` or `/inputs`, or any `/apply`
+/// (only roots the PR affects can be applied).
+pub fn needs_affected_roots(commands: &[Command]) -> bool {
+    commands.iter().any(|c| match c.kind {
+        CommandKind::Apply => true,
+        CommandKind::Plan | CommandKind::Inputs => c.project.is_none() && c.dir.is_none(),
+        CommandKind::Unlock | CommandKind::Cancel | CommandKind::Help => false,
+    })
+}
+
 /// A bare command on a PR that changes no declared root (answered with
 /// `NoticeBody::NoAffectedRoot`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NoAffectedRoot;
 
-/// The targets of a command: the one it names, or every root the PR affects.
+/// The targets of a command: the one it names, or every root the PR affects. A bare
+/// `/inputs` on a PR that affects no root is about the whole PR (the lock lines can be had on
+/// any PR, under the policy's apply permission).
 pub fn targets(
     cmd: &Command,
     policy: &RepoPolicy,
@@ -35,7 +48,10 @@ pub fn targets(
             workspace: cmd.workspace.clone(),
         }]);
     }
-    let affected = affected_projects(&facts.changed_files, &policy.specs(), &facts.module_calls);
+    let affected = affected_projects(&facts.changes(), &policy.specs());
+    if affected.is_empty() && cmd.kind == CommandKind::Inputs {
+        return Ok(vec![Target::default()]);
+    }
     if affected.is_empty() {
         return Err(NoAffectedRoot);
     }
@@ -89,6 +105,52 @@ mod tests {
             targets(&cmd("/apply"), &p, &facts(&["README.md"])),
             Err(NoAffectedRoot)
         );
+    }
+
+    #[test]
+    fn inputs_answers_on_any_pr() {
+        let p = load_policy("p.yaml", POLICY).unwrap();
+        assert_eq!(
+            targets(&cmd("/inputs"), &p, &facts(&["README.md"])),
+            Ok(vec![Target::default()])
+        );
+        assert_eq!(
+            targets(&cmd("/inputs"), &p, &facts(&["infra/eks/main.tf"])),
+            Ok(vec![Target::project("eks")])
+        );
+    }
+
+    #[test]
+    fn a_changed_lock_line_targets_the_roots_consuming_that_input() {
+        let policy = format!("{POLICY}    inputs: [ZONE]\ninputs:\n  - name: ZONE\n    variable: zone\n    source: env:ZONE\n");
+        let p = load_policy("p.yaml", &policy).unwrap();
+        let mut f = facts(&["tfgate.inputs.lock"]);
+        assert_eq!(targets(&cmd("/plan"), &p, &f), Err(NoAffectedRoot));
+        f.changed_inputs = vec!["ZONE".into()];
+        assert_eq!(
+            targets(&cmd("/plan"), &p, &f),
+            Ok(vec![Target::project("eks")])
+        );
+    }
+
+    #[test]
+    fn only_bare_commands_and_applies_need_the_affected_roots() {
+        let cases = [
+            ("/plan", true),
+            ("/plan -p eks", false),
+            ("/plan -d infra/eks", false),
+            ("/apply -p eks", true),
+            ("/apply", true),
+            ("/inputs", true),
+            ("/unlock", false),
+            ("/cancel", false),
+            ("/help", false),
+        ];
+        for (text, want) in cases {
+            assert_eq!(needs_affected_roots(&[cmd(text)]), want, "{text}");
+        }
+        assert!(!needs_affected_roots(&[]));
+        assert!(needs_affected_roots(&[cmd("/unlock"), cmd("/plan")]));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::github::InstallationClient;
 use super::comment::Replies;
 use super::github_error;
 use super::layout::policy_for_pr;
+use super::pr_changes::complete_pr_changes;
 use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
 use crate::github::{api, facts};
@@ -19,6 +20,7 @@ use crate::render::NoticeBody;
 use crate::run_planner::decisions::{
     allowed_targets, decide_commands, teams_named, AllowedTarget, CommandDecision,
 };
+use crate::run_planner::targets::needs_affected_roots;
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 
@@ -64,11 +66,18 @@ pub async fn authorize(
     commands: &[Command],
     replies: &mut Replies,
 ) -> Result<Authorized, JobError> {
-    let pr_facts =
+    let mut pr_facts =
         facts::pr_facts_waiting(gh, &comment.repo, comment.number, facts::MERGEABLE_WAIT)
             .await
             .map_err(github_error)?;
     let (policy, layout_problems) = policy_for_pr(gh, &comment.repo, policy).await?;
+    if needs_affected_roots(commands) {
+        if let Some(notice) =
+            complete_pr_changes(state, gh, &comment.repo, &policy, &mut pr_facts).await
+        {
+            replies.push(notice);
+        }
+    }
     if !layout_problems.is_empty() {
         replies.push(layout_problems_notice(
             &pr_facts.default_branch,

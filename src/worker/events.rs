@@ -159,10 +159,12 @@ async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobE
     let gh = app
         .installation(pr.repo.installation_id)
         .map_err(JobError::Permanent)?;
-    let facts = facts::pr_facts(&gh, &pr.repo, pr.number)
+    let mut facts = facts::pr_facts(&gh, &pr.repo, pr.number)
         .await
         .map_err(github_error)?;
     let (policy, layout_problems) = policy_for_pr(&gh, &pr.repo, policy).await?;
+    // Logged there; a push has no reply, and the next command tells the PR.
+    let _ = super::pr_changes::complete_pr_changes(state, &gh, &pr.repo, &policy, &mut facts).await;
     if !layout_problems.is_empty() {
         // Told on the PR when a command is authorized; a push only plans admin projects.
         tracing::warn!(repo = %repo, problems = layout_problems.len(), "tfgate.yaml on the base branch has problems");

@@ -10,6 +10,7 @@ mod events;
 mod failed;
 mod gitops_check;
 mod layout;
+mod pr_changes;
 mod publish;
 
 mod run;

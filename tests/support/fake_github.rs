@@ -89,8 +89,11 @@ pub struct GitHubState {
     pub pr_reads: usize,
     /// `base...head` of every compare request.
     pub compare_requests: Vec<String>,
-    /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir).
+    /// The repository tarball served for any commit (gzip'd tar with GitHub's top dir); an
+    /// empty repository until a test serves one.
     pub tarball: Vec<u8>,
+    /// Commit → its own tarball, served instead of `tarball` for that commit.
+    pub tarballs: std::collections::HashMap<String, Vec<u8>>,
     /// (git ref, path) → file text, served by the contents API (404 otherwise).
     pub contents: std::collections::HashMap<(String, String), String>,
     /// (git ref, path) of every contents request.
@@ -239,9 +242,13 @@ impl Handler {
                     })),
                 }
             }
-            "tarball" => ResponseTemplate::new(200)
-                .insert_header("content-type", "application/x-gzip")
-                .set_body_bytes(st.tarball.clone()),
+            "tarball" => {
+                let sha = seg(req, 4);
+                let bytes = st.tarballs.get(&sha).unwrap_or(&st.tarball).clone();
+                ResponseTemplate::new(200)
+                    .insert_header("content-type", "application/x-gzip")
+                    .set_body_bytes(bytes)
+            }
             "patch_comment" => {
                 let cid: i64 = seg(req, 5).parse().unwrap_or(0);
                 let text = body["body"].as_str().unwrap_or("").to_string();
@@ -400,10 +407,12 @@ impl FakeGitHub {
                 .mount(&server)
                 .await;
         }
-        FakeGitHub {
+        let github = FakeGitHub {
             server: Arc::new(server),
             state,
-        }
+        };
+        github.serve_repo(tempfile::tempdir().unwrap().path());
+        github
     }
 
     pub fn url(&self) -> String {
@@ -425,14 +434,24 @@ impl FakeGitHub {
 
     /// Serve the files of `dir` as the repository tarball.
     pub fn serve_repo(&self, dir: &std::path::Path) {
+        let bytes = Self::tarball_of(dir);
+        self.with(|g| g.tarball = bytes);
+    }
+
+    /// Serve the files of `dir` as the tarball of commit `sha` only.
+    pub fn serve_repo_at(&self, sha: &str, dir: &std::path::Path) {
+        let bytes = Self::tarball_of(dir);
+        self.with(|g| g.tarballs.insert(sha.to_string(), bytes));
+    }
+
+    fn tarball_of(dir: &std::path::Path) -> Vec<u8> {
         let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
             Vec::new(),
             flate2::Compression::fast(),
         ));
         tar.append_dir_all("Codertocat-Hello-World-0000000/", dir)
             .unwrap();
-        let bytes = tar.into_inner().unwrap().finish().unwrap();
-        self.with(|g| g.tarball = bytes);
+        tar.into_inner().unwrap().finish().unwrap()
     }
 
     /// Answer `POST /app-manifests/{code}/conversions` (once) as GitHub does after the user

@@ -62,6 +62,7 @@ pub(super) fn check_projects(
                     .map(|d| ProjectId::new(d.as_str()))
                     .collect(),
                 when_modified: project.when_modified.clone(),
+                inputs: project.inputs.clone(),
             };
             resolved.push(resolve_project(
                 spec,

@@ -303,6 +303,14 @@ pub enum NoticeBody {
     NotAPullRequest,
     /// A command without `-p`/`-d` on a PR that changes no declared root.
     NoAffectedRoot,
+    /// Part of what decides the affected roots could not be read; roots the PR changes
+    /// directly still count.
+    AffectedRootsIncomplete {
+        /// The base commit's local module calls.
+        modules_unread: bool,
+        /// `tfgate.inputs.lock` at the base or the head.
+        inputs_lock_unread: bool,
+    },
     /// Projects of a queued command that the policy or layout no longer declares.
     ProjectsGone {
         base_ref: String,

@@ -376,7 +376,10 @@ pub fn notices() -> Vec<Notice> {
             project: "eks".into(),
         },
     ];
-    let bodies = bodies.into_iter().chain(notes::new_notice_bodies());
+    let bodies = bodies
+        .into_iter()
+        .chain(notes::new_notice_bodies())
+        .chain([notes::affected_roots_incomplete()]);
     bodies
         .into_iter()
         .map(|body| Notice {

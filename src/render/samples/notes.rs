@@ -85,6 +85,14 @@ pub fn new_notice_bodies() -> Vec<NoticeBody> {
     ]
 }
 
+/// The notice that part of what decides the affected roots could not be read.
+pub fn affected_roots_incomplete() -> NoticeBody {
+    NoticeBody::AffectedRootsIncomplete {
+        modules_unread: true,
+        inputs_lock_unread: false,
+    }
+}
+
 /// Second samples of kinds whose template has two shapes.
 pub fn alternate_notices() -> Vec<Notice> {
     [
