@@ -218,14 +218,16 @@ impl Redactor {
             };
             let escape = patterns::escape_tail(text.as_bytes(), m.start());
             let after = m.start() + escape;
-            if escape > 0
-                && regex
-                    .find_at(window, after)
-                    .is_some_and(|n| n.start() == after)
-            {
+            let value_after_escape = |n: regex::Match<'_>| {
+                let end = patterns::extend(text, n.start(), n.end(), until);
+                let rule = patterns::token_rule_of(&text[n.start()..end]);
+                n.start() == after && patterns::accept(rule, text, n.start(), end).is_some()
+            };
+            if escape > 0 && regex.find_at(window, after).is_some_and(value_after_escape) {
                 // `\nKEY`, `\u0026eyJ…`: the escape's letters begin no value; the value starts
-                // after them. (When nothing starts there, the match is taken as it is: text that
-                // only looks escaped, like `\u00a0@example.com`, is still redacted.)
+                // after them. (When no value starts there, the match is taken as it is: text that
+                // only looks escaped, like `\u00a0@example.com` or `\f00a…` of a UUID, is still
+                // redacted.)
                 pos = after;
                 continue;
             }

@@ -287,7 +287,13 @@ fn byte_before(bytes: &[u8], start: usize) -> Option<u8> {
 /// `\n` / `\t` …, 5 for the `u0026` of `\u0026`, else 0. A window starts after the backslash, so
 /// a rule whose characters include letters and digits could match the escape's tail too.
 pub fn escape_tail(bytes: &[u8], start: usize) -> usize {
-    if start == 0 || bytes[start - 1] != b'\\' {
+    // `\\f…` is an escaped backslash, then a plain `f`: only an odd run of backslashes escapes.
+    let backslashes = bytes[..start]
+        .iter()
+        .rev()
+        .take_while(|b| **b == b'\\')
+        .count();
+    if backslashes % 2 == 0 {
         return 0;
     }
     match bytes.get(start) {

@@ -399,3 +399,26 @@ fn secret_access_keys_with_few_digits_are_redacted() {
         assert_eq!(redact_once(name), name);
     }
 }
+
+/// Found by the render-leak property test: a request id starting with a letter that is also an
+/// escape letter (`f`), after an escaped backslash (`\\f00a…`), was skipped as if `\f` began it.
+#[test]
+fn a_uuid_after_an_escaped_backslash_or_a_lookalike_escape_is_redacted() {
+    let uuid = "f00a0000-aaaa-a0a0-a00a-00aa0aaa0a0a";
+    for (text, expected) in [
+        (
+            format!("[\"\\\\{uuid}\"]"),
+            "[\"\\\\<request-id-1>\"]".to_string(),
+        ),
+        (
+            format!("[\"\\{uuid}\"]"),
+            "[\"\\<request-id-1>\"]".to_string(),
+        ),
+        (
+            format!("x \\\\\\\\{uuid} y"),
+            "x \\\\\\\\<request-id-1> y".to_string(),
+        ),
+    ] {
+        assert_eq!(redact_once(&text), expected, "{text}");
+    }
+}

@@ -1,8 +1,10 @@
 //! Per-run cgroup limits (pure part): which controller files get which values, where the
 //! server's own cgroups are, and the event counters that say a limit was hit.
 //!
-//! Only cgroup v1 controller hierarchies (`/sys/fs/cgroup/{memory,pids,cpu}`) are used, each
-//! when the server may create a child under its own cgroup there; see `cgroup_host.rs`.
+//! cgroup v2 (one unified hierarchy) is used when the host delegates the server's cgroup with
+//! the `memory`, `pids` and `cpu` controllers; else the cgroup v1 controller hierarchies
+//! (`/sys/fs/cgroup/{memory,pids,cpu}`), each when the server may create a child under its own
+//! cgroup there; see `cgroup_host.rs`.
 
 use std::collections::BTreeMap;
 
@@ -59,6 +61,51 @@ pub fn v1_settings(limits: &Limits) -> Vec<(Controller, &'static str, String)> {
     out
 }
 
+/// The files to write in a run's cgroup v2 directory, in order; a limit that is `None` writes
+/// nothing. Swap is denied where memory is limited (else the limit only moves pages to swap).
+pub fn v2_settings(limits: &Limits) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if let Some(bytes) = limits.memory_bytes {
+        out.push(("memory.max", bytes.to_string()));
+        out.push(("memory.swap.max", "0".to_string()));
+    }
+    if let Some(pids) = limits.max_pids {
+        out.push(("pids.max", pids.to_string()));
+    }
+    if let Some(millis) = limits.cpu_millis {
+        let quota = (millis.saturating_mul(CPU_PERIOD_US) / 1000).max(1000);
+        out.push(("cpu.max", format!("{quota} {CPU_PERIOD_US}")));
+    }
+    out
+}
+
+/// The server's cgroup v2 path, from the `0::/path` line of `/proc/self/cgroup`.
+pub fn own_v2_path(proc_self_cgroup: &str) -> Option<String> {
+    proc_self_cgroup
+        .lines()
+        .find_map(|line| line.strip_prefix("0::"))
+        .map(|p| p.trim().to_string())
+}
+
+/// Which of `wanted` a cgroup v2 `cgroup.controllers` file does not offer.
+pub fn v2_missing(controllers_file: &str, wanted: &[Controller]) -> Vec<Controller> {
+    let offered: Vec<&str> = controllers_file.split_whitespace().collect();
+    wanted
+        .iter()
+        .copied()
+        .filter(|c| !offered.contains(&c.name()))
+        .collect()
+}
+
+/// The line enabling `controllers` for a cgroup's children (`cgroup.subtree_control`).
+pub fn v2_subtree_control(controllers: &[Controller]) -> String {
+    controllers
+        .iter()
+        .map(|c| format!("+{}", c.name()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The controllers `limits` needs.
 pub fn wanted(limits: &Limits) -> Vec<Controller> {
     let mut controllers: Vec<Controller> = v1_settings(limits).iter().map(|s| s.0).collect();
@@ -95,9 +142,18 @@ pub fn counter(text: &str, key: &str) -> u64 {
 
 /// The start-up lines saying which per-run limits are in force: an info line, and a warning
 /// when a limit has only a weaker fallback (`available`: the usable controllers).
-pub fn in_force_summary(available: &[Controller], is_root: bool) -> (String, Option<String>) {
+pub fn in_force_summary(
+    available: &[Controller],
+    v2: bool,
+    is_root: bool,
+) -> (String, Option<String>) {
     let names: Vec<&str> = available.iter().map(|c| c.name()).collect();
-    let info = if names.is_empty() {
+    let info = if v2 {
+        format!(
+            "per-run limits: cgroup v2 {} plus rlimits (address space, CPU seconds, file size)",
+            names.join(", ")
+        )
+    } else if names.is_empty() {
         "per-run limits: rlimits only (address space, CPU seconds, file size, processes); \
          no cgroup controller can be used"
             .to_string()
@@ -249,7 +305,7 @@ mod tests {
             (&[Memory], true, "memory", Some("fork bomb")),
         ];
         for (available, root, info, warning) in table {
-            let (got_info, got_warning) = in_force_summary(available, *root);
+            let (got_info, got_warning) = in_force_summary(available, false, *root);
             assert!(got_info.contains(info), "{available:?}: {got_info}");
             match warning {
                 None => assert_eq!(got_warning, None, "{available:?}"),
@@ -259,8 +315,46 @@ mod tests {
                 ),
             }
         }
-        let (_, as_user) = in_force_summary(&[], false);
+        let (_, as_user) = in_force_summary(&[], false, false);
+        let (v2, none) = in_force_summary(&Controller::ALL, true, true);
+        assert!(v2.contains("cgroup v2 memory, pids, cpu"), "{v2}");
+        assert_eq!(none, None);
         assert!(!as_user.unwrap().contains("fork bomb"));
+    }
+
+    #[test]
+    fn v2_files_and_paths() {
+        let got = v2_settings(&limits(Some(1 << 30), Some(256), Some(1500)));
+        let got: Vec<(&str, &str)> = got.iter().map(|(f, v)| (*f, v.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("memory.max", "1073741824"),
+                ("memory.swap.max", "0"),
+                ("pids.max", "256"),
+                ("cpu.max", "150000 100000"),
+            ]
+        );
+        assert!(v2_settings(&limits(None, None, None)).is_empty());
+        assert_eq!(
+            v2_settings(&limits(None, None, Some(1)))[0].1,
+            "1000 100000"
+        );
+        assert_eq!(
+            own_v2_path("12:pids:/x\n0::/system.slice/tfgate.service\n").as_deref(),
+            Some("/system.slice/tfgate.service")
+        );
+        assert_eq!(own_v2_path("4:memory:/x\n"), None);
+        use Controller::*;
+        assert_eq!(
+            v2_missing("cpuset cpu io memory pids\n", &[Memory, Pids, Cpu]),
+            vec![]
+        );
+        assert_eq!(v2_missing("hugetlb\n", &[Memory, Cpu]), vec![Memory, Cpu]);
+        assert_eq!(
+            v2_subtree_control(&[Memory, Pids, Cpu]),
+            "+memory +pids +cpu"
+        );
     }
 
     #[test]

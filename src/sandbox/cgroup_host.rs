@@ -10,36 +10,38 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::cgroup::{counter, in_force_summary, own_v1_paths, v1_settings, wanted, Controller};
+use super::cgroup::{
+    counter, in_force_summary, own_v1_paths, own_v2_path, v1_settings, v2_missing, v2_settings,
+    v2_subtree_control, wanted, Controller,
+};
 use super::spec::Limits;
 
 const CGROUP_ROOT: &str = "/sys/fs/cgroup";
+/// The leaf the server moves itself into on cgroup v2 ("no internal processes": a cgroup that
+/// hands controllers to children may hold no process itself).
+const SERVER_LEAF: &str = "tfgate-server";
 
-/// The v1 controllers under which the server may create a child of its own cgroup.
+/// Where the server may create per-run cgroups.
 #[derive(Debug)]
 pub struct CgroupHost {
-    bases: Vec<(Controller, PathBuf)>,
+    layout: Layout,
+}
+
+#[derive(Debug)]
+enum Layout {
+    /// One directory per usable v1 controller.
+    V1(Vec<(Controller, PathBuf)>),
+    /// The server's delegated v2 cgroup: runs are its children, with every controller.
+    V2(PathBuf),
 }
 
 static HOST: OnceLock<CgroupHost> = OnceLock::new();
 
-/// The host's usable controllers, probed once (creating and removing a probe directory).
+/// The host's usable cgroups, probed once (creating and removing a probe directory).
 pub fn host() -> &'static CgroupHost {
     HOST.get_or_init(|| {
-        let own = fs::read_to_string("/proc/self/cgroup")
-            .map(|text| own_v1_paths(&text))
-            .unwrap_or_default();
-        let bases = Controller::ALL
-            .into_iter()
-            .filter_map(|c| {
-                let own_path = own.get(c.name())?;
-                let base = Path::new(CGROUP_ROOT)
-                    .join(c.name())
-                    .join(own_path.trim_start_matches('/'));
-                probe(&base).then_some((c, base))
-            })
-            .collect();
-        CgroupHost { bases }
+        let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        CgroupHost::detect(Path::new(CGROUP_ROOT), &own, std::process::id())
     })
 }
 
@@ -49,9 +51,79 @@ fn probe(base: &Path) -> bool {
 }
 
 impl CgroupHost {
-    pub fn controllers(&self) -> Vec<Controller> {
-        self.bases.iter().map(|(c, _)| *c).collect()
+    /// cgroup v2 when the server's cgroup is delegated with every controller (mounted at
+    /// `root`, or at `root/unified` on a hybrid host), else the v1 hierarchies under `root`.
+    pub fn detect(root: &Path, proc_self_cgroup: &str, pid: u32) -> CgroupHost {
+        let v2 = own_v2_path(proc_self_cgroup).and_then(|own| {
+            [root.to_path_buf(), root.join("unified")]
+                .into_iter()
+                .filter(|mount| mount.join("cgroup.controllers").is_file())
+                .find_map(|mount| delegated_v2(&mount.join(own.trim_start_matches('/')), pid))
+        });
+        if let Some(dir) = v2 {
+            return CgroupHost {
+                layout: Layout::V2(dir),
+            };
+        }
+        let own = own_v1_paths(proc_self_cgroup);
+        let bases = Controller::ALL
+            .into_iter()
+            .filter_map(|c| {
+                let own_path = own.get(c.name())?;
+                let base = root.join(c.name()).join(own_path.trim_start_matches('/'));
+                probe(&base).then_some((c, base))
+            })
+            .collect();
+        CgroupHost {
+            layout: Layout::V1(bases),
+        }
     }
+
+    pub fn controllers(&self) -> Vec<Controller> {
+        match &self.layout {
+            Layout::V1(bases) => bases.iter().map(|(c, _)| *c).collect(),
+            Layout::V2(_) => Controller::ALL.to_vec(),
+        }
+    }
+
+    pub fn is_v2(&self) -> bool {
+        matches!(self.layout, Layout::V2(_))
+    }
+}
+
+/// Makes `own` (the server's v2 cgroup) the parent of run cgroups: every controller offered,
+/// the server's processes moved into a leaf, the controllers enabled for children, a child
+/// creatable. `None` (and nothing more changed) when any step is refused.
+fn delegated_v2(own: &Path, pid: u32) -> Option<PathBuf> {
+    let offered = fs::read_to_string(own.join("cgroup.controllers")).ok()?;
+    if !v2_missing(&offered, &Controller::ALL).is_empty() {
+        return None;
+    }
+    let procs = fs::read_to_string(own.join("cgroup.procs")).unwrap_or_default();
+    let holders: Vec<&str> = procs.split_whitespace().collect();
+    if !holders.is_empty() {
+        let leaf = own.join(SERVER_LEAF);
+        if let Err(e) = fs::create_dir(&leaf) {
+            if e.kind() != io::ErrorKind::AlreadyExists {
+                return None;
+            }
+        }
+        for holder in holders.iter().copied().chain([pid.to_string().as_str()]) {
+            if fs::write(leaf.join("cgroup.procs"), holder).is_err() {
+                tracing::warn!(
+                    pid = holder,
+                    "could not move a process into the server's cgroup leaf"
+                );
+                return None;
+            }
+        }
+    }
+    fs::write(
+        own.join("cgroup.subtree_control"),
+        v2_subtree_control(&Controller::ALL),
+    )
+    .ok()?;
+    probe(own).then(|| own.to_path_buf())
 }
 
 /// Logs, once, which per-run limits are in force on this host (cgroups or only rlimits).
@@ -60,7 +132,7 @@ pub fn log_limits_in_force() {
     LOGGED.get_or_init(|| {
         // SAFETY: plain syscall without arguments.
         let is_root = unsafe { libc::geteuid() } == 0;
-        let (info, warning) = in_force_summary(&host().controllers(), is_root);
+        let (info, warning) = in_force_summary(&host().controllers(), host().is_v2(), is_root);
         tracing::info!("{info}");
         if let Some(warning) = warning {
             tracing::warn!("{warning}");
@@ -68,11 +140,12 @@ pub fn log_limits_in_force() {
     });
 }
 
-/// One run's cgroups (one per controller in use), removed when dropped.
+/// One run's cgroups (one per controller in use on v1, one on v2), removed when dropped.
 #[derive(Debug)]
 pub struct RunCgroup {
     dirs: Vec<(Controller, PathBuf)>,
     procs: Vec<File>,
+    v2: bool,
 }
 
 static RUN_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -80,30 +153,65 @@ static RUN_COUNTER: AtomicU64 = AtomicU64::new(0);
 impl RunCgroup {
     /// Creates the run's cgroups with `limits`; `None` when no wanted controller is usable.
     pub fn create(limits: &Limits) -> io::Result<Option<RunCgroup>> {
-        let host = host();
-        let settings = v1_settings(limits);
+        RunCgroup::create_on(host(), limits)
+    }
+
+    /// [`RunCgroup::create`] on a given host layout.
+    pub fn create_on(host: &CgroupHost, limits: &Limits) -> io::Result<Option<RunCgroup>> {
         let n = RUN_COUNTER.fetch_add(1, Ordering::Relaxed);
         let name = format!("tfgate-run-{}-{n}", std::process::id());
         let mut run = RunCgroup {
             dirs: Vec::new(),
             procs: Vec::new(),
+            v2: host.is_v2(),
         };
-        for controller in wanted(limits) {
-            let Some((_, base)) = host.bases.iter().find(|(c, _)| *c == controller) else {
-                continue;
-            };
-            let dir = base.join(&name);
-            fs::create_dir(&dir)?;
-            run.dirs.push((controller, dir.clone()));
-            for (_, file, value) in settings.iter().filter(|s| s.0 == controller) {
-                fs::write(dir.join(file), value)?;
+        match &host.layout {
+            Layout::V2(parent) => {
+                let settings = v2_settings(limits);
+                if settings.is_empty() {
+                    return Ok(None);
+                }
+                let dir = parent.join(&name);
+                fs::create_dir(&dir)?;
+                run.dirs.push((Controller::Memory, dir.clone()));
+                for (file, value) in &settings {
+                    fs::write(dir.join(file), value)?;
+                }
+                // `create` opens the kernel's file as it is (and makes one in a test tree).
+                let procs = OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(dir.join("cgroup.procs"))?;
+                run.procs.push(procs);
             }
-            let procs = OpenOptions::new()
-                .write(true)
-                .open(dir.join("cgroup.procs"))?;
-            run.procs.push(procs);
+            Layout::V1(bases) => {
+                let settings = v1_settings(limits);
+                for controller in wanted(limits) {
+                    let Some((_, base)) = bases.iter().find(|(c, _)| *c == controller) else {
+                        continue;
+                    };
+                    let dir = base.join(&name);
+                    fs::create_dir(&dir)?;
+                    run.dirs.push((controller, dir.clone()));
+                    for (_, file, value) in settings.iter().filter(|s| s.0 == controller) {
+                        fs::write(dir.join(file), value)?;
+                    }
+                    run.procs.push(
+                        OpenOptions::new()
+                            .write(true)
+                            .open(dir.join("cgroup.procs"))?,
+                    );
+                }
+            }
         }
         Ok((!run.dirs.is_empty()).then_some(run))
+    }
+
+    /// The run's cgroup directories.
+    #[cfg(test)]
+    pub fn dirs(&self) -> Vec<&Path> {
+        self.dirs.iter().map(|(_, d)| d.as_path()).collect()
     }
 
     /// Open `cgroup.procs` descriptors; the child writes "0" to each before exec.
@@ -113,7 +221,10 @@ impl RunCgroup {
 
     /// OOM kills in the run's memory cgroup.
     pub fn oom_kills(&self) -> u64 {
-        self.counter(Controller::Memory, "memory.oom_control", "oom_kill")
+        match self.v2 {
+            true => self.counter(Controller::Memory, "memory.events", "oom_kill"),
+            false => self.counter(Controller::Memory, "memory.oom_control", "oom_kill"),
+        }
     }
 
     /// Forks the run's pids cgroup refused.
@@ -124,7 +235,7 @@ impl RunCgroup {
     fn counter(&self, controller: Controller, file: &str, key: &str) -> u64 {
         self.dirs
             .iter()
-            .find(|(c, _)| *c == controller)
+            .find(|(c, _)| self.v2 || *c == controller)
             .and_then(|(_, dir)| fs::read_to_string(dir.join(file)).ok())
             .map_or(0, |text| counter(&text, key))
     }
@@ -181,6 +292,7 @@ impl Drop for RunCgroup {
         let mut rest = RunCgroup {
             dirs: std::mem::take(&mut self.dirs),
             procs: Vec::new(),
+            v2: self.v2,
         };
         std::thread::spawn(move || {
             for _ in 0..100 {
@@ -210,5 +322,90 @@ pub(crate) fn join_in_child(fds: &[RawFd]) -> io::Result<()> {
 pub fn limits_in_force() -> (String, Option<String>) {
     // SAFETY: plain syscall without arguments.
     let is_root = unsafe { libc::geteuid() } == 0;
-    in_force_summary(&host().controllers(), is_root)
+    in_force_summary(&host().controllers(), host().is_v2(), is_root)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Against a temporary directory laid out like cgroup file systems (plain files: the
+    //! kernel's checks are not there). This host's own cgroup v2 offers no memory controller,
+    //! so a real delegated v2 run cannot be proven here; the v1 path runs for real in
+    //! `tests/sandbox_limits.rs`.
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_delegated_v2_cgroup_hosts_the_runs() {
+        let root = tempfile::tempdir().unwrap();
+        let own = root.path().join("system.slice/tfgate.service");
+        write(
+            &root.path().join("cgroup.controllers"),
+            "cpuset cpu io memory pids\n",
+        );
+        write(&own.join("cgroup.controllers"), "cpu memory pids\n");
+        write(&own.join("cgroup.procs"), "4242\n");
+        let host = CgroupHost::detect(root.path(), "0::/system.slice/tfgate.service\n", 4242);
+        assert!(host.is_v2());
+        assert_eq!(host.controllers(), Controller::ALL.to_vec());
+        // The server left its cgroup for a leaf, and children get every controller.
+        assert_eq!(
+            fs::read_to_string(own.join("tfgate-server/cgroup.procs")).unwrap(),
+            "4242"
+        );
+        assert_eq!(
+            fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
+            "+memory +pids +cpu"
+        );
+        let limits = Limits {
+            memory_bytes: Some(1 << 20),
+            max_pids: Some(64),
+            cpu_millis: Some(500),
+            ..Limits::default()
+        };
+        let run = RunCgroup::create_on(&host, &limits).unwrap().unwrap();
+        let dir = run.dirs()[0].to_path_buf();
+        assert_eq!(dir.parent().unwrap(), own.as_path());
+        assert_eq!(
+            fs::read_to_string(dir.join("memory.max")).unwrap(),
+            "1048576"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join("memory.swap.max")).unwrap(),
+            "0"
+        );
+        assert_eq!(fs::read_to_string(dir.join("pids.max")).unwrap(), "64");
+        assert_eq!(
+            fs::read_to_string(dir.join("cpu.max")).unwrap(),
+            "50000 100000"
+        );
+        write(
+            &dir.join("memory.events"),
+            "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n",
+        );
+        write(&dir.join("pids.events"), "max 7\n");
+        assert_eq!((run.oom_kills(), run.pids_refused()), (1, 7));
+    }
+
+    #[test]
+    fn without_every_controller_v2_is_not_used() {
+        // This machine's hybrid layout: cgroup2 at `unified` with only hugetlb.
+        let root = tempfile::tempdir().unwrap();
+        write(&root.path().join("unified/cgroup.controllers"), "hugetlb\n");
+        write(&root.path().join("unified/cgroup.procs"), "1\n");
+        let host = CgroupHost::detect(root.path(), "4:memory:/\n0::/\n", 1);
+        assert!(!host.is_v2());
+        assert!(
+            !root.path().join("unified/tfgate-server").exists(),
+            "nothing moved"
+        );
+        assert!(!root.path().join("unified/cgroup.subtree_control").exists());
+        // v1: a memory hierarchy the server may create children in.
+        fs::create_dir_all(root.path().join("memory")).unwrap();
+        let host = CgroupHost::detect(root.path(), "4:memory:/\n0::/\n", 1);
+        assert_eq!(host.controllers(), vec![Controller::Memory]);
+    }
 }
