@@ -6,6 +6,11 @@
 
 mod support;
 
+// For check runs listed back with their `external_id`; the other outbox faults go unused here.
+#[allow(dead_code)]
+#[path = "support/fake_github_outbox.rs"]
+mod fake_github_outbox;
+
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -119,6 +124,27 @@ async fn a_502_after_the_write_is_not_sent_again() {
     assert_eq!(plan_comments(&h).len(), 1);
     // The run carried on with the comment it found: the check run was created.
     assert_eq!(h.github.with(|g| g.check_runs_created.len()), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_502_after_a_check_run_is_created_does_not_create_it_twice() {
+    let Some((h, _repo)) = start().await else {
+        return;
+    };
+    let checks = h.github.list_created_check_runs().await;
+    h.github
+        .fail_next("POST", "/check-runs", Fault::bad_gateway(true));
+    h.comment(1, "/plan", "alice").await;
+
+    let posts = h.github.requests_to("POST", "/check-runs");
+    assert_eq!(posts.len(), 1, "found by its external_id: {posts:#?}");
+    assert!(faulted(&posts[0]));
+    // Before sending it again, tfgate listed the commit's check runs and found it there.
+    let looked = h.github.requests_to("GET", "/check-runs");
+    assert!(looked.iter().any(|r| r.at > posts[0].at), "{looked:#?}");
+    let created: Vec<String> = checks.created().into_iter().map(|c| c.0).collect();
+    assert_eq!(created, vec!["tfgate plan: eks"], "exactly one check run");
+    assert_eq!(plan_comments(&h).len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
