@@ -195,6 +195,31 @@ async fn an_answer_that_never_comes_is_found_by_the_marker() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secondary_rate_limit_on_the_tarball_holds_the_installations_next_request() {
+    let Some((h, _repo)) = start().await else {
+        return;
+    };
+    h.github
+        .fail_next("GET", "/tarball/", Fault::secondary_rate_limit(2));
+    h.comment(1, "/plan", "alice").await;
+
+    let requests = h.github.requests();
+    let limited = requests
+        .iter()
+        .position(|r| r.is("GET", "/tarball/") && faulted(r))
+        .expect("the tarball request was rate-limited");
+    let next = requests.get(limited + 1).expect("a request after it");
+    assert!(
+        next.at >= requests[limited].at + Duration::from_secs(2),
+        "the installation's next request ({} {}) came before GitHub's 2 s",
+        next.method,
+        next.path
+    );
+    assert!(next.is("GET", "/tarball/"), "{next:#?}");
+    assert_eq!(plan_comments(&h).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tarball_500_is_retried_and_the_plan_runs() {
     let Some((h, _repo)) = start().await else {
         return;
