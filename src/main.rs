@@ -454,8 +454,8 @@ async fn prune(config: &Config) -> Result<()> {
     let p = tfgate::db::retention::prune_older_than(&db, days).await?;
     println!(
         "pruned what is older than {days} days: {} jobs, {} deliveries, \
-         plan files and logs of {} runs, {} handled-comment records",
-        p.jobs, p.deliveries, p.run_blobs, p.handled_comments
+         plan files and logs of {} runs, {} handled-comment records, {} publications",
+        p.jobs, p.deliveries, p.run_blobs, p.handled_comments, p.publications
     );
     Ok(())
 }

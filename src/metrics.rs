@@ -142,6 +142,7 @@ impl Metrics {
             ("deliveries", pruned.deliveries),
             ("runs", pruned.run_blobs),
             ("handled_comments", pruned.handled_comments),
+            ("publications", pruned.publications),
         ] {
             self.pruned.get_or_create(&PrunedLabels { table }).inc_by(n);
         }
@@ -194,6 +195,7 @@ mod tests {
             deliveries: 2,
             run_blobs: 0,
             handled_comments: 5,
+            publications: 1,
         };
         m.pruned(&pass);
         m.pruned(&pass);
@@ -205,5 +207,6 @@ mod tests {
         assert!(text.contains("tfgate_pruned_rows_total{table=\"deliveries\"} 4"));
         assert!(text.contains("tfgate_pruned_rows_total{table=\"runs\"} 0"));
         assert!(text.contains("tfgate_pruned_rows_total{table=\"handled_comments\"} 10"));
+        assert!(text.contains("tfgate_pruned_rows_total{table=\"publications\"} 2"));
     }
 }

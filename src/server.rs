@@ -128,6 +128,7 @@ pub async fn retention_pass(state: &AppState, days: u32) -> Result<crate::db::re
             jobs = pruned.jobs,
             deliveries = pruned.deliveries,
             run_blobs = pruned.run_blobs,
+            publications = pruned.publications,
             days,
             "pruned old rows"
         );

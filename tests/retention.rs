@@ -128,6 +128,20 @@ async fn prunes_only_what_is_old_and_finished(backend: Backend) {
         .unwrap();
     }
 
+    // Publications: published long ago (pruned), published recently, never published (kept).
+    for (job_id, published) in [(1, Some(old)), (2, Some(recent)), (3, None)] {
+        sqlx::query(
+            "INSERT INTO publications (job_id, repo, pr, command, head_sha, result, created_at, \
+             published_at) VALUES ($1, 'o/r', 1, 'plan', 'abc', '{}', $2, $3)",
+        )
+        .bind(job_id)
+        .bind(old)
+        .bind(published)
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    }
+
     let pruned = prune(&db, cutoff_ms(now, 30)).await.unwrap();
     assert_eq!(
         pruned,
@@ -136,8 +150,14 @@ async fn prunes_only_what_is_old_and_finished(backend: Backend) {
             deliveries: 1_104,
             run_blobs: 1,
             handled_comments: 1,
+            publications: 1,
         }
     );
+    let kept: Vec<i64> = sqlx::query_scalar("SELECT job_id FROM publications ORDER BY job_id")
+        .fetch_all(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(kept, vec![2, 3], "recent and unpublished publications stay");
     let kept: Vec<i64> = sqlx::query_scalar("SELECT comment_id FROM handled_comments")
         .fetch_all(&db.pool)
         .await

@@ -6,6 +6,11 @@
 
 mod support;
 
+// For check runs listed back with their `external_id`; the other outbox faults go unused here.
+#[allow(dead_code)]
+#[path = "support/fake_github_outbox.rs"]
+mod fake_github_outbox;
+
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -122,6 +127,27 @@ async fn a_502_after_the_write_is_not_sent_again() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_502_after_a_check_run_is_created_does_not_create_it_twice() {
+    let Some((h, _repo)) = start().await else {
+        return;
+    };
+    let checks = h.github.list_created_check_runs().await;
+    h.github
+        .fail_next("POST", "/check-runs", Fault::bad_gateway(true));
+    h.comment(1, "/plan", "alice").await;
+
+    let posts = h.github.requests_to("POST", "/check-runs");
+    assert_eq!(posts.len(), 1, "found by its external_id: {posts:#?}");
+    assert!(faulted(&posts[0]));
+    // Before sending it again, tfgate listed the commit's check runs and found it there.
+    let looked = h.github.requests_to("GET", "/check-runs");
+    assert!(looked.iter().any(|r| r.at > posts[0].at), "{looked:#?}");
+    let created: Vec<String> = checks.created().into_iter().map(|c| c.0).collect();
+    assert_eq!(created, vec!["tfgate plan: eks"], "exactly one check run");
+    assert_eq!(plan_comments(&h).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_secondary_rate_limit_is_waited_out_as_github_asked() {
     let Some((h, _repo)) = start().await else {
         return;
@@ -165,6 +191,31 @@ async fn an_answer_that_never_comes_is_found_by_the_marker() {
 
     let posts = h.github.requests_to("POST", COMMENTS);
     assert_eq!(posts.len(), 1, "{posts:#?}");
+    assert_eq!(plan_comments(&h).len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secondary_rate_limit_on_the_tarball_holds_the_installations_next_request() {
+    let Some((h, _repo)) = start().await else {
+        return;
+    };
+    h.github
+        .fail_next("GET", "/tarball/", Fault::secondary_rate_limit(2));
+    h.comment(1, "/plan", "alice").await;
+
+    let requests = h.github.requests();
+    let limited = requests
+        .iter()
+        .position(|r| r.is("GET", "/tarball/") && faulted(r))
+        .expect("the tarball request was rate-limited");
+    let next = requests.get(limited + 1).expect("a request after it");
+    assert!(
+        next.at >= requests[limited].at + Duration::from_secs(2),
+        "the installation's next request ({} {}) came before GitHub's 2 s",
+        next.method,
+        next.path
+    );
+    assert!(next.is("GET", "/tarball/"), "{next:#?}");
     assert_eq!(plan_comments(&h).len(), 1);
 }
 

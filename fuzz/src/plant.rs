@@ -75,7 +75,7 @@ fn char_boundary_at(text: &str, mut at: usize) -> usize {
 /// (text to plant, strings that must be gone afterwards).
 fn planted_value(kind: u8, rng: &mut SplitMix) -> (String, Vec<String>) {
     let one = |v: String| (v.clone(), vec![v]);
-    match kind % 15 {
+    match kind % 17 {
         0 => arn(rng),
         1 => one(digits(rng, 12)),
         2 => one(ipv4(rng)),
@@ -90,7 +90,9 @@ fn planted_value(kind: u8, rng: &mut SplitMix) -> (String, Vec<String>) {
         11 => known_secret(rng),
         12 => encoded_message(rng),
         13 => host_name(rng),
-        _ => encoded_arn(rng),
+        14 => encoded_arn(rng),
+        15 => secret_assignment(rng),
+        _ => glued_assignment(rng),
     }
 }
 
@@ -252,6 +254,45 @@ fn host_name(rng: &mut SplitMix) -> (String, Vec<String>) {
         _ => format!("ec2-{dashed}.compute-1.amazonaws.com"),
     };
     (host, vec![dashed])
+}
+
+/// `KEY=value` where the key names a secret: environment dumps, `-var` flags, query strings.
+fn secret_assignment(rng: &mut SplitMix) -> (String, Vec<String>) {
+    let key = rng.pick(&[
+        "password",
+        "TF_VAR_db_password",
+        "DB_PASSWORD",
+        "AWS_SECRET_ACCESS_KEY",
+        "GITHUB_TOKEN",
+        "https://example.com/cb?state=1&client_secret",
+        "?token",
+        "api_key",
+    ]);
+    let len = 8 + rng.below(24);
+    let value = rng.string(
+        len,
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.+/=@!#$%*~",
+    );
+    let quote = if rng.below(3) == 0 { "\"" } else { "" };
+    let tail = if key.contains('?') { "&x=1" } else { "" };
+    (format!("{key}={quote}{value}{quote}{tail}"), vec![value])
+}
+
+/// A value of a redacted kind glued with `=` to a key that names nothing secret.
+fn glued_assignment(rng: &mut SplitMix) -> (String, Vec<String>) {
+    let key = rng.pick(&[
+        "x",
+        "MY_SETTING",
+        "TF_VAR_admin_cidrs",
+        "TF_VAR_a_rather_long_variable_name_here",
+    ]);
+    let value = match rng.below(4) {
+        0 => rng.string(40, BASE64),
+        1 => ipv4(rng),
+        2 => access_key(rng),
+        _ => github_token(rng),
+    };
+    (format!("{key}={value}"), vec![value])
 }
 
 /// SplitMix64: small, seedable, good enough to spread a seed over a value's characters.

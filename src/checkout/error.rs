@@ -52,6 +52,10 @@ pub enum CheckoutError {
     InvalidToken,
     #[error("GitHub answered {status} to the tarball request{}", status_hint(*.status))]
     HttpStatus { status: u16 },
+    /// GitHub asked for no request of this installation before `until` (a secondary rate
+    /// limit, or the primary one spent).
+    #[error("GitHub rate-limited the tarball request")]
+    RateLimited { until: std::time::SystemTime },
     #[error("tarball download was redirected to a non-https location")]
     InsecureRedirect,
     #[error("tarball download was redirected too many times")]
@@ -80,7 +84,7 @@ impl CheckoutError {
     /// 404 (no access, no such commit) stays.
     pub fn is_retryable(&self) -> bool {
         match self {
-            CheckoutError::Network(_) => true,
+            CheckoutError::Network(_) | CheckoutError::RateLimited { .. } => true,
             CheckoutError::HttpStatus { status } => {
                 matches!(status, 408 | 429 | 500..=599)
             }

@@ -41,11 +41,39 @@ pub async fn fetch_tarball(
         .map_err(network_error)?;
     let response = follow_redirects(client, first, url.scheme() == "https").await?;
     if !response.status().is_success() {
-        return Err(CheckoutError::HttpStatus {
-            status: response.status().as_u16(),
-        });
+        return Err(refusal(response).await);
     }
     stream_into_extractor(response, dest.to_path_buf(), limits).await
+}
+
+/// Why GitHub did not send the tarball: a rate limit (as [`crate::github::retry::classify`]
+/// reads GitHub's headers and message) or another status.
+async fn refusal(response: Response) -> CheckoutError {
+    use crate::github::retry::{classify, Answer, Outcome, Verdict};
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    // GitHub's error bodies are a short JSON message; a long body is not read.
+    let short = response.content_length().is_some_and(|n| n <= 64 * 1024);
+    let body = match short {
+        true => response.text().await.unwrap_or_default(),
+        false => String::new(),
+    };
+    let message = serde_json::from_str::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| v["message"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    let answer = Answer {
+        status,
+        retry_after: header("retry-after"),
+        ratelimit_remaining: header("x-ratelimit-remaining"),
+        ratelimit_reset: header("x-ratelimit-reset"),
+        message: &message,
+    };
+    match classify(&Outcome::Answered(answer), std::time::SystemTime::now()) {
+        Verdict::RateLimited { until } => CheckoutError::RateLimited { until },
+        _ => CheckoutError::HttpStatus { status },
+    }
 }
 
 /// Runs `fetch` (a [`fetch_tarball`]) again after each pause of `backoff` while it fails

@@ -1,8 +1,9 @@
-//! Retention: what tfgate forgets, and when. Finished jobs, received deliveries and the sealed
-//! plan files and raw logs of finished runs are kept for `TFGATE_RETENTION_DAYS` (default 30),
-//! then deleted in small batches (a batch is one short transaction, so webhook intake on
-//! SQLite waits for at most one batch). Run rows themselves, locks, audit events and shared-input
-//! fingerprints are kept: they are small, and audit is what an admin reads back months later.
+//! Retention: what tfgate forgets, and when. Finished jobs, received deliveries, the sealed plan
+//! files and raw logs of finished runs, records of handled comments and published outbox rows
+//! (`publications`) are kept for `TFGATE_RETENTION_DAYS` (default 30), then deleted in small
+//! batches (a batch is one short transaction, so webhook intake on SQLite waits for at most one
+//! batch). Run rows themselves, locks, audit events, shared-input fingerprints and unpublished
+//! results are kept: they are small, and audit is what an admin reads back months later.
 //!
 //! Why at least [`MIN_RETENTION_DAYS`]: a delivery id is how a redelivery is recognised. GitHub
 //! lets a user redeliver a delivery for 3 days (7 on GitHub Enterprise Server); an id forgotten
@@ -46,6 +47,8 @@ pub struct Pruned {
     pub run_blobs: u64,
     /// Records of handled comments (replay protection and the hourly command count).
     pub handled_comments: u64,
+    /// Outbox rows of results published before the cutoff (unpublished rows are kept).
+    pub publications: u64,
 }
 
 impl Pruned {
@@ -62,7 +65,7 @@ pub async fn prune_older_than(db: &Db, days: u32) -> Result<Pruned> {
 
 /// Delete what is older than `before_ms`: finished jobs (not queued or running) last updated
 /// before it, deliveries received before it, and the plan files and raw logs of runs finished
-/// before it, and records of comments handled before it. A job does not need its delivery row
+/// before it, records of comments handled before it and publications published before it. A job does not need its delivery row
 /// (no foreign key): the row only recognises a redelivery.
 pub async fn prune(db: &Db, before_ms: i64) -> Result<Pruned> {
     Ok(Pruned {
@@ -100,6 +103,16 @@ pub async fn prune(db: &Db, before_ms: i64) -> Result<Pruned> {
                    comment_id FROM handled_comments WHERE at < $1 LIMIT $2)",
                 before_ms,
                 "deleting old handled-comment records",
+            )
+        })
+        .await?,
+        publications: in_batches(|| {
+            batch_statement(
+                db,
+                "DELETE FROM publications WHERE id IN (SELECT id FROM publications \
+                   WHERE published_at < $1 ORDER BY id LIMIT $2)",
+                before_ms,
+                "deleting old publications",
             )
         })
         .await?,

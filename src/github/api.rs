@@ -249,14 +249,48 @@ pub async fn create_check_run(
         "conclusion": r.conclusion,
         "output": output,
     });
-    if let Some(id) = r.external_id {
-        body["external_id"] = json!(id);
-    }
-    let _: serde_json::Value = gh
-        .post(&route, &body)
+    let Some(external_id) = r.external_id else {
+        let _: serde_json::Value = gh
+            .post(&route, &body)
+            .await
+            .context("creating a check run")?;
+        return Ok(());
+    };
+    body["external_id"] = json!(external_id);
+    let call = Call {
+        method: &http::Method::POST,
+        route: &route,
+        body: Some(&body),
+        idempotent: false,
+    };
+    let delivered = gh
+        .deliver(call, || {
+            check_run_with_external_id(gh, repo, r.head_sha, r.name, external_id)
+        })
         .await
         .context("creating a check run")?;
+    if let Delivered::AlreadyDone(id) = delivered {
+        tracing::info!(
+            check_run = id,
+            "a check run whose answer was lost had been created"
+        );
+    }
     Ok(())
+}
+
+/// The id of the check run `name` with `external_id` on commit `head_sha`, if GitHub has it.
+async fn check_run_with_external_id(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    head_sha: &str,
+    name: &str,
+    external_id: &str,
+) -> Result<Option<i64>> {
+    let listed = super::lists::check_runs(gh, repo, head_sha).await?;
+    Ok(listed
+        .iter()
+        .find(|c| c.name == name && c.external_id.as_deref() == Some(external_id))
+        .map(|c| c.id))
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use anyhow::{Context, Result};
 use octocrab::models::{AppId, InstallationId};
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::gate::RateGate;
 use super::http::{CallPolicy, InstallationClient};
+use super::retry::Admission;
 use crate::policy::GitHubPermission;
 use crate::webhook::event::RepoRef;
 
@@ -36,6 +38,12 @@ impl std::fmt::Debug for AppCredentials {
 }
 
 pub const CREDENTIALS_FILE: &str = "github-app.json";
+
+/// GitHub's answer to an installation-token request (only the token is read).
+#[derive(Deserialize)]
+struct AccessToken {
+    token: String,
+}
 
 impl AppCredentials {
     pub fn path(data_dir: &Path) -> PathBuf {
@@ -189,16 +197,52 @@ impl GitHubApp {
             }
         }
         let issued = std::time::Instant::now();
-        let (_, token) = self
-            .app_client
-            .installation_and_token(InstallationId(installation_id as u64))
+        // As the App (its JWT), but through the installation's gate, retries and deadline.
+        let as_app = InstallationClient::new(
+            self.app_client.clone(),
+            installation_id,
+            Arc::clone(&self.gate),
+            Arc::clone(&self.policy),
+        );
+        let route = format!("/app/installations/{installation_id}/access_tokens");
+        let answer: AccessToken = as_app
+            .post(&route, &serde_json::json!({}))
             .await
             .context("requesting an installation token")?;
+        let token = SecretString::from(answer.token);
         self.tokens
             .lock()
             .expect("token cache lock")
             .insert(installation_id, (token.clone(), issued));
         Ok(token)
+    }
+
+    /// Wait while GitHub asked `installation_id` to, for a request made outside
+    /// [`InstallationClient`] (the tarball download); `Err` when the wait is longer than a
+    /// worker is held.
+    pub async fn wait_turn(&self, installation_id: i64) -> Result<(), SystemTime> {
+        let now = SystemTime::now();
+        match self
+            .gate
+            .admission(installation_id, now, self.policy.retry.max_wait)
+        {
+            Admission::Go => Ok(()),
+            Admission::WaitFor(wait) => {
+                tracing::info!(
+                    wait_ms = wait.as_millis() as u64,
+                    "waiting as GitHub asked before downloading"
+                );
+                tokio::time::sleep(wait).await;
+                Ok(())
+            }
+            Admission::Defer { until } => Err(until),
+        }
+    }
+
+    /// GitHub asked `installation_id` to make no request before `until` (shared by every
+    /// client of this process).
+    pub fn hold(&self, installation_id: i64, until: SystemTime) {
+        self.gate.hold(installation_id, until);
     }
 
     /// The user's permission on the repository, looked up at most once a minute.

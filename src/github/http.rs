@@ -111,7 +111,7 @@ impl InstallationClient {
         }
     }
 
-    /// POST a JSON body that may safely be sent twice (a reaction, a check run).
+    /// POST a JSON body that may safely be sent twice (a reaction, a label).
     pub async fn post<T: DeserializeOwned>(&self, route: &str, body: &Value) -> Result<T> {
         self.json(&Method::POST, route, Some(body)).await
     }

@@ -48,6 +48,8 @@ struct CheckRunPage {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct CheckRunItem {
+    #[serde(default)]
+    pub id: i64,
     pub name: String,
     #[serde(default)]
     pub conclusion: Option<String>,

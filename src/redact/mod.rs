@@ -233,6 +233,18 @@ impl Redactor {
             }
             let end = patterns::extend(text, m.start(), m.end(), until);
             let rule = patterns::token_rule_of(&text[m.start()..end]);
+            if let Some(value) = (rule == Rule::Token)
+                .then(|| patterns::assignment_value_start(&text[m.start()..end]))
+                .flatten()
+            {
+                // `KEY=value`: the key may hold an id; the value is judged on its own.
+                let inner = rules & !patterns::bit(Rule::Token);
+                if inner != 0 {
+                    self.scan_window(text, m.start(), m.start() + value - 1, inner, out, ph);
+                }
+                pos = m.start() + value;
+                continue;
+            }
             match patterns::accept(rule, text, m.start(), end) {
                 Some(span) => {
                     out.emit(span, rule, ph);

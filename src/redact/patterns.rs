@@ -18,6 +18,9 @@ pub enum Rule {
     PrivateKey,
     /// `Encoded authorization failure message: <blob>`: only the blob is replaced.
     EncodedMessage,
+    /// `KEY=value` where the key ends in a secret's name (`db_password=`, `GITHUB_TOKEN=`,
+    /// `?client_secret=`): only the value is replaced.
+    SecretAssignment,
     Arn,
     /// A percent-encoded ARN (`arn%3Aaws%3Aiam%3A%3A…`, any case of the `%xx`), as in URLs.
     EncodedArn,
@@ -62,7 +65,48 @@ pub fn spanning() -> Vec<(Rule, String)> {
             Rule::EncodedMessage,
             r"Encoded authorization failure message: [A-Za-z0-9_-]+".into(),
         ),
+        (
+            Rule::SecretAssignment,
+            // Literal names (the end of the key), so the pass keeps its literal prefilter. The
+            // value ends where a query parameter, quote, bracket or separator does.
+            format!(
+                r#"(?:{})="?[^\s&"'`<>;,|()\[\]{{}}\\]+"#,
+                SECRET_KEY_NAMES.join("|")
+            ),
+        ),
     ]
+}
+
+/// Ends of key names whose `=` value is a secret, in the three cases keys are written in.
+const SECRET_KEY_NAMES: [&str; 19] = [
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "access_key",
+    "private_key",
+    "PASSWORD",
+    "PASSWD",
+    "SECRET",
+    "TOKEN",
+    "API_KEY",
+    "APIKEY",
+    "ACCESS_KEY",
+    "PRIVATE_KEY",
+    "Password",
+    "Secret",
+    "Token",
+];
+
+/// Where the value of a `KEY=value` token match starts: after its first `=` that is followed by
+/// a value (base64 padding only ends a token, so an `=` inside one is an assignment).
+pub fn assignment_value_start(m: &str) -> Option<usize> {
+    let b = m.as_bytes();
+    (1..b.len().saturating_sub(1))
+        .find(|&i| b[i] == b'=' && b[i + 1] != b'=')
+        .map(|i| i + 1)
 }
 
 /// Built-in rules whose matches never contain ASCII whitespace, quotes or backslashes, in
@@ -330,6 +374,11 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
             let prefix = "Encoded authorization failure message: ".len();
             Some((start + prefix, end))
         }
+        Rule::SecretAssignment => {
+            let value = m.find('=')? + 1;
+            let value = value + usize::from(m[value..].starts_with('"'));
+            (value < m.len()).then_some((start + value, end))
+        }
         Rule::Arn => {
             if is_alnum(before) || one_of(before, b"_-") {
                 return None;
@@ -416,9 +465,12 @@ fn mixes_classes(s: &str, min_digits: usize) -> bool {
 /// The kind a rule's match is replaced as.
 pub fn kind_of(rule: Rule, matched: &str) -> Kind {
     match rule {
-        Rule::KnownSecret | Rule::PrivateKey | Rule::GitHubToken | Rule::Jwt | Rule::Token => {
-            Kind::Secret
-        }
+        Rule::KnownSecret
+        | Rule::SecretAssignment
+        | Rule::PrivateKey
+        | Rule::GitHubToken
+        | Rule::Jwt
+        | Rule::Token => Kind::Secret,
         Rule::Admin | Rule::EncodedMessage => Kind::Redacted,
         Rule::Arn | Rule::EncodedArn => Kind::Arn,
         Rule::AccessKey => Kind::AccessKey,

@@ -422,3 +422,62 @@ fn a_uuid_after_an_escaped_backslash_or_a_lookalike_escape_is_redacted() {
         assert_eq!(redact_once(&text), expected, "{text}");
     }
 }
+
+/// `KEY=value` glued with `=`: in environment dumps, `-var` flags and URLs' query strings. The
+/// key stays readable; the value goes when the key names a secret or the value has a secret's
+/// shape.
+#[test]
+fn values_glued_to_their_key_with_equals() {
+    let cases: &[(&str, &str)] = &[
+        ("password=hunter2xyz done", "password=<secret-1> done"),
+        (
+            "TF_VAR_db_password=hunter2xyz",
+            "TF_VAR_db_password=<secret-1>",
+        ),
+        ("DB_PASSWORD=\"hunter2xyz\"", "DB_PASSWORD=\"<secret-1>\""),
+        (
+            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "AWS_SECRET_ACCESS_KEY=<secret-1>",
+        ),
+        (
+            "export MY_SETTING=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY;",
+            "export MY_SETTING=<secret-1>;",
+        ),
+        (
+            "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ",
+            "GITHUB_TOKEN=<secret-1>",
+        ),
+        (
+            "TF_VAR_admin_cidrs=10.0.0.0/8",
+            "TF_VAR_admin_cidrs=<cidr-1>",
+        ),
+        (
+            "TF_VAR_a_rather_long_variable_name_here=10.0.0.0/8",
+            "TF_VAR_a_rather_long_variable_name_here=<cidr-1>",
+        ),
+        (
+            "https://h/x?token=abc123def&x=1",
+            "https://h/x?token=<secret-1>&x=1",
+        ),
+        (
+            "https://h/cb?client_secret=s3cr3t&state=ok",
+            "https://h/cb?client_secret=<secret-1>&state=ok",
+        ),
+        ("api_key=AbC/dEf+ghi==", "api_key=<secret-1>"),
+        // Not secrets: other keys, empty values, base64 padding.
+        (
+            "secret_name=my-app count=3 token=",
+            "secret_name=my-app count=3 token=",
+        ),
+        (
+            "hash=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",
+            "hash=<secret-1>",
+        ),
+    ];
+    let wrong: Vec<(String, &str)> = cases
+        .iter()
+        .map(|(input, expected)| (redact_once(input), *expected))
+        .filter(|(got, expected)| got != expected)
+        .collect();
+    assert!(wrong.is_empty(), "(got, expected): {wrong:#?}");
+}

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, Request, ResponseTemplate};
 
-use super::fake_github::{FakeGitHub, Posted};
+use super::fake_github::{faults, FakeGitHub, Posted};
 
 const COMMENTS: &str = r"^/repos/[^/]+/[^/]+/issues/\d+/comments$";
 const CHECK_RUNS: &str = r"^/repos/[^/]+/[^/]+/check-runs$";
@@ -112,20 +112,23 @@ impl FakeGitHub {
     pub async fn list_created_check_runs(&self) -> CreatedCheckRuns {
         let created = CreatedCheckRuns::default();
         let (state, runs) = (self.state.clone(), created.0.clone());
+        // Both routes go through the fault injector (`FakeGitHub::fail_next`) and are recorded.
         let record = move |req: &Request| {
             let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
             let mut st = state.lock().unwrap();
-            st.next_id += 1;
-            let id = 1000 + st.next_id;
-            let text = |k: &str| body[k].as_str().unwrap_or("").to_string();
-            st.check_runs_created
-                .push((text("name"), text("conclusion"), text("head_sha")));
-            runs.lock().unwrap().push(json!({
-                "id": id, "name": body["name"], "conclusion": body["conclusion"],
-                "head_sha": body["head_sha"], "external_id": body["external_id"],
-                "status": "completed", "app": {"slug": "tfgate"}
-            }));
-            ResponseTemplate::new(201).set_body_json(json!({"id": id, "name": body["name"]}))
+            faults::respond(&mut st, req, |st| {
+                st.next_id += 1;
+                let id = 1000 + st.next_id;
+                let text = |k: &str| body[k].as_str().unwrap_or("").to_string();
+                st.check_runs_created
+                    .push((text("name"), text("conclusion"), text("head_sha")));
+                runs.lock().unwrap().push(json!({
+                    "id": id, "name": body["name"], "conclusion": body["conclusion"],
+                    "head_sha": body["head_sha"], "external_id": body["external_id"],
+                    "status": "completed", "app": {"slug": "tfgate"}
+                }));
+                ResponseTemplate::new(201).set_body_json(json!({"id": id, "name": body["name"]}))
+            })
         };
         Mock::given(method("POST"))
             .and(path_regex(CHECK_RUNS))
@@ -133,7 +136,7 @@ impl FakeGitHub {
             .with_priority(4)
             .mount(&self.server)
             .await;
-        let runs = created.0.clone();
+        let (state, runs) = (self.state.clone(), created.0.clone());
         let list = move |req: &Request| {
             let sha = req.url.path().split('/').nth(5).unwrap_or("").to_string();
             let on_commit: Vec<Value> = runs
@@ -143,8 +146,11 @@ impl FakeGitHub {
                 .filter(|r| r["head_sha"] == sha.as_str())
                 .cloned()
                 .collect();
-            ResponseTemplate::new(200)
-                .set_body_json(json!({"total_count": on_commit.len(), "check_runs": on_commit}))
+            let mut st = state.lock().unwrap();
+            faults::respond(&mut st, req, |_| {
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"total_count": on_commit.len(), "check_runs": on_commit}))
+            })
         };
         Mock::given(method("GET"))
             .and(path_regex(CHECK_RUNS_OF_COMMIT))

@@ -9,7 +9,7 @@ use anyhow::{anyhow, Context, Result};
 
 use super::{render_err, RunCtx};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
-use crate::checkout::{fetch_tarball, with_retries, ExtractLimits, Workdir};
+use crate::checkout::{fetch_tarball, with_retries, CheckoutError, ExtractLimits, Workdir};
 use crate::db::locks::{self, LockOutcome, RootClaim, RootKey};
 use crate::db::runs::{self, NewRun};
 use crate::inputs;
@@ -240,8 +240,13 @@ impl RunCtx<'_> {
             .build()?;
         let repo = &self.run.repo;
         let api_url = &self.state.config.github_api_url;
-        with_retries(&app.call_policy().retry.backoff, || {
-            fetch_tarball(
+        // Through the installation's rate-limit gate, as every other GitHub request.
+        let fetch = || async {
+            let installation = repo.installation_id;
+            app.wait_turn(installation)
+                .await
+                .map_err(|until| CheckoutError::RateLimited { until })?;
+            let fetched = fetch_tarball(
                 &client,
                 api_url,
                 &repo.owner,
@@ -251,10 +256,20 @@ impl RunCtx<'_> {
                 dest,
                 ExtractLimits::default(),
             )
-        })
-        .await
-        .map_err(|e| anyhow!("checkout failed: {}", e.public_reason()))?;
-        Ok(())
+            .await;
+            if let Err(CheckoutError::RateLimited { until }) = &fetched {
+                app.hold(installation, *until);
+            }
+            fetched
+        };
+        match with_retries(&app.call_policy().retry.backoff, fetch).await {
+            Ok(_) => Ok(()),
+            // Waits up to the worker's cap were made above; a longer one ends the run here.
+            Err(CheckoutError::RateLimited { .. }) => Err(anyhow!(
+                "checkout failed: GitHub rate-limited this installation; run the command again later"
+            )),
+            Err(e) => Err(anyhow!("checkout failed: {}", e.public_reason())),
+        }
     }
 
     /// STS credentials of `role` for this run, as environment variables.
