@@ -67,7 +67,7 @@ fn prune_reports_what_it_removed_and_refuses_a_retention_shorter_than_redelivery
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out,
-        "pruned what is older than 30 days: 0 jobs, 0 deliveries, plan files and logs of 0 runs, 0 handled-comment records\n"
+        "pruned what is older than 30 days: 0 jobs, 0 deliveries, plan files and logs of 0 runs, 0 handled-comment records, 0 publications\n"
     );
     let (code, out, _) = tfgate(&["prune", &data, "--retention-days", "0"]);
     assert_eq!(code, 0);

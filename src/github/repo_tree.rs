@@ -7,8 +7,56 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 
 use super::GitHubApp;
-use crate::checkout::{fetch_tarball, read_tree, with_retries, ExtractLimits, WalkLimits};
+use crate::checkout::{
+    fetch_tarball, read_tree, with_retries, CheckoutError, CheckoutInfo, ExtractLimits, WalkLimits,
+};
 use crate::webhook::event::RepoRef;
+
+/// Downloads `repo` at `sha` and unpacks it into `dest`: through the installation's rate-limit
+/// gate like every other GitHub request (a rate-limited answer holds the installation's next
+/// request), with the call policy's retries for transient failures.
+pub async fn download(
+    app: &GitHubApp,
+    api_url: &str,
+    repo: &RepoRef,
+    sha: &str,
+    dest: &Path,
+) -> Result<CheckoutInfo> {
+    let token = app.installation_token(repo.installation_id).await?;
+    let client = reqwest::Client::builder()
+        .user_agent("tfgate")
+        .timeout(Duration::from_secs(300))
+        .build()?;
+    let installation = repo.installation_id;
+    let fetch = || async {
+        app.wait_turn(installation)
+            .await
+            .map_err(|until| CheckoutError::RateLimited { until })?;
+        let fetched = fetch_tarball(
+            &client,
+            api_url,
+            &repo.owner,
+            &repo.name,
+            sha,
+            &token,
+            dest,
+            ExtractLimits::default(),
+        )
+        .await;
+        if let Err(CheckoutError::RateLimited { until }) = &fetched {
+            app.hold(installation, *until);
+        }
+        fetched
+    };
+    match with_retries(&app.call_policy().retry.backoff, fetch).await {
+        Ok(info) => Ok(info),
+        // Waits up to the worker's cap were made above; a longer one ends here.
+        Err(CheckoutError::RateLimited { .. }) => Err(anyhow!(
+            "GitHub rate-limited this installation; run the command again later"
+        )),
+        Err(e) => Err(anyhow!("{}", e.public_reason())),
+    }
+}
 
 /// `(path from the repository root, text)` of the files of `repo` at `sha` under `folder`
 /// (the whole repository when `None`) whose names `wanted` accepts. The tarball is unpacked
@@ -22,7 +70,6 @@ pub async fn files_at(
     folder: Option<&str>,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<Vec<(String, String)>> {
-    let token = app.installation_token(repo.installation_id).await?;
     let parent = if work_dir.is_dir() {
         work_dir.to_path_buf()
     } else {
@@ -32,25 +79,7 @@ pub async fn files_at(
         .prefix("tree-")
         .tempdir_in(&parent)
         .context("creating a directory for a repository's files")?;
-    let dest = dir.path().join("repo");
-    let client = reqwest::Client::builder()
-        .user_agent("tfgate")
-        .timeout(Duration::from_secs(300))
-        .build()?;
-    let info = with_retries(&app.call_policy().retry.backoff, || {
-        fetch_tarball(
-            &client,
-            api_url,
-            &repo.owner,
-            &repo.name,
-            sha,
-            &token,
-            &dest,
-            ExtractLimits::default(),
-        )
-    })
-    .await
-    .map_err(|e| anyhow!("reading {} failed: {}", repo.full_name(), e.public_reason()))?;
+    let info = download(app, api_url, repo, sha, &dir.path().join("repo")).await?;
     let root = match folder {
         Some(f) => info.root.join(f),
         None => info.root.clone(),

@@ -396,17 +396,7 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
             (!is_alnum(before) && !is_digit(after)).then_some((start + prefix, end))
         }
         Rule::AccessKey => (!is_alnum(before) && !is_alnum(after)).then_some((start, end)),
-        Rule::Email => {
-            // `\\nuser@example.com`: the escape's letter is not part of the address.
-            let from = if start >= 1 && byte_before(bytes, start + 1) == Some(b' ') {
-                start + 1
-            } else {
-                start
-            };
-            let trimmed = text[from..end].trim_end_matches('.');
-            (trimmed.contains('@') && !trimmed.starts_with('@'))
-                .then_some((from, from + trimmed.len()))
-        }
+        Rule::Email => accept_email(text, start, end),
         Rule::Uuid => {
             (!is_alnum(before) && !is_alnum(after) && !one_of(before, b"-") && !one_of(after, b"-"))
                 .then_some((start, end))
@@ -432,17 +422,29 @@ pub fn accept(rule: Rule, text: &str, start: usize, end: usize) -> Option<(usize
             ok.then_some((start, end))
         }
         Rule::Account => is_lone_twelve_digits(bytes, start, end).then_some((start, end)),
-        Rule::Token => {
-            // With `/` it may be a path (`modules/NetworkStack2/…`): only base64 shapes count.
-            let aws_secret_key = m.len() == 40 && (m.contains('/') || m.contains('+'));
-            let base64_like =
-                !m.contains('/') || aws_secret_key || m.ends_with('=') || m.contains('+');
-            // 40 characters is an AWS secret access key's length; about one in a hundred such
-            // keys has at most one digit, so at that length digits are not asked for.
-            let min_digits = if m.len() == 40 { 0 } else { 2 };
-            (base64_like && mixes_classes(m, min_digits)).then_some((start, end))
-        }
+        Rule::Token => is_token_shaped(m).then_some((start, end)),
     }
+}
+
+fn accept_email(text: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    // `\\nuser@example.com`: the escape's letter is not part of the address.
+    let from = if start >= 1 && byte_before(text.as_bytes(), start + 1) == Some(b' ') {
+        start + 1
+    } else {
+        start
+    };
+    let trimmed = text[from..end].trim_end_matches('.');
+    (trimmed.contains('@') && !trimmed.starts_with('@')).then_some((from, from + trimmed.len()))
+}
+
+fn is_token_shaped(m: &str) -> bool {
+    // With `/` it may be a path (`modules/NetworkStack2/…`): only base64 shapes count.
+    let aws_secret_key = m.len() == 40 && (m.contains('/') || m.contains('+'));
+    let base64_like = !m.contains('/') || aws_secret_key || m.ends_with('=') || m.contains('+');
+    // 40 characters is an AWS secret access key's length; about one in a hundred such keys
+    // has at most one digit, so at that length digits are not asked for.
+    let min_digits = if m.len() == 40 { 0 } else { 2 };
+    base64_like && mixes_classes(m, min_digits)
 }
 
 /// Upper case, lower case and digits all present, and enough distinct characters: the shape of

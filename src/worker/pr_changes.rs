@@ -10,11 +10,11 @@
 //! and needs no schema; losing it costs one download.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use anyhow::{anyhow, Context, Result};
 
-use crate::checkout::{fetch_tarball, read_tree, with_retries, ExtractLimits, WalkLimits};
+use crate::checkout::{read_tree, WalkLimits};
 use crate::drift::LOCKFILE_NAME;
 use crate::github::{api, InstallationClient};
 use crate::inputs::changed_lock_inputs;
@@ -119,27 +119,10 @@ async fn base_module_graph(
 
 async fn download(state: &AppState, repo: &RepoRef, sha: &str, dest: &Path) -> Result<()> {
     let app = state.github().context("no GitHub App configured")?;
-    let token = app.installation_token(repo.installation_id).await?;
-    let client = reqwest::Client::builder()
-        .user_agent("tfgate")
-        .timeout(Duration::from_secs(300))
-        .build()?;
-    let api_url = &state.config.github_api_url;
-    with_retries(&app.call_policy().retry.backoff, || {
-        fetch_tarball(
-            &client,
-            api_url,
-            &repo.owner,
-            &repo.name,
-            sha,
-            &token,
-            dest,
-            ExtractLimits::default(),
-        )
-    })
-    .await
-    .map_err(|e| anyhow!("downloading the base commit failed: {}", e.public_reason()))?;
-    Ok(())
+    crate::github::repo_tree::download(&app, &state.config.github_api_url, repo, sha, dest)
+        .await
+        .map(|_| ())
+        .map_err(|e| anyhow!("downloading the base commit failed: {e:#}"))
 }
 
 fn read_cached(entry: &Path) -> Option<ModuleGraph> {
@@ -174,6 +157,7 @@ fn oldest_past<T>(mut entries: Vec<(T, SystemTime)>, keep: usize) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn the_oldest_entries_past_the_bound_go() {

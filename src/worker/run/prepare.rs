@@ -3,13 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
 use super::{render_err, RunCtx};
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
-use crate::checkout::{fetch_tarball, with_retries, CheckoutError, ExtractLimits, Workdir};
+use crate::checkout::Workdir;
 use crate::db::locks::{self, LockOutcome, RootClaim, RootKey};
 use crate::db::runs::{self, NewRun};
 use crate::inputs;
@@ -231,45 +230,11 @@ impl RunCtx<'_> {
     /// The authorised commit's tarball, unpacked into `dest`.
     async fn check_out(&self, dest: &Path) -> Result<()> {
         let app = self.state.github().context("no GitHub App configured")?;
-        let token = app
-            .installation_token(self.run.repo.installation_id)
-            .await?;
-        let client = reqwest::Client::builder()
-            .user_agent("tfgate")
-            .timeout(Duration::from_secs(300))
-            .build()?;
-        let repo = &self.run.repo;
         let api_url = &self.state.config.github_api_url;
-        // Through the installation's rate-limit gate, as every other GitHub request.
-        let fetch = || async {
-            let installation = repo.installation_id;
-            app.wait_turn(installation)
-                .await
-                .map_err(|until| CheckoutError::RateLimited { until })?;
-            let fetched = fetch_tarball(
-                &client,
-                api_url,
-                &repo.owner,
-                &repo.name,
-                self.head,
-                &token,
-                dest,
-                ExtractLimits::default(),
-            )
-            .await;
-            if let Err(CheckoutError::RateLimited { until }) = &fetched {
-                app.hold(installation, *until);
-            }
-            fetched
-        };
-        match with_retries(&app.call_policy().retry.backoff, fetch).await {
-            Ok(_) => Ok(()),
-            // Waits up to the worker's cap were made above; a longer one ends the run here.
-            Err(CheckoutError::RateLimited { .. }) => Err(anyhow!(
-                "checkout failed: GitHub rate-limited this installation; run the command again later"
-            )),
-            Err(e) => Err(anyhow!("checkout failed: {}", e.public_reason())),
-        }
+        crate::github::repo_tree::download(&app, api_url, &self.run.repo, self.head, dest)
+            .await
+            .map(|_| ())
+            .map_err(|e| anyhow!("checkout failed: {e:#}"))
     }
 
     /// STS credentials of `role` for this run, as environment variables.
