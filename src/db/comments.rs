@@ -58,3 +58,34 @@ pub async fn commands_last_hour(db: &Db, repo: &str, actor: &str) -> Result<i64>
     .context("counting recent commands")?;
     Ok(n.unwrap_or(0))
 }
+
+/// Queue the comment's run jobs and mark them queued, in one transaction. Returns false, and
+/// queues nothing, when they were queued before: by an earlier attempt of the same comment job
+/// (its worker died before completing it, or it failed afterwards and is retried).
+pub async fn queue_runs_once(
+    db: &Db,
+    repo: &str,
+    comment_id: i64,
+    jobs: &[crate::jobs::NewJob],
+) -> Result<bool> {
+    let mut tx = db.pool.begin().await.context("starting a transaction")?;
+    let marked = sqlx::query(
+        "UPDATE handled_comments SET runs_queued = 1 \
+         WHERE repo = $1 AND comment_id = $2 AND runs_queued = 0",
+    )
+    .bind(repo)
+    .bind(comment_id)
+    .execute(&mut *tx)
+    .await
+    .context("marking a comment's runs queued")?
+    .rows_affected();
+    if marked == 0 {
+        return Ok(false);
+    }
+    let now = now_ms();
+    for job in jobs {
+        crate::jobs::queue::insert_job(&mut tx, job, None, now).await?;
+    }
+    tx.commit().await.context("queueing a comment's runs")?;
+    Ok(true)
+}

@@ -229,10 +229,32 @@ async fn act(
     let actions = command_actions(&request, &allowed, &policy.specs(), &plan_runs)
         .map_err(|e| JobError::Permanent(anyhow!(e)))?;
     answer(state, comment, &policy, &actions, replies).await?;
-    for run in &actions.runs {
-        enqueue_run(state, run).await?;
-    }
+    queue_runs(state, comment, &actions.runs).await?;
     state.wake.notify_waiters();
+    Ok(())
+}
+
+/// Queue the comment's runs, unless an earlier attempt of this comment job queued them.
+async fn queue_runs(
+    state: &AppState,
+    comment: &CommentJob,
+    runs: &[RunJob],
+) -> Result<(), JobError> {
+    if runs.is_empty() {
+        return Ok(());
+    }
+    let jobs: Vec<NewJob> = runs.iter().map(|run| run_job(state, run)).collect();
+    let repo = comment.repo.full_name();
+    let queued = comments::queue_runs_once(&state.db, &repo, comment.comment_id, &jobs)
+        .await
+        .map_err(JobError::Transient)?;
+    if queued {
+        for _ in &jobs {
+            state.metrics.job_enqueued(JobKind::Run.as_str());
+        }
+    } else {
+        tracing::info!(repo = %repo, comment = comment.comment_id, "the comment's runs were queued by an earlier attempt; not again");
+    }
     Ok(())
 }
 
@@ -301,15 +323,20 @@ async fn answer(
     Ok(())
 }
 
-/// Queue a run job (an apply is tried once).
-pub(super) async fn enqueue_run(state: &AppState, run: &RunJob) -> Result<(), JobError> {
-    let job = NewJob {
+/// The job of a run (an apply is tried once).
+fn run_job(state: &AppState, run: &RunJob) -> NewJob {
+    NewJob {
         kind: JobKind::Run,
         payload: serde_json::to_string(run).expect("run payload serialises"),
         repo: Some(run.repo.full_name()),
         pr: Some(run.number),
         max_attempts: max_attempts(run.command, state.config.job_max_attempts),
-    };
+    }
+}
+
+/// Queue a run job.
+pub(super) async fn enqueue_run(state: &AppState, run: &RunJob) -> Result<(), JobError> {
+    let job = run_job(state, run);
     queue::enqueue(&state.db, &job)
         .await
         .map_err(JobError::Transient)?;
