@@ -24,7 +24,8 @@ async fn a_hundred_plans_on_two_workers_run_once_each_and_a_killed_workers_runs_
     let mut victim = t.start_worker(2);
     let _survivor = t.start_worker(2);
     let victim_workers = victim.worker_names(2);
-    let (first, second) = t.roots.split_at(t.roots.len() / 2);
+    // Most comments first, so that the victim surely has runs going when it is killed.
+    let (first, second) = t.roots.split_at(t.roots.len() * 4 / 5);
     for root in first {
         t.plan(root).await;
     }
@@ -43,9 +44,14 @@ async fn a_hundred_plans_on_two_workers_run_once_each_and_a_killed_workers_runs_
 
     let jobs = t.wait_all_planned(Duration::from_secs(900)).await;
     eprintln!(
-        "topology: {} plans in {:.0?}; runs left by the killed worker: {left_running:?}",
+        "topology: {} plans in {:.0?}; runs left by the killed worker: {left_running:?}, \
+         fetched before the kill: {:?}",
         t.roots.len(),
-        started.elapsed()
+        started.elapsed(),
+        left_running
+            .iter()
+            .map(|r| hits_at_kill.get(&r.project).copied().unwrap_or(0))
+            .collect::<Vec<_>>()
     );
     assert!(
         jobs.keys().all(|(_, status)| status == "succeeded"),

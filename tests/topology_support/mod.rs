@@ -137,6 +137,24 @@ impl Process {
     }
 }
 
+impl Process {
+    /// Wait (up to `limit`) until the process has logged `text`.
+    pub async fn wait_for_log(&self, text: &str, limit: Duration) {
+        let start = std::time::Instant::now();
+        while !std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .contains(text)
+        {
+            assert!(
+                start.elapsed() < limit,
+                "{text:?} not in {}",
+                self.log.display()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
 impl Drop for Process {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -347,11 +365,7 @@ impl Topology {
     pub async fn wait_all_planned(&self, limit: Duration) -> BTreeMap<(String, String), i64> {
         let start = std::time::Instant::now();
         loop {
-            let planned = self
-                .roots
-                .iter()
-                .filter(|r| !self.plan_comments(r).is_empty())
-                .count();
+            let planned = self.planned();
             let jobs = self.jobs_by_kind_and_status().await;
             let busy = jobs
                 .iter()
@@ -402,15 +416,36 @@ impl Topology {
         out
     }
 
+    /// How many roots have their plan comment.
+    pub fn planned(&self) -> usize {
+        self.roots
+            .iter()
+            .filter(|r| !self.plan_comments(r).is_empty())
+            .count()
+    }
+
+    /// When the fake GitHub received the last comment.
+    pub fn last_comment_at(&self) -> std::time::Instant {
+        self.github.comments().iter().map(|c| c.at).max().unwrap()
+    }
+
+    /// Every run's claim-to-start latency in ms (its job created → the run started), in the
+    /// order the runs started.
+    pub async fn claim_to_start_ms(&self) -> Vec<i64> {
+        sqlx::query_scalar(
+            "SELECT r.created_at - j.created_at FROM runs r JOIN jobs j ON j.id = r.job_id \
+             ORDER BY r.id",
+        )
+        .fetch_all(&self.db.pool)
+        .await
+        .unwrap()
+    }
+
     /// Wait (up to `limit`) until `count` roots have their plan comment.
     pub async fn wait_for_plans(&self, count: usize, limit: Duration) {
         let start = std::time::Instant::now();
         loop {
-            let planned = self
-                .roots
-                .iter()
-                .filter(|r| !self.plan_comments(r).is_empty())
-                .count();
+            let planned = self.planned();
             if planned >= count {
                 return;
             }
