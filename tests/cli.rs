@@ -197,3 +197,25 @@ fn gitops_diff_previews_a_removed_application() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("no deploying object changes"), "{text}");
 }
+
+#[test]
+fn import_atlantis_maps_workflow_arguments_and_warns_about_run_steps() {
+    let (code, out, err) = tfgate(&[
+        "policy",
+        "import-atlantis",
+        "tests/fixtures/atlantis/atlantis.yaml",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("    var_files: [env/ops.tfvars]\n"), "{out}");
+    assert!(
+        out.contains("    backend_config: env/ops.backend.hcl\n"),
+        "{out}"
+    );
+    assert!(out.contains("  var_files: [common.tfvars]\n"), "{out}");
+    assert!(
+        err.contains(
+            "warning: workflow `ops`: apply step `run: ./notify-slack.sh` has no equivalent"
+        ),
+        "{err}"
+    );
+}

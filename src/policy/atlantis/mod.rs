@@ -5,14 +5,20 @@
 //! layout; `execution_order_group`s become `depends_on` edges (each project depends on every
 //! project of the previous group); `apply_requirements` are merged into one policy-wide list
 //! (`approved` → `approved`, `mergeable` → `mergeable`, `undiverged` → `up_to_date`); a
-//! `terraform_version` shared by every project becomes `defaults.terraform`. Everything
+//! `terraform_version` shared by every project becomes `defaults.terraform`. Custom workflows
+//! map what tfgate has (`workflow.rs`): the `default` workflow's settings go to `defaults:`,
+//! and a project whose workflow differs from it, or whose autoplan is off, is declared in the
+//! policy's `projects:` (with the projects it depends on) instead of the layout. Everything
 //! else is reported.
+
+mod render;
+mod workflow;
 
 use crate::project::{normalize_dir, ProjectId};
 use serde_yaml::{Mapping, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
 use thiserror::Error;
+use workflow::{import_workflows, WorkflowSettings};
 
 /// The result of an import.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +50,12 @@ struct Project {
     depends_on: Vec<String>,
     group: Option<i64>,
     terraform: Option<String>,
+    workflow: Option<String>,
+    autoplan: bool,
+    /// What its workflow maps to.
+    settings: WorkflowSettings,
+    /// Declared in the policy (settings the layout cannot carry), not in the layout.
+    in_policy: bool,
 }
 
 fn s(v: &Value) -> Option<String> {
@@ -91,14 +103,15 @@ pub fn import_atlantis(yaml: &str) -> Result<AtlantisImport, AtlantisImportError
     }
     add_execution_order(&mut projects, &mut warnings);
     let terraform = common_terraform(&projects, &mut warnings);
+    let defaults = apply_workflows(root, terraform.as_deref(), &mut projects, &mut warnings);
     let union: BTreeSet<&'static str> = requirements.keys().copied().collect();
     differing_requirement_warnings(&per_project_reqs, &union, &mut warnings);
     if union.contains("approved") {
         warnings.push("approved: tfgate is stricter than Atlantis: only an approval on the current head, by a user with write access who is not the author and not a bot, counts".into());
     }
     Ok(AtlantisImport {
-        layout_yaml: render_layout(&projects),
-        policy_yaml: render_policy(&union, terraform.as_deref()),
+        layout_yaml: render::layout(&projects),
+        policy_yaml: render::policy(&union, terraform.as_deref(), &defaults, &projects),
         warnings,
     })
 }
@@ -142,6 +155,10 @@ fn import_project(
         depends_on: strings(map.get("depends_on")),
         group: map.get("execution_order_group").and_then(Value::as_i64),
         terraform: None,
+        workflow: None,
+        autoplan: true,
+        settings: WorkflowSettings::default(),
+        in_policy: false,
     };
     let mut reqs = BTreeSet::new();
     for (k, v) in map {
@@ -180,10 +197,7 @@ fn top_level_warnings(root: &Mapping, warnings: &mut Vec<String>) {
                 }
                 format!("version {}: only version 3 configs are understood; check the result", s(v).unwrap_or_default())
             }
-            "workflows" => {
-                let names: Vec<String> = v.as_mapping().map(|m| m.keys().filter_map(s).collect()).unwrap_or_default();
-                format!("workflows ({}): custom run steps have no equivalent; tfgate runs plain terraform init/plan/apply in its sandbox", names.join(", "))
-            }
+            "workflows" => continue,
             "automerge" => "automerge: no equivalent; tfgate never merges pull requests".into(),
             "autodiscover" => "autodiscover: no equivalent; tfgate runs only declared projects".into(),
             "delete_source_branch_on_merge" => "delete_source_branch_on_merge: no equivalent; tfgate never merges or deletes branches".into(),
@@ -215,10 +229,8 @@ fn project_key(
                     project.when_modified.push(pattern);
                 }
             }
-            if enabled {
-                return;
-            }
-            format!("{label}: autoplan disabled: declare this project in the policy with `autoplan: false` (the layout cannot turn autoplan off)")
+            project.autoplan = enabled;
+            return;
         }
         "terraform_version" => {
             let version = s(value).unwrap_or_default();
@@ -246,7 +258,10 @@ fn project_key(
         "plan_requirements" | "import_requirements" => {
             format!("{label}: {key} has no equivalent; tfgate's plan permission is set in the policy")
         }
-        "workflow" => format!("{label}: workflow `{}`: custom workflows have no equivalent", s(value).unwrap_or_default()),
+        "workflow" => {
+            project.workflow = s(value);
+            return;
+        }
         "branch" => format!("{label}: branch `{}`: no equivalent; tfgate runs on every base branch", s(value).unwrap_or_default()),
         "repo_locking" | "repo_locks" => format!("{label}: {key}: no equivalent; tfgate always locks a project from plan to apply or merge"),
         "custom_policy_check" | "policy_check" => format!("{label}: {key}: policy checks (conftest) have no equivalent"),
@@ -256,6 +271,52 @@ fn project_key(
         other => format!("{label}: unknown Atlantis key `{other}`, not imported"),
     };
     warnings.push(text);
+}
+
+/// Gives each project its workflow's settings and decides where it is declared; returns the
+/// `default` workflow's settings (for `defaults:`).
+fn apply_workflows(
+    root: &Mapping,
+    terraform: Option<&str>,
+    projects: &mut [Project],
+    warnings: &mut Vec<String>,
+) -> WorkflowSettings {
+    let workflows = import_workflows(root.get("workflows"), warnings);
+    let defaults = workflows.get("default").cloned().unwrap_or_default();
+    for p in projects.iter_mut() {
+        let name = p.workflow.as_deref().unwrap_or("default");
+        p.settings = match workflows.get(name) {
+            Some(settings) => settings.clone(),
+            None if p.workflow.is_some() => {
+                warnings.push(format!(
+                    "project {}: workflow `{name}` is not defined in atlantis.yaml (a server-side workflow?); not imported",
+                    p.id
+                ));
+                defaults.clone()
+            }
+            None => defaults.clone(),
+        };
+        let own_terraform = p.terraform.is_some() && p.terraform.as_deref() != terraform;
+        p.in_policy = !p.autoplan || own_terraform || p.settings != defaults;
+    }
+    // A project declared in the policy may depend only on projects the policy declares.
+    loop {
+        let needed: BTreeSet<String> = projects
+            .iter()
+            .filter(|p| p.in_policy)
+            .flat_map(|p| p.depends_on.clone())
+            .collect();
+        let mut moved = false;
+        for p in projects.iter_mut() {
+            if !p.in_policy && needed.contains(p.id.as_str()) {
+                p.in_policy = true;
+                moved = true;
+            }
+        }
+        if !moved {
+            return defaults;
+        }
+    }
 }
 
 fn add_execution_order(projects: &mut [Project], warnings: &mut Vec<String>) {
@@ -307,176 +368,16 @@ fn common_terraform(projects: &[Project], warnings: &mut Vec<String>) -> Option<
     for p in projects {
         match p.terraform.as_deref() {
             Some(v) if v == top => {}
-            Some(v) => warnings.push(format!(
-                "project {}: terraform_version {v} differs from defaults.terraform {top}; declare the project in the policy with `terraform: {v}`",
+            // Such a project is declared in the policy with its own `terraform`.
+            Some(_) => {}
+            None => warnings.push(format!(
+                "project {}: had no terraform_version; it now runs defaults.terraform {top}",
                 p.id
             )),
-            None => warnings.push(format!("project {}: had no terraform_version; it now runs defaults.terraform {top}", p.id)),
         }
     }
     Some(top)
 }
 
-/// A YAML scalar: plain when obviously safe, otherwise a JSON (= YAML double-quoted) string.
-fn scalar(text: &str) -> String {
-    let plain = text.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
-        && !matches!(
-            text.to_ascii_lowercase().as_str(),
-            "true" | "false" | "yes" | "no" | "on" | "off" | "null"
-        );
-    if plain {
-        text.to_string()
-    } else {
-        serde_json::to_string(text).unwrap_or_else(|_| format!("{text:?}"))
-    }
-}
-
-fn list(items: &[String]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(|i| scalar(i))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
-fn render_layout(projects: &[Project]) -> String {
-    let mut out = String::from("# tfgate.yaml — imported from atlantis.yaml. Where the roots are; nothing else.\nprojects:\n");
-    for p in projects {
-        // Unnamed Atlantis projects keep tfgate's derived name (dir, or dir:workspace).
-        match &p.name {
-            Some(name) => {
-                let _ = writeln!(out, "  - name: {}", scalar(name));
-                let _ = writeln!(out, "    dir: {}", scalar(&p.dir));
-            }
-            None => {
-                let _ = writeln!(out, "  - dir: {}", scalar(&p.dir));
-            }
-        }
-        if p.workspace != "default" {
-            let _ = writeln!(out, "    workspace: {}", scalar(&p.workspace));
-        }
-        if !p.depends_on.is_empty() {
-            let _ = writeln!(out, "    depends_on: {}", list(&p.depends_on));
-        }
-        if !p.when_modified.is_empty() {
-            let _ = writeln!(out, "    when_modified: {}", list(&p.when_modified));
-        }
-    }
-    out
-}
-
-fn render_policy(requirements: &BTreeSet<&'static str>, terraform: Option<&str>) -> String {
-    let mut out = String::from(
-        "# tfgate policy skeleton imported from atlantis.yaml. Put it in the server's policies/\n\
-         # directory after replacing every REPLACE value and reviewing each line.\n\
-         repos:\n  - REPLACE-owner/REPLACE-repo\n\n\
-         # Projects come from the repository's tfgate.yaml.\n\
-         allow_repo_layout: true\n\n\
-         defaults:\n",
-    );
-    if let Some(version) = terraform {
-        let _ = writeln!(out, "  terraform: {}", scalar(version));
-    }
-    out.push_str(
-        "  plan_role: arn:aws:iam::111111111111:role/REPLACE-plan\n  apply_role: arn:aws:iam::111111111111:role/REPLACE-apply\n\n\
-         permissions:\n  plan:\n    min_permission: write\n  apply:\n    min_permission: write\n\n",
-    );
-    let reqs: Vec<String> = if requirements.is_empty() {
-        out.push_str("# Atlantis set no apply_requirements here (server-side repos.yaml may have); tfgate's default:\n");
-        vec!["approved".into(), "mergeable".into()]
-    } else {
-        let order = ["approved", "mergeable", "up_to_date"];
-        order
-            .iter()
-            .filter(|r| requirements.contains(*r))
-            .map(|r| r.to_string())
-            .collect()
-    };
-    let _ = writeln!(out, "apply_requirements: {}", list(&reqs));
-    out.push_str("allow_fork_prs: false\non_input_drift: block\n");
-    out
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::load_policy;
-    use crate::project::{merge_layout, parse_layout};
-
-    const FIXTURE: &str = include_str!("../../tests/fixtures/atlantis/atlantis.yaml");
-
-    #[test]
-    fn imports_realistic_config() {
-        let import = import_atlantis(FIXTURE).unwrap();
-        insta::assert_snapshot!("layout", import.layout_yaml);
-        insta::assert_snapshot!("policy", import.policy_yaml);
-        insta::assert_yaml_snapshot!("warnings", import.warnings);
-    }
-
-    #[test]
-    fn imported_files_load_and_merge() {
-        let import = import_atlantis(FIXTURE).unwrap();
-        let policy = load_policy("imported.yaml", &import.policy_yaml).unwrap();
-        let layout = parse_layout("tfgate.yaml", &import.layout_yaml).unwrap();
-        let merged = merge_layout(&policy, Some(&layout)).unwrap();
-        assert_eq!(merged.policy.projects.len(), 5);
-        let order = crate::project::order_by_dependencies(
-            &merged
-                .policy
-                .specs()
-                .iter()
-                .map(|s| s.id.clone())
-                .collect::<Vec<_>>(),
-            &merged.policy.specs(),
-        )
-        .unwrap();
-        let names: Vec<&str> = order.iter().map(ProjectId::as_str).collect();
-        assert_eq!(
-            names,
-            vec![
-                "network",
-                "dev-cluster",
-                "ops-cluster",
-                "infra/dev/platform:dev",
-                "ops-platform"
-            ]
-        );
-    }
-
-    #[test]
-    fn minimal_config_gets_default_requirements() {
-        let import = import_atlantis("version: 3\nprojects:\n  - dir: .\n").unwrap();
-        assert!(import
-            .policy_yaml
-            .contains("apply_requirements: [approved, mergeable]"));
-        assert!(import.layout_yaml.contains("  - dir: \".\"\n"));
-        assert!(import.warnings.is_empty(), "{:?}", import.warnings);
-        parse_layout("tfgate.yaml", &import.layout_yaml).unwrap();
-    }
-
-    #[test]
-    fn rejects_what_is_not_an_atlantis_config() {
-        assert_eq!(
-            import_atlantis("- a\n- b\n"),
-            Err(AtlantisImportError::Shape)
-        );
-        assert_eq!(
-            import_atlantis("version: 3\n"),
-            Err(AtlantisImportError::Shape)
-        );
-        assert_eq!(
-            import_atlantis("projects:\n  - name: x\n"),
-            Err(AtlantisImportError::MissingDir(0))
-        );
-        assert!(matches!(
-            import_atlantis("projects: [\n"),
-            Err(AtlantisImportError::Yaml(_))
-        ));
-    }
-}
+mod tests;
