@@ -143,6 +143,16 @@ async fn every_github_call_conforms_to_the_official_spec() {
         .await
         .expect("repository contents");
     assert_eq!(layout.expect("a file").encoding, "base64");
+    let annotations: Vec<AnnotationView> = (1..=120)
+        .map(|line| AnnotationView {
+            path: "infra/eks/main.tf".into(),
+            start_line: line,
+            end_line: line + 2,
+            level: AnnotationLevel::Failure,
+            title: "aws_iam_role.node".into(),
+            message: "AccessDenied (permission missing)".into(),
+        })
+        .collect();
     api::create_check_run(
         &gh,
         &r,
@@ -154,14 +164,8 @@ async fn every_github_call_conforms_to_the_official_spec() {
             title: "1 to add",
             summary: "summary",
             text: "details",
-            annotations: &[AnnotationView {
-                path: "infra/eks/main.tf".into(),
-                start_line: 3,
-                end_line: 9,
-                level: AnnotationLevel::Failure,
-                title: "aws_iam_role.node".into(),
-                message: "AccessDenied (permission missing)".into(),
-            }],
+            // 120: created with 50, then two PATCHes (50 and 20) that complete it.
+            annotations: &annotations,
         },
     )
     .await
@@ -213,6 +217,14 @@ async fn every_github_call_conforms_to_the_official_spec() {
         );
     }
     assert!(seen.len() >= 16, "{seen:#?}");
+    let patches = seen
+        .iter()
+        .filter(|s| s.starts_with("PATCH /repos/octo-org/infra/check-runs/"))
+        .count();
+    assert_eq!(
+        patches, 2,
+        "120 annotations: one create and two updates: {seen:#?}"
+    );
 }
 
 #[tokio::test]

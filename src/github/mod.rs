@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod app;
+pub mod check_runs;
 pub mod credentials_store;
 pub mod facts;
 pub mod gate;

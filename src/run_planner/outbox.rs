@@ -139,21 +139,41 @@ pub fn comment_step(
 /// A check run on the commit, as listed.
 #[derive(Debug, Clone, Copy)]
 pub struct SeenCheckRun<'a> {
+    pub id: i64,
     pub name: &'a str,
     pub external_id: Option<&'a str>,
     pub app_slug: Option<&'a str>,
+    /// It has a conclusion (a run with more than 50 annotations has none until its last
+    /// batch is sent).
+    pub completed: bool,
+}
+
+/// What a publish finds of a check run it is about to create.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExistingCheckRun {
+    /// Not created yet: create it.
+    Missing,
+    /// Created and completed: nothing to do.
+    Completed,
+    /// Created but left `in_progress` half-way through its annotations: finish it.
+    Unfinished(i64),
 }
 
 /// Whether tfgate (`own_slug`) already created the check run `name` with `external_id`.
-pub fn check_run_exists(
+pub fn existing_check_run(
     existing: &[SeenCheckRun<'_>],
     own_slug: &str,
     name: &str,
     external_id: &str,
-) -> bool {
-    existing.iter().any(|c| {
+) -> ExistingCheckRun {
+    let found = existing.iter().find(|c| {
         c.name == name && c.external_id == Some(external_id) && c.app_slug == Some(own_slug)
-    })
+    });
+    match found {
+        None => ExistingCheckRun::Missing,
+        Some(c) if c.completed => ExistingCheckRun::Completed,
+        Some(c) => ExistingCheckRun::Unfinished(c.id),
+    }
 }
 
 #[cfg(test)]

@@ -112,20 +112,31 @@ fn comment_step_table() {
 }
 
 #[test]
-fn check_run_exists_table() {
+fn existing_check_run_table() {
+    use ExistingCheckRun::{Completed, Missing, Unfinished};
     let id = check_run_external_id(3, "eks");
     let run = |name, external_id, app_slug| SeenCheckRun {
+        id: 9,
         name,
         external_id,
         app_slug,
+        completed: true,
     };
-    type Case<'a> = (&'a str, Vec<SeenCheckRun<'a>>, bool);
+    type Case<'a> = (&'a str, Vec<SeenCheckRun<'a>>, ExistingCheckRun);
     let cases: Vec<Case> = vec![
-        ("none", vec![], false),
+        ("none", vec![], Missing),
         (
             "created before",
             vec![run("tfgate plan: eks", Some(id.as_str()), Some("tfgate"))],
-            true,
+            Completed,
+        ),
+        (
+            "created before, annotations not all sent",
+            vec![SeenCheckRun {
+                completed: false,
+                ..run("tfgate plan: eks", Some(id.as_str()), Some("tfgate"))
+            }],
+            Unfinished(9),
         ),
         (
             "an earlier job's run",
@@ -134,27 +145,27 @@ fn check_run_exists_table() {
                 Some("tfgate:job-2:eks"),
                 Some("tfgate"),
             )],
-            false,
+            Missing,
         ),
         (
             "same name without an id",
             vec![run("tfgate plan: eks", None, Some("tfgate"))],
-            false,
+            Missing,
         ),
         (
             "another app's run",
             vec![run("tfgate plan: eks", Some(id.as_str()), Some("ci"))],
-            false,
+            Missing,
         ),
         (
             "another root's name",
             vec![run("tfgate plan: net", Some(id.as_str()), Some("tfgate"))],
-            false,
+            Missing,
         ),
     ];
     for (name, existing, want) in cases {
         assert_eq!(
-            check_run_exists(&existing, "tfgate", "tfgate plan: eks", &id),
+            existing_check_run(&existing, "tfgate", "tfgate plan: eks", &id),
             want,
             "{name}"
         );

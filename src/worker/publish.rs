@@ -15,15 +15,15 @@ use super::{cloudtrail_poll, installation_client, payload};
 use crate::crypto::open_job_payload;
 use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
-use crate::github::lists;
+use crate::github::{check_runs, lists};
 use crate::jobs::{ClaimedJob, EnrichJob, JobError, NewJob, PublishJob};
 use crate::render::{
     annotations_for_apply, annotations_for_plan, parse_marker, AnnotationView, ApplyComment,
     CheckRunText, CommentKind, PlanComment, Renderer,
 };
 use crate::run_planner::outbox::{
-    check_run_exists, check_run_external_id, comment_step, CommentStep, RunResult, SeenCheckRun,
-    SeenComment,
+    check_run_external_id, comment_step, existing_check_run, CommentStep, ExistingCheckRun,
+    RunResult, SeenCheckRun, SeenComment,
 };
 use crate::state::AppState;
 use crate::webhook::event::RepoRef;
@@ -170,6 +170,8 @@ async fn create_check_runs(
     let seen: Vec<SeenCheckRun<'_>> = listed
         .iter()
         .map(|c| SeenCheckRun {
+            id: c.id,
+            completed: c.conclusion.is_some(),
             name: &c.name,
             external_id: c.external_id.as_deref(),
             app_slug: c.app.as_ref().and_then(|a| a.slug.as_deref()),
@@ -177,9 +179,7 @@ async fn create_check_runs(
         .collect();
     for check in check_run_texts(renderer, result) {
         let external_id = check_run_external_id(row.job_id, &check.project);
-        if check_run_exists(&seen, target.own_slug, &check.name, &external_id) {
-            continue;
-        }
+        let existing = existing_check_run(&seen, target.own_slug, &check.name, &external_id);
         let req = CheckRunRequest {
             name: &check.name,
             head_sha: &row.head_sha,
@@ -190,9 +190,14 @@ async fn create_check_runs(
             text: &check.text.text,
             annotations: &check.annotations,
         };
-        api::create_check_run(target.gh, target.repo, &req)
-            .await
-            .map_err(JobError::Transient)?;
+        let sent = match existing {
+            ExistingCheckRun::Completed => continue,
+            ExistingCheckRun::Missing => api::create_check_run(target.gh, target.repo, &req).await,
+            ExistingCheckRun::Unfinished(id) => {
+                check_runs::finish_check_run(target.gh, target.repo, id, &req).await
+            }
+        };
+        sent.map_err(JobError::Transient)?;
     }
     Ok(())
 }

@@ -98,8 +98,11 @@ pub struct GitHubState {
     pub contents: std::collections::HashMap<(String, String), String>,
     /// (git ref, path) of every contents request.
     pub contents_requests: Vec<(String, String)>,
-    /// (name, conclusion, head_sha) of check runs created.
+    /// (name, conclusion, head_sha) of check runs created (the conclusion as the last
+    /// request set it: empty while a run is `in_progress`).
     pub check_runs_created: Vec<(String, String, String)>,
+    /// Check run id → (its index in `check_runs_created`, every annotation sent to it).
+    pub check_run_annotations: std::collections::HashMap<i64, (usize, Vec<Value>)>,
     pub comments: Vec<Posted>,
     pub reactions: Vec<(i64, String)>,
     pub token_requests: usize,
@@ -275,12 +278,35 @@ impl Handler {
                 }
             }
             "create_check_run" => {
+                let annotations = body["output"]["annotations"].as_array().cloned();
+                let index = st.check_runs_created.len();
+                st.check_run_annotations
+                    .insert(id, (index, annotations.unwrap_or_default()));
                 st.check_runs_created.push((
                     body["name"].as_str().unwrap_or("").to_string(),
                     body["conclusion"].as_str().unwrap_or("").to_string(),
                     body["head_sha"].as_str().unwrap_or("").to_string(),
                 ));
                 ResponseTemplate::new(201).set_body_json(json!({"id": id, "name": body["name"]}))
+            }
+            "update_check_run" => {
+                let check_run: i64 = seg(req, 4).parse().unwrap_or(0);
+                let Some((index, annotations)) = st.check_run_annotations.get_mut(&check_run)
+                else {
+                    return ResponseTemplate::new(404)
+                        .set_body_json(json!({"message": "Not Found"}));
+                };
+                let index = *index;
+                annotations.extend(
+                    body["output"]["annotations"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default(),
+                );
+                if let Some(conclusion) = body["conclusion"].as_str() {
+                    st.check_runs_created[index].1 = conclusion.to_string();
+                }
+                ResponseTemplate::new(200).set_body_json(json!({"id": check_run}))
             }
             "list_comments" => {
                 let number: i64 = seg(req, 4).parse().unwrap_or(0);
@@ -342,7 +368,7 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let state = Arc::new(Mutex::new(GitHubState::default()));
-        let routes: [(&str, &str, &'static str); 17] = [
+        let routes: [(&str, &str, &'static str); 18] = [
             ("GET", r"^/repos/[^/]+/[^/]+$", "repository"),
             ("GET", r"^/repos/[^/]+/[^/]+/pulls/\d+/commits$", "commits"),
             ("GET", r"^/repos/[^/]+/[^/]+/compare/.+$", "compare"),
@@ -356,6 +382,11 @@ impl FakeGitHub {
                 "POST",
                 r"^/repos/[^/]+/[^/]+/check-runs$",
                 "create_check_run",
+            ),
+            (
+                "PATCH",
+                r"^/repos/[^/]+/[^/]+/check-runs/\d+$",
+                "update_check_run",
             ),
             (
                 "GET",

@@ -44,6 +44,16 @@ impl Fault {
         }
     }
 
+    /// A 422 (GitHub refused the request; the client does not send it again).
+    pub fn unprocessable() -> Fault {
+        Fault::Status {
+            code: 422,
+            headers: vec![],
+            body: r#"{"message":"Validation Failed"}"#.into(),
+            after_write: false,
+        }
+    }
+
     /// A 500 with no effect.
     pub fn server_error() -> Fault {
         Fault::Status {
@@ -133,6 +143,23 @@ impl FakeGitHub {
                 fault,
             })
         });
+    }
+
+    /// Every annotation sent to the check runs named `name`, in order, with their conclusions.
+    pub fn check_run_annotations(&self, name: &str) -> (Vec<serde_json::Value>, Vec<String>) {
+        let st = self.state.lock().unwrap();
+        let mut ids: Vec<(&i64, &(usize, Vec<serde_json::Value>))> =
+            st.check_run_annotations.iter().collect();
+        ids.sort_by_key(|(_, (index, _))| *index);
+        let mut annotations = Vec::new();
+        let mut conclusions = Vec::new();
+        for (_, (index, sent)) in ids {
+            if st.check_runs_created[*index].0 == name {
+                annotations.extend(sent.iter().cloned());
+                conclusions.push(st.check_runs_created[*index].1.clone());
+            }
+        }
+        (annotations, conclusions)
     }
 
     /// Every request received so far, in order.

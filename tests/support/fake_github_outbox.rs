@@ -3,6 +3,7 @@
 //! answer 502, a comment create can succeed but lose its answer, and check runs tfgate creates
 //! are listed back with their `external_id`, as GitHub lists them.
 
+
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
@@ -120,6 +121,10 @@ impl FakeGitHub {
                 st.next_id += 1;
                 let id = 1000 + st.next_id;
                 let text = |k: &str| body[k].as_str().unwrap_or("").to_string();
+                let annotations = body["output"]["annotations"].as_array().cloned();
+                let index = st.check_runs_created.len();
+                st.check_run_annotations
+                    .insert(id, (index, annotations.unwrap_or_default()));
                 st.check_runs_created
                     .push((text("name"), text("conclusion"), text("head_sha")));
                 runs.lock().unwrap().push(json!({
@@ -147,6 +152,21 @@ impl FakeGitHub {
                 .cloned()
                 .collect();
             let mut st = state.lock().unwrap();
+            // A check run is listed with the conclusion its last request set (a PATCH may
+            // have completed it); without one it is still `in_progress`.
+            let on_commit: Vec<Value> = on_commit
+                .into_iter()
+                .map(|mut run| {
+                    let id = run["id"].as_i64().unwrap_or(0);
+                    if let Some((index, _)) = st.check_run_annotations.get(&id) {
+                        let conclusion = st.check_runs_created[*index].1.clone();
+                        let done = !conclusion.is_empty();
+                        run["conclusion"] = if done { json!(conclusion) } else { Value::Null };
+                        run["status"] = json!(if done { "completed" } else { "in_progress" });
+                    }
+                    run
+                })
+                .collect();
             faults::respond(&mut st, req, |_| {
                 ResponseTemplate::new(200)
                     .set_body_json(json!({"total_count": on_commit.len(), "check_runs": on_commit}))

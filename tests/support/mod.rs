@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fake_github;
+pub mod jobs;
 
 use std::path::PathBuf;
 use std::sync::Arc;
