@@ -274,3 +274,47 @@ scenario!(
         );
     }
 );
+
+scenario!(
+    a_second_apply_after_a_partial_failure_asks_for_a_new_plan,
+    policy = &policy(),
+    |h| {
+        if !terraform_tools_available() {
+            return;
+        }
+        let run = unique("s");
+        let _repo = setup(&h, &run, true).await;
+        comment(&h, "/plan").await;
+        let apply = comment(&h, "/apply").await;
+        assert!(
+            apply.contains("**Next**: this plan of `cluster` is spent")
+                && apply.contains("run `/plan -p cluster`"),
+            "{apply}"
+        );
+
+        // No new plan: the cluster's saved plan is not handed to Terraform again.
+        let again = comment(&h, "/apply").await;
+        assert!(again.contains("⏸ Apply refused"), "{again}");
+        assert!(
+            again.contains("`cluster`: the last apply of this plan failed part-way")
+                && again.contains("Run `/plan -p cluster`"),
+            "{again}"
+        );
+        let cluster_applies: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM runs WHERE command = 'apply' AND project = 'cluster'",
+        )
+        .fetch_one(&h.state.db.pool)
+        .await
+        .unwrap();
+        assert_eq!(
+            cluster_applies, 1,
+            "Terraform was not run for cluster again"
+        );
+        assert!(
+            again.contains(
+                "failed part-way; after `/plan -p cluster`, the next `/apply` resumes here"
+            ),
+            "platform waits for the new plan:\n{again}"
+        );
+    }
+);

@@ -20,6 +20,9 @@ pub enum Category {
     CredentialsInvalid,
     ConfigurationError,
     StateLock,
+    /// Terraform refused a saved plan: the state changed after the plan was made (an earlier
+    /// apply of the same plan got part-way).
+    PlanStale,
     /// The sandboxed run hit one of the server's resource limits (memory, processes, disk,
     /// output).
     ResourceLimit,
@@ -28,7 +31,7 @@ pub enum Category {
 
 impl Category {
     /// Every category, in the order of the taxonomy table.
-    pub const ALL: [Category; 16] = [
+    pub const ALL: [Category; 17] = [
         Category::PermissionMissing,
         Category::PropagationDelay,
         Category::Throttled,
@@ -43,6 +46,7 @@ impl Category {
         Category::CredentialsInvalid,
         Category::ConfigurationError,
         Category::StateLock,
+        Category::PlanStale,
         Category::ResourceLimit,
         Category::Unknown,
     ];
@@ -64,6 +68,7 @@ impl Category {
             Category::CredentialsInvalid => "credentials_invalid",
             Category::ConfigurationError => "configuration_error",
             Category::StateLock => "state_lock",
+            Category::PlanStale => "plan_stale",
             Category::ResourceLimit => "resource_limit",
             Category::Unknown => "unknown",
         }
@@ -91,6 +96,7 @@ impl Category {
             Category::CredentialsInvalid => "credentials invalid",
             Category::ConfigurationError => "configuration error",
             Category::StateLock => "state locked",
+            Category::PlanStale => "plan stale",
             Category::ResourceLimit => "resource limit",
             Category::Unknown => "unknown",
         }
@@ -100,16 +106,16 @@ impl Category {
     pub fn advice(self) -> &'static str {
         match self {
             Category::PermissionMissing => {
-                "Add the named IAM action to the apply role's policy (or lift the named deny), then re-run `/apply`."
+                "Add the named IAM action to the apply role's policy (or lift the named deny), then plan the root again and `/apply`."
             }
             Category::PropagationDelay => {
-                "Something created moments earlier was not visible yet; re-run `/apply`, and if it repeats add an explicit dependency or a wait."
+                "Something created moments earlier was not visible yet; plan the root again and `/apply`; if it repeats add an explicit dependency or a wait."
             }
             Category::Throttled => {
-                "AWS throttled the requests; re-run `/apply`, and lower `parallelism` for this project if it repeats."
+                "AWS throttled the requests; plan the root again and `/apply`, and lower `parallelism` for this project if it repeats."
             }
             Category::QuotaExceeded => {
-                "A service quota was reached; raise the quota or free capacity, then re-run `/apply`."
+                "A service quota was reached; raise the quota or free capacity, then plan the root again and `/apply`."
             }
             Category::CapacityUnavailable => {
                 "AWS had no capacity for this request; choose another Availability Zone or type, or retry later."
@@ -122,11 +128,11 @@ impl Category {
                 "Other resources still depend on this one; remove the dependants first or order the destroy."
             }
             Category::Conflict => {
-                "Another operation on the same resource was in progress; re-run `/apply` after it finishes."
+                "Another operation on the same resource was in progress; after it finishes, plan the root again and `/apply`."
             }
             Category::InvalidRequest => "AWS rejected a value; fix the configuration value.",
             Category::Timeout => {
-                "Waiting for the resource timed out; inspect the resource in AWS, then re-run `/apply`."
+                "Waiting for the resource timed out; inspect the resource in AWS, then plan the root again and `/apply`."
             }
             Category::CredentialsInvalid => {
                 "The AWS credentials were rejected; check the apply role and its session."
@@ -136,6 +142,9 @@ impl Category {
             }
             Category::StateLock => {
                 "The state is locked by another run; wait for it to finish, or have an admin unlock the state."
+            }
+            Category::PlanStale => {
+                "Terraform refused the saved plan because the state changed after it was made; run `/plan` for this root, review it, then `/apply`."
             }
             Category::ResourceLimit => {
                 "The run hit a resource limit of the server (named in the notes); make the run smaller, or ask an admin to raise the limit."
@@ -186,6 +195,7 @@ mod tests {
                 "credentials_invalid",
                 "configuration_error",
                 "state_lock",
+                "plan_stale",
                 "resource_limit",
                 "unknown",
             ]

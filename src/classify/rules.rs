@@ -1,7 +1,7 @@
 //! The category decision: code AND context AND wording.
 //!
 //! Order (first match wins):
-//! 1. state lock; throttling (code, relayed code or wording);
+//! 1. state lock; a stale saved plan; throttling (code, relayed code or wording);
 //! 2. the provider failing to assume its own role, or the caller's credential codes/wording →
 //!    `credentials_invalid` (unless a validation code relays it: then a service could not use a
 //!    role it was handed → `propagation_delay`);
@@ -36,6 +36,9 @@ fn decide_without_context(lc: &str, x: &Extracted, ctx: &ClassifyContext) -> Cat
 
     if any(lc, wording::STATE_LOCK) {
         return Category::StateLock;
+    }
+    if any(lc, wording::PLAN_STALE) {
+        return Category::PlanStale;
     }
     if x.all_codes().any(codes::is_throttling) || any(lc, wording::THROTTLED) {
         return Category::Throttled;

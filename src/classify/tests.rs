@@ -296,6 +296,9 @@ fn configuration_error_state_lock_and_unknown() {
         classify(lock, &ClassifyContext::default()).category,
         StateLock
     );
+    // Terraform's own wording (internal/backend/local/backend_apply.go), no AWS shape at all.
+    let stale = "Saved plan is stale\n\nThe given plan file can no longer be applied because the state was changed by another operation after the plan was created.";
+    assert_eq!(classify(stale, &no_address).category, PlanStale);
     let c = classify("creating EC2 Instance: InternalError: An internal error has occurred\n\tstatus code: 500, request id: 0a1b2c3d-4e5f-6789-abcd-ef0123456789", &ClassifyContext::default());
     assert_eq!(c.category, Unknown);
     assert_eq!(c.aws_code.as_deref(), Some("InternalError"));

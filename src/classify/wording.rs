@@ -2,6 +2,12 @@
 //! Each list names where the wording comes from.
 
 /// Terraform state locking (`internal/command/clistate`, backend lock errors).
+/// Terraform refusing a saved plan whose state moved on (`Error: Saved plan is stale`).
+pub const PLAN_STALE: &[&str] = &[
+    "saved plan is stale",
+    "plan file can no longer be applied because the state was changed",
+];
+
 pub const STATE_LOCK: &[&str] = &[
     "error acquiring the state lock",
     "error releasing the state lock",

@@ -39,10 +39,11 @@ pub enum CommentKind {
     MoreRejected,
     ApplyInterrupted,
     AffectedRootsIncomplete,
+    PlanSpent,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 26] = [
+    pub const ALL: [CommentKind; 27] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -69,6 +70,7 @@ impl CommentKind {
         CommentKind::MoreRejected,
         CommentKind::ApplyInterrupted,
         CommentKind::AffectedRootsIncomplete,
+        CommentKind::PlanSpent,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -99,6 +101,7 @@ impl CommentKind {
             CommentKind::MoreRejected => "more_rejected",
             CommentKind::ApplyInterrupted => "apply_interrupted",
             CommentKind::AffectedRootsIncomplete => "affected_roots_incomplete",
+            CommentKind::PlanSpent => "plan_spent",
         }
     }
 

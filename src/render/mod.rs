@@ -378,5 +378,6 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::MoreRejected { .. } => CommentKind::MoreRejected,
         NoticeBody::JobFailed { .. } => CommentKind::JobFailed,
         NoticeBody::ApplyInterrupted { .. } => CommentKind::ApplyInterrupted,
+        NoticeBody::PlanSpent { .. } => CommentKind::PlanSpent,
     }
 }

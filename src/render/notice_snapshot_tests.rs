@@ -39,6 +39,7 @@ fn every_reply_kind_has_a_snapshot() {
         (CommentKind::RateLimited, "notice_rate_limited"),
         (CommentKind::MoreRejected, "notice_more_rejected"),
         (CommentKind::ApplyInterrupted, "notice_apply_interrupted"),
+        (CommentKind::PlanSpent, "notice_plan_spent"),
         (
             CommentKind::AffectedRootsIncomplete,
             "notice_affected_roots_incomplete",
@@ -128,16 +129,17 @@ fn apply_notes_and_skip_reasons() {
         .render_apply(&samples::apply_with_every_skip_reason())
         .unwrap();
     let skipped = [
-        "`eks` has no current plan",
-        "`eks` is locked by another pull request",
-        "`eks` waits for a shared-input decision",
-        "`eks` has no readable plan",
-        "`eks` has no Terraform",
-        "`eks` could not start",
-        "`eks` failed",
+        "`eks` has no current plan; ",
+        "`eks` is locked by another pull request; ",
+        "`eks` waits for a shared-input decision; ",
+        "`eks` has no readable plan; ",
+        "`eks` has no Terraform; ",
+        "`eks` could not start; ",
+        "`eks` failed; after `/plan -p eks`, ",
+        "the last apply of `eks` failed part-way; after `/plan -p eks`, ",
     ];
     for why in skipped {
-        let line = format!("Skipped: not run: {why}; the next `/apply` resumes here\n\n");
+        let line = format!("Skipped: not run: {why}the next `/apply` resumes here\n\n");
         assert!(text.contains(&line), "missing {line:?}");
     }
     assert!(text.contains("Skipped: depends on `eks`, which failed\n\n"));

@@ -132,6 +132,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ),
     ("plan.md.j2", include_str!("../../templates/plan.md.j2")),
     (
+        "plan_spent.md.j2",
+        include_str!("../../templates/plan_spent.md.j2"),
+    ),
+    (
         "plan_stale.md.j2",
         include_str!("../../templates/plan_stale.md.j2"),
     ),

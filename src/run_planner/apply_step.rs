@@ -1,5 +1,6 @@
 //! One root of an `/apply`, before anything runs: skip it (an earlier root stopped the run),
-//! refuse it (no current plan of the authorised commit, or its plan's apply was interrupted),
+//! refuse it (no current plan of the authorised commit, or its plan's apply was interrupted or
+//! failed part-way: Terraform rejects a saved plan once the state changed),
 //! pass over it (already applied), or go on with the plan run it applies. Pure; locks, the drift gate's audit and Terraform follow
 //! in the worker.
 
@@ -27,6 +28,8 @@ pub struct RootFacts<'a> {
     pub plan: Option<PlanRun>,
     /// The root's latest apply run (id, status).
     pub last_apply: Option<(i64, RunStatus)>,
+    /// Terraform's apply step ran in that latest apply (not only `init`).
+    pub last_apply_ran: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +44,9 @@ pub enum ApplyStep {
     /// An apply of that plan was interrupted (its worker died): what it changed is unknown, so
     /// the plan is spent. The PR is told to plan again, and the run stops here.
     Interrupted,
+    /// An apply of that plan ran and failed: the state may have changed, and Terraform refuses a
+    /// saved plan whose state moved on. The PR is told to plan the root again; the run stops.
+    PlanSpent,
     /// Go on (lock, drift gate, Terraform) with this plan.
     Proceed {
         plan_run_id: i64,
@@ -68,6 +74,9 @@ pub fn apply_step(stopped: Option<&SkipReason>, facts: RootFacts<'_>) -> ApplySt
     match facts.last_apply {
         Some((apply_id, RunStatus::Applied)) if apply_id > id => return ApplyStep::AlreadyApplied,
         Some((apply_id, RunStatus::Interrupted)) if apply_id > id => return ApplyStep::Interrupted,
+        Some((apply_id, RunStatus::ApplyFailed)) if apply_id > id && facts.last_apply_ran => {
+            return ApplyStep::PlanSpent
+        }
         _ => {}
     }
     ApplyStep::Proceed {
@@ -96,6 +105,7 @@ mod tests {
                 authorised_head: "h1",
                 plan,
                 last_apply,
+                last_apply_ran: true,
             },
         )
     }
@@ -154,6 +164,12 @@ mod tests {
                 "apply failed after the plan",
                 plan(5, RunStatus::Planned, "h1"),
                 Some((6, RunStatus::ApplyFailed)),
+                ApplyStep::PlanSpent,
+            ),
+            (
+                "an earlier plan's apply failed, then planned again",
+                plan(5, RunStatus::Planned, "h1"),
+                Some((4, RunStatus::ApplyFailed)),
                 proceed.clone(),
             ),
             (
@@ -181,6 +197,23 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_apply_that_never_reached_terraform_leaves_the_plan_usable() {
+        let got = apply_step(
+            None,
+            RootFacts {
+                authorised_head: "h1",
+                plan: plan(5, RunStatus::Planned, "h1"),
+                last_apply: Some((6, RunStatus::ApplyFailed)),
+                last_apply_ran: false,
+            },
+        );
+        assert!(
+            matches!(got, ApplyStep::Proceed { plan_run_id: 5, .. }),
+            "{got:?}"
+        );
+    }
+
+    #[test]
     fn an_unreadable_record_is_no_current_plan() {
         let mut p = plan(5, RunStatus::Planned, "h1");
         p.as_mut().unwrap().record = None;
@@ -198,6 +231,7 @@ mod tests {
                 authorised_head: "h1",
                 plan: plan(5, RunStatus::Planned, "h1"),
                 last_apply: None,
+                last_apply_ran: false,
             },
         );
         assert_eq!(got, ApplyStep::Skip(reason));

@@ -114,6 +114,10 @@ pub struct ApplyRecord {
     /// Resource addresses completed, written as the apply streams (for crash reports).
     #[serde(default)]
     pub completed: Vec<String>,
+    /// Terraform's apply step ran (not only `init`): a failed apply may have changed the state,
+    /// so its plan is spent.
+    #[serde(default)]
+    pub apply_ran: bool,
 }
 
 impl ApplyRecord {

@@ -3,7 +3,6 @@
 //! answer 502, a comment create can succeed but lose its answer, and check runs tfgate creates
 //! are listed back with their `external_id`, as GitHub lists them.
 
-
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};

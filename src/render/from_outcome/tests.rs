@@ -192,3 +192,24 @@ fn only_known_service_actions_are_posted() {
         );
     }
 }
+
+#[test]
+fn a_stale_saved_plan_from_real_terraform_is_plan_stale_with_its_advice() {
+    let stream = include_str!("../../../tests/fixtures/tf-real/apply-stale-plan.jsonl");
+    let redactor = Redactor::new(&RedactionConfig::default()).unwrap();
+    let mut ph = Placeholders::new();
+    let model = apply_model(&root(), true, "", Some(stream), &[], &redactor, &mut ph);
+    assert_eq!(model.status, ApplyStatus::Failed);
+    let categories: Vec<&str> = model
+        .config_errors
+        .iter()
+        .map(|e| e.summary_category.as_str())
+        .collect();
+    assert_eq!(categories, ["plan stale"], "{model:#?}");
+    assert_eq!(model.advice.len(), 1);
+    assert!(
+        model.advice[0].advice.contains("run `/plan`"),
+        "{:?}",
+        model.advice
+    );
+}

@@ -332,6 +332,11 @@ pub enum NoticeBody {
     ApplyInterrupted {
         project: String,
     },
+    /// `/apply` of a plan whose last apply failed part-way: refused, since Terraform rejects a
+    /// saved plan once the state changed; the root needs `/plan -p PROJECT`.
+    PlanSpent {
+        project: String,
+    },
     /// A command that could not finish; `what` says what failed (never provider text).
     JobFailed {
         what: String,

@@ -148,6 +148,10 @@ pub enum SkipReason {
     ApplyInterrupted {
         project: String,
     },
+    /// The root's last apply of its plan failed part-way; a new plan is needed.
+    PlanSpent {
+        project: String,
+    },
     /// This root depends on `dependency`, which failed.
     DependencyFailed {
         dependency: String,

@@ -281,7 +281,7 @@ pub fn apply_partial_failure() -> ApplyComment {
         AdviceView {
             category_id: "propagation_delay".into(),
             label: "propagation delay".into(),
-            advice: "re-run `/apply`; if it repeats, add an explicit dependency or wait".into(),
+            advice: "plan the root again and `/apply`; if it repeats, add an explicit dependency or wait".into(),
         },
     ];
     root.pending_enrichment = true;
@@ -373,6 +373,9 @@ pub fn notices() -> Vec<Notice> {
         },
         NoticeBody::InternalError,
         NoticeBody::ApplyInterrupted {
+            project: "eks".into(),
+        },
+        NoticeBody::PlanSpent {
             project: "eks".into(),
         },
     ];

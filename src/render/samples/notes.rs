@@ -176,6 +176,9 @@ pub fn apply_with_every_skip_reason() -> ApplyComment {
         SkipReason::ApplyInterrupted {
             project: "eks".into(),
         },
+        SkipReason::PlanSpent {
+            project: "eks".into(),
+        },
         SkipReason::DependencyFailed {
             dependency: "eks".into(),
         },

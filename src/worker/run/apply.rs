@@ -77,6 +77,14 @@ impl RunCtx<'_> {
                 ApplyStep::AlreadyApplied => results.notes.push(RunNote::AlreadyApplied {
                     project: p.spec.id.0.clone(),
                 }),
+                ApplyStep::PlanSpent => {
+                    let project = p.spec.id.0.clone();
+                    let body = NoticeBody::PlanSpent {
+                        project: project.clone(),
+                    };
+                    self.post_notice(&project, body).await?;
+                    results.stopped = Some(SkipReason::PlanSpent { project });
+                }
                 ApplyStep::Interrupted => {
                     let project = p.spec.id.0.clone();
                     let body = NoticeBody::ApplyInterrupted {
@@ -190,7 +198,12 @@ impl RunCtx<'_> {
         results.pending.extend(to_confirm);
         let ok = model.status == ApplyStatus::Succeeded;
         let log = stream.unwrap_or(&out.init.stderr_tail);
-        self.store_apply(p, prepared.run_id, ok, &model.counts, log, record)
+        let outcome = ApplyRecord {
+            counts: model.counts,
+            completed: Vec::new(),
+            apply_ran: out.apply.is_some(),
+        };
+        self.store_apply(p, prepared.run_id, ok, &outcome, log, record)
             .await?;
         if !ok {
             let project = p.spec.id.0.clone();
@@ -336,7 +349,7 @@ impl RunCtx<'_> {
         p: &ResolvedProject,
         run_id: i64,
         ok: bool,
-        counts: &ApplyCounts,
+        outcome: &ApplyRecord,
         log: &str,
         record: &PlanRecord,
     ) -> Result<(), JobError> {
@@ -351,11 +364,7 @@ impl RunCtx<'_> {
         } else {
             RunStatus::ApplyFailed
         };
-        let outcome = ApplyRecord {
-            counts: *counts,
-            completed: Vec::new(),
-        }
-        .encode();
+        let outcome = outcome.encode();
         runs::finish(db, run_id, status, None, Some(&sealed_log), Some(&outcome))
             .await
             .map_err(JobError::Transient)?;
@@ -411,6 +420,11 @@ impl StoredRuns {
                 .apply
                 .as_ref()
                 .and_then(|r| r.status.map(|s| (r.id, s))),
+            last_apply_ran: self
+                .apply
+                .as_ref()
+                .and_then(|r| r.outcome.as_deref())
+                .is_some_and(|o| ApplyRecord::decode(o).apply_ran),
         }
     }
 }
