@@ -3,6 +3,9 @@
 //! the real ArgoCD examples (tests/fixtures/gitops, sources in SOURCES.md).
 
 mod support;
+#[path = "support/fake_github_outbox.rs"]
+#[allow(dead_code)]
+mod fake_github_outbox;
 
 use serde_json::Value;
 use support::*;
@@ -133,5 +136,94 @@ async fn an_unchanged_folder_passes_and_broken_yaml_names_its_line() {
     assert_eq!(
         check["output"]["annotations"][0]["path"],
         "deploy/broken.yaml"
+    );
+}
+
+/// A push of `sha` to the PR (the fake serves it as the PR's head): its deploy check run.
+async fn push_at(h: &Harness, sha: &str) -> Value {
+    h.github.with(|g| g.pr.head_sha = sha.to_string());
+    let mut pr = webhook_fixture("pull_request.synchronize.json");
+    pr["pull_request"]["head"]["sha"] = sha.into();
+    h.deliver("pull_request", &pr).await;
+    h.run_jobs().await;
+    last_deploy_check(h)
+}
+
+fn last_deploy_check(h: &Harness) -> Value {
+    h.github.with(|g| {
+        let body = g
+            .requests
+            .iter()
+            .rev()
+            .find(|r| r.is("POST", "/check-runs") && r.body.contains("tfgate/deploy"))
+            .map(|r| r.body.clone())
+            .expect("a tfgate/deploy check run");
+        serde_json::from_str(&body).unwrap()
+    })
+}
+
+#[tokio::test]
+async fn a_maintainer_acknowledges_a_removal_a_writer_cannot_and_a_new_push_asks_again() {
+    let h = Harness::start_with_policy(Backend::Sqlite, Some(POLICY))
+        .await
+        .unwrap();
+    let _listed = h.github.list_created_check_runs().await;
+    let set = (
+        "deploy/set.yaml",
+        argocd_fixture("applicationset-list.yaml"),
+    );
+    let app = (
+        "deploy/apps/guestbook.yaml",
+        argocd_fixture("application.yaml"),
+    );
+    serve_base_and_head(&h, &[set.clone(), app], &[set]).await;
+    let first = "1".repeat(40);
+    assert_eq!(push_at(&h, &first).await["conclusion"], "action_required");
+    h.github.with(|g| {
+        g.permissions.insert("walt".into(), "write".into());
+        g.permissions.insert("maya".into(), "maintain".into());
+    });
+
+    let refused = h.comment(1, "/ack-deploy", "walt").await.join("\n");
+    assert!(
+        refused.contains(
+            "`/ack-deploy` needs `maintain` permission on this repository; you have `write`."
+        ),
+        "{refused}"
+    );
+    assert_eq!(last_deploy_check(&h)["conclusion"], "action_required");
+
+    let acked = h.comment(1, "/ack-deploy", "maya").await.join("\n");
+    assert!(
+        acked.contains("## ✅ Deploy acknowledged") && acked.contains("commit `1111111`"),
+        "{acked}"
+    );
+    let check = last_deploy_check(&h);
+    assert_eq!(
+        (check["conclusion"].as_str(), check["head_sha"].as_str()),
+        (Some("success"), Some(first.as_str()))
+    );
+    assert_eq!(
+        check["output"]["title"],
+        "acknowledged by @maya: 1 change(s) need acknowledgement before merge"
+    );
+    let audited: Vec<(String, String)> = sqlx::query_as(
+        "SELECT actor, result FROM audit_events WHERE action = 'ack-deploy' ORDER BY id",
+    )
+    .fetch_all(&h.state.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        audited,
+        [
+            ("walt".into(), "deny".into()),
+            ("maya".into(), "allow".into())
+        ]
+    );
+
+    // A new push is previewed again; the acknowledgement stays with the commit it was given on.
+    assert_eq!(
+        push_at(&h, &"2".repeat(40)).await["conclusion"],
+        "action_required"
     );
 }

@@ -47,7 +47,7 @@ impl Flag {
             CommandKind::Apply => true,
             CommandKind::Unlock => self != Flag::AcceptInput,
             CommandKind::Cancel => self == Flag::Project,
-            CommandKind::Help | CommandKind::Inputs => false,
+            CommandKind::Help | CommandKind::Inputs | CommandKind::AckDeploy => false,
         }
     }
 }
@@ -56,9 +56,11 @@ impl Flag {
 fn takes_terraform_args(command: CommandKind) -> bool {
     match command {
         CommandKind::Plan | CommandKind::Apply => true,
-        CommandKind::Unlock | CommandKind::Cancel | CommandKind::Help | CommandKind::Inputs => {
-            false
-        }
+        CommandKind::Unlock
+        | CommandKind::Cancel
+        | CommandKind::Help
+        | CommandKind::Inputs
+        | CommandKind::AckDeploy => false,
     }
 }
 

@@ -63,6 +63,11 @@ impl CommandKind {
                 summary: "Lists the shared inputs (secrets, variables) the projects read, and which changed since the last apply.",
                 flags: &[],
             },
+            CommandKind::AckDeploy => CommandHelp {
+                usage: "/ack-deploy",
+                summary: "Accepts what the `tfgate/deploy` check says merging would deploy or delete (GitOps folders), for the current head; a new push asks again.",
+                flags: &[],
+            },
             CommandKind::Help => CommandHelp {
                 usage: "/help",
                 summary: "Shows this help.",
@@ -137,6 +142,7 @@ mod tests {
             ("/unlock -p net -d infra -w prod", CommandKind::Unlock),
             ("/cancel -p net", CommandKind::Cancel),
             ("/inputs", CommandKind::Inputs),
+            ("/ack-deploy", CommandKind::AckDeploy),
             ("/help", CommandKind::Help),
         ];
         for (line, kind) in filled {

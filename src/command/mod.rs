@@ -37,16 +37,19 @@ pub enum CommandKind {
     Cancel,
     Help,
     Inputs,
+    /// Accept what the `tfgate/deploy` check says needs acknowledgement (GitOps folders).
+    AckDeploy,
 }
 
 impl CommandKind {
     /// Every command, in the order the help text lists them.
-    pub const ALL: [CommandKind; 6] = [
+    pub const ALL: [CommandKind; 7] = [
         CommandKind::Plan,
         CommandKind::Apply,
         CommandKind::Unlock,
         CommandKind::Cancel,
         CommandKind::Inputs,
+        CommandKind::AckDeploy,
         CommandKind::Help,
     ];
 
@@ -59,6 +62,7 @@ impl CommandKind {
             CommandKind::Cancel => "cancel",
             CommandKind::Help => "help",
             CommandKind::Inputs => "inputs",
+            CommandKind::AckDeploy => "ack-deploy",
         }
     }
 

@@ -4,6 +4,7 @@
 //! the repository), compared (`diff.rs`), and shown as a table with what needs a person's
 //! acknowledgement before merge (`render.rs`).
 
+pub mod ack;
 mod diff;
 mod parse;
 mod render;

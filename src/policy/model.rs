@@ -56,6 +56,8 @@ pub struct RepoPolicy {
 pub struct GitopsFolder {
     pub path: String,
     pub tool: crate::gitops::Tool,
+    /// The least permission that may `/ack-deploy` (default `maintain`).
+    pub acknowledge_min_permission: super::GitHubPermission,
 }
 
 /// A private registry's token and where the server reads it.

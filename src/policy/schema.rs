@@ -90,6 +90,18 @@ pub struct GitopsSpec {
     pub path: String,
     /// `argocd` or `flux`.
     pub kind: String,
+    /// Who may accept what needs acknowledgement (`/ack-deploy`). Default
+    /// `{min_permission: maintain}`.
+    #[serde(default)]
+    pub acknowledge: Option<AcknowledgeSpec>,
+}
+
+/// `acknowledge: {min_permission: maintain}` of a GitOps folder.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcknowledgeSpec {
+    /// The least GitHub permission on the repository that may `/ack-deploy`.
+    pub min_permission: GitHubPermission,
 }
 
 /// A private registry's token: `{host: registry.acme.io, source: env:NAME}`.

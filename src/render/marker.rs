@@ -40,10 +40,11 @@ pub enum CommentKind {
     ApplyInterrupted,
     AffectedRootsIncomplete,
     PlanSpent,
+    DeployAck,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 27] = [
+    pub const ALL: [CommentKind; 28] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -71,6 +72,7 @@ impl CommentKind {
         CommentKind::ApplyInterrupted,
         CommentKind::AffectedRootsIncomplete,
         CommentKind::PlanSpent,
+        CommentKind::DeployAck,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -102,6 +104,7 @@ impl CommentKind {
             CommentKind::ApplyInterrupted => "apply_interrupted",
             CommentKind::AffectedRootsIncomplete => "affected_roots_incomplete",
             CommentKind::PlanSpent => "plan_spent",
+            CommentKind::DeployAck => "deploy_ack",
         }
     }
 

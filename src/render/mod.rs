@@ -379,5 +379,6 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::JobFailed { .. } => CommentKind::JobFailed,
         NoticeBody::ApplyInterrupted { .. } => CommentKind::ApplyInterrupted,
         NoticeBody::PlanSpent { .. } => CommentKind::PlanSpent,
+        NoticeBody::DeployAck { .. } => CommentKind::DeployAck,
     }
 }

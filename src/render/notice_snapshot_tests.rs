@@ -40,6 +40,7 @@ fn every_reply_kind_has_a_snapshot() {
         (CommentKind::MoreRejected, "notice_more_rejected"),
         (CommentKind::ApplyInterrupted, "notice_apply_interrupted"),
         (CommentKind::PlanSpent, "notice_plan_spent"),
+        (CommentKind::DeployAck, "notice_deploy_ack"),
         (
             CommentKind::AffectedRootsIncomplete,
             "notice_affected_roots_incomplete",

@@ -74,6 +74,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/command_rejected.md.j2"),
     ),
     (
+        "deploy_ack.md.j2",
+        include_str!("../../templates/deploy_ack.md.j2"),
+    ),
+    (
         "head_moved.md.j2",
         include_str!("../../templates/head_moved.md.j2"),
     ),

@@ -13,7 +13,8 @@ pub fn policy_command(kind: CommandKind) -> Option<PolicyCommand> {
         CommandKind::Unlock => Some(PolicyCommand::Unlock),
         CommandKind::Cancel => Some(PolicyCommand::Cancel),
         CommandKind::Inputs => Some(PolicyCommand::Inputs),
-        CommandKind::Help => None,
+        // `/ack-deploy` is decided by the GitOps folders' `acknowledge` (`gitops::ack`).
+        CommandKind::Help | CommandKind::AckDeploy => None,
     }
 }
 
@@ -24,7 +25,9 @@ pub fn needs_affected_roots(commands: &[Command]) -> bool {
     commands.iter().any(|c| match c.kind {
         CommandKind::Apply => true,
         CommandKind::Plan | CommandKind::Inputs => c.project.is_none() && c.dir.is_none(),
-        CommandKind::Unlock | CommandKind::Cancel | CommandKind::Help => false,
+        CommandKind::Unlock | CommandKind::Cancel | CommandKind::Help | CommandKind::AckDeploy => {
+            false
+        }
     })
 }
 

@@ -10,7 +10,7 @@ use anyhow::anyhow;
 
 use super::authorize::{authorize, repo_policy, Authorized};
 use super::{github_error, installation_client, payload};
-use crate::command::{parse_comment, Command};
+use crate::command::{parse_comment, Command, CommandKind};
 use crate::db::{comments, locks, runs};
 use crate::github::{api, GitHubApp};
 use crate::inputs;
@@ -116,6 +116,13 @@ async fn respond(
         return Ok(());
     }
     let accepted = carry_out_effects(gh, comment, effects, replies).await?;
+    let (acks, accepted): (Vec<Command>, Vec<Command>) = accepted
+        .into_iter()
+        .partition(|c| c.kind == CommandKind::AckDeploy);
+    if !acks.is_empty() {
+        super::deploy_ack::acknowledge(state, app, gh, comment, &policy, permission, replies)
+            .await?;
+    }
     if accepted.is_empty() {
         return Ok(());
     }

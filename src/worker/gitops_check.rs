@@ -9,9 +9,10 @@ use anyhow::anyhow;
 
 use super::{github_error, installation_client};
 use crate::github::api::{self, create_check_run, CheckRunRequest};
-use crate::github::GitHubApp;
+use crate::github::{GitHubApp, InstallationClient};
 use crate::gitops::{check_conclusion, compare, render_table};
 use crate::jobs::JobError;
+use crate::policy::RepoPolicy;
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::{AnnotationLevel, AnnotationView};
 use crate::state::AppState;
@@ -36,8 +37,29 @@ pub async fn preview(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), J
     let info = api::get_pull_request(&gh, &pr.repo, pr.number)
         .await
         .map_err(github_error)?;
-    let base = yaml_tree(state, &app, &pr.repo, &info.base.sha).await?;
-    let head = yaml_tree(state, &app, &pr.repo, &pr.head_sha).await?;
+    let shown = compute(state, &app, &policy, &pr.repo, &info.base.sha, &pr.head_sha).await?;
+    post(&gh, &pr.repo, &pr.head_sha, &shown).await
+}
+
+/// The preview of a PR, ready to post as the check run.
+pub struct Preview {
+    pub conclusion: &'static str,
+    pub title: String,
+    pub summary: String,
+    pub annotations: Vec<AnnotationView>,
+}
+
+/// The deploy preview between `base_sha` and `head_sha`, redacted.
+pub async fn compute(
+    state: &AppState,
+    app: &GitHubApp,
+    policy: &RepoPolicy,
+    repo: &RepoRef,
+    base_sha: &str,
+    head_sha: &str,
+) -> Result<Preview, JobError> {
+    let base = yaml_tree(state, app, repo, base_sha).await?;
+    let head = yaml_tree(state, app, repo, head_sha).await?;
     let folders: Vec<_> = policy
         .gitops
         .iter()
@@ -46,7 +68,7 @@ pub async fn preview(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), J
     let result = compare(&folders, &base, &head);
     let redactor = Redactor::new(&RedactionConfig {
         extra_patterns: policy.redact_patterns.clone(),
-        secret_values: crate::inputs::all_values(&policy),
+        secret_values: crate::inputs::all_values(policy),
     })
     .map_err(|e| JobError::Permanent(anyhow!("redaction patterns: {e}")))?;
     let mut ph = Placeholders::new();
@@ -72,18 +94,32 @@ pub async fn preview(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), J
                 .collect(),
         ),
     };
-    let title = redact(&title);
+    Ok(Preview {
+        conclusion,
+        title: redact(&title),
+        summary,
+        annotations,
+    })
+}
+
+/// Posts `preview` as the `tfgate/deploy` check run of `head_sha`.
+pub async fn post(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    head_sha: &str,
+    preview: &Preview,
+) -> Result<(), JobError> {
     let request = CheckRunRequest {
         name: CHECK_NAME,
-        head_sha: &pr.head_sha,
+        head_sha,
         external_id: None,
-        conclusion,
-        title: &title,
-        summary: &summary,
+        conclusion: preview.conclusion,
+        title: &preview.title,
+        summary: &preview.summary,
         text: "",
-        annotations: &annotations,
+        annotations: &preview.annotations,
     };
-    create_check_run(&gh, &pr.repo, &request)
+    create_check_run(gh, repo, &request)
         .await
         .map_err(github_error)
 }

@@ -5,6 +5,7 @@
 mod authorize;
 mod cloudtrail_poll;
 mod comment;
+mod deploy_ack;
 mod drift_check;
 mod events;
 mod failed;

@@ -3,6 +3,7 @@
 use super::{idx, key, p, values, Checker, InputSource, PolicyFile};
 use crate::gitops::Tool;
 use crate::policy::model::{GitopsFolder, RegistryToken};
+use crate::policy::GitHubPermission;
 
 /// The module repository globs and the registry tokens of `file`, with a problem for each
 /// bad entry.
@@ -67,6 +68,10 @@ pub(super) fn check_gitops(c: &mut Checker, file: &PolicyFile) -> Vec<GitopsFold
             out.push(GitopsFolder {
                 path: spec.path.clone(),
                 tool,
+                acknowledge_min_permission: spec
+                    .acknowledge
+                    .as_ref()
+                    .map_or(GitHubPermission::Maintain, |a| a.min_permission),
             });
         }
     }

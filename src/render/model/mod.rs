@@ -332,6 +332,12 @@ pub enum NoticeBody {
     ApplyInterrupted {
         project: String,
     },
+    /// The answer to an allowed `/ack-deploy` on the head `head_sha_short`.
+    DeployAck {
+        result: crate::gitops::ack::AckResult,
+        head_sha_short: String,
+        user: String,
+    },
     /// `/apply` of a plan whose last apply failed part-way: refused, since Terraform rejects a
     /// saved plan once the state changed; the root needs `/plan -p PROJECT`.
     PlanSpent {

@@ -378,6 +378,11 @@ pub fn notices() -> Vec<Notice> {
         NoticeBody::PlanSpent {
             project: "eks".into(),
         },
+        NoticeBody::DeployAck {
+            result: crate::gitops::ack::AckResult::Acknowledged,
+            head_sha_short: "9c1b2d4".into(),
+            user: "maya".into(),
+        },
     ];
     let bodies = bodies
         .into_iter()

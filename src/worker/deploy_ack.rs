@@ -1,0 +1,107 @@
+//! `/ack-deploy` (effects): who may acknowledge is decided by `gitops::ack` (pure); here the
+//! head's `tfgate/deploy` check is read, the preview recomputed for the same commits and posted
+//! again as `success`, acknowledged, and the decision audited. A new push gets a new preview,
+//! so an acknowledgement never carries over to a commit nobody has looked at.
+
+use super::authorize::audit;
+use super::comment::Replies;
+use super::github_error;
+use super::gitops_check::{compute, post, Preview, CHECK_NAME};
+use crate::github::api;
+use crate::github::lists;
+use crate::github::{GitHubApp, InstallationClient};
+use crate::gitops::ack::{ack_result, acknowledged_title, may_acknowledge, AckRefusal, AckResult};
+use crate::jobs::JobError;
+use crate::policy::{short_sha, GitHubPermission, RepoPolicy};
+use crate::render::NoticeBody;
+use crate::state::AppState;
+use crate::webhook::event::CommentJob;
+
+const RULE: &str = "gitops.acknowledge";
+
+/// Answers one `/ack-deploy`.
+pub(super) async fn acknowledge(
+    state: &AppState,
+    app: &GitHubApp,
+    gh: &InstallationClient,
+    comment: &CommentJob,
+    policy: &RepoPolicy,
+    permission: GitHubPermission,
+    replies: &mut Replies,
+) -> Result<(), JobError> {
+    if let Err(refusal) = may_acknowledge(&policy.gitops, permission) {
+        let reason = match refusal {
+            AckRefusal::NoFolders => "`/ack-deploy` accepts what merging would deploy from GitOps folders, and the policy of this repository names no `gitops` folder.".to_string(),
+            AckRefusal::Permission { needed, has } => format!(
+                "`/ack-deploy` needs `{needed}` permission on this repository; you have `{has}`."
+            ),
+        };
+        audit(
+            state,
+            comment,
+            "ack-deploy",
+            RULE,
+            "deny",
+            Some(reason.clone()),
+        )
+        .await?;
+        replies.push(NoticeBody::PolicyDenied {
+            reason,
+            rule: RULE.into(),
+        });
+        return Ok(());
+    }
+    let info = api::get_pull_request(gh, &comment.repo, comment.number)
+        .await
+        .map_err(github_error)?;
+    let head = info.head.sha.clone();
+    let listed = lists::check_runs(gh, &comment.repo, &head)
+        .await
+        .map_err(github_error)?;
+    let shown = listed
+        .iter()
+        .filter(|c| c.name == CHECK_NAME)
+        .filter(|c| c.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(app.slug.as_str()))
+        .max_by_key(|c| c.id)
+        .and_then(|c| c.conclusion.as_deref());
+    let mut result = ack_result(shown);
+    if result == AckResult::Acknowledged {
+        let preview = compute(state, app, policy, &comment.repo, &info.base.sha, &head).await?;
+        result = ack_result(Some(preview.conclusion));
+        if result == AckResult::Acknowledged {
+            post(
+                gh,
+                &comment.repo,
+                &head,
+                &acknowledged(preview, &comment.author, &head),
+            )
+            .await?;
+        }
+    }
+    let decision = match result {
+        AckResult::Acknowledged => "allow",
+        _ => "ignored",
+    };
+    let detail = format!("{}: {result:?}", short_sha(&head));
+    audit(state, comment, "ack-deploy", RULE, decision, Some(detail)).await?;
+    replies.push(NoticeBody::DeployAck {
+        result,
+        head_sha_short: short_sha(&head).to_string(),
+        user: comment.author.clone(),
+    });
+    Ok(())
+}
+
+/// The preview as `success`, saying who accepted it for which commit.
+fn acknowledged(preview: Preview, user: &str, head: &str) -> Preview {
+    Preview {
+        conclusion: "success",
+        title: acknowledged_title(&preview.title, user),
+        summary: format!(
+            "{}\nAcknowledged by @{user} for commit `{}`; a new push asks again.\n",
+            preview.summary,
+            short_sha(head)
+        ),
+        annotations: preview.annotations,
+    }
+}
