@@ -122,8 +122,11 @@ async fn a_502_after_the_write_is_not_sent_again() {
     );
     assert!(faulted(&posts[0]));
     assert_eq!(plan_comments(&h).len(), 1);
-    // The run carried on with the comment it found: the check run was created.
-    assert_eq!(h.github.with(|g| g.check_runs_created.len()), 1);
+    // The run carried on with the comment it found: the check run was created (and the
+    // PR's `tfgate/apply` check after it).
+    let created = h.github.with(|g| g.check_runs_created.clone());
+    let names: Vec<&str> = created.iter().map(|c| c.0.as_str()).collect();
+    assert_eq!(names, ["tfgate plan: eks", "tfgate/apply"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -136,14 +139,23 @@ async fn a_502_after_a_check_run_is_created_does_not_create_it_twice() {
         .fail_next("POST", "/check-runs", Fault::bad_gateway(true));
     h.comment(1, "/plan", "alice").await;
 
-    let posts = h.github.requests_to("POST", "/check-runs");
+    let posts: Vec<_> = h
+        .github
+        .requests_to("POST", "/check-runs")
+        .into_iter()
+        .filter(|r| r.body.contains("tfgate plan: eks"))
+        .collect();
     assert_eq!(posts.len(), 1, "found by its external_id: {posts:#?}");
     assert!(faulted(&posts[0]));
     // Before sending it again, tfgate listed the commit's check runs and found it there.
     let looked = h.github.requests_to("GET", "/check-runs");
     assert!(looked.iter().any(|r| r.at > posts[0].at), "{looked:#?}");
     let created: Vec<String> = checks.created().into_iter().map(|c| c.0).collect();
-    assert_eq!(created, vec!["tfgate plan: eks"], "exactly one check run");
+    assert_eq!(
+        created,
+        vec!["tfgate plan: eks", "tfgate/apply"],
+        "exactly one plan check run"
+    );
     assert_eq!(plan_comments(&h).len(), 1);
 }
 

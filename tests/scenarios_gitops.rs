@@ -2,10 +2,10 @@
 //! folders gets a `tfgate/deploy` check run previewing what merging deploys or deletes, from
 //! the real ArgoCD examples (tests/fixtures/gitops, sources in SOURCES.md).
 
-mod support;
 #[path = "support/fake_github_outbox.rs"]
 #[allow(dead_code)]
 mod fake_github_outbox;
+mod support;
 
 use serde_json::Value;
 use support::*;

@@ -123,7 +123,7 @@ scenario!(
             vec![("succeeded".into(), failures as i64 + 1)]
         );
         let created: Vec<String> = checks.created().into_iter().map(|c| c.0).collect();
-        assert_eq!(created, vec!["tfgate plan: eks"]);
+        assert_eq!(created, vec!["tfgate plan: eks", "tfgate/apply"]);
         let published = "SELECT COUNT(*) FROM publications WHERE published_at IS NOT NULL \
                      AND comment_id IS NOT NULL";
         assert_eq!(count(&h, published).await, 1);

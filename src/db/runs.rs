@@ -166,6 +166,19 @@ pub async fn latest(
     Ok(row.map(to_run))
 }
 
+/// Every run of the PR, oldest first (for views over all of its roots at once).
+pub async fn of_pr(db: &Db, repo: &str, pr: i64) -> Result<Vec<RunRow>> {
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT id, project, dir, workspace, command, head_sha, status, outcome FROM runs \
+         WHERE repo = $1 AND pr = $2 ORDER BY id",
+    )
+    .bind(repo)
+    .bind(pr)
+    .fetch_all(&db.pool)
+    .await?;
+    Ok(rows.into_iter().map(to_run).collect())
+}
+
 /// A plan run of this PR's root, by id (`None` when the id names anything else).
 pub async fn plan_of_root(
     db: &Db,

@@ -35,6 +35,8 @@ pub struct RepoPolicy {
     /// Base branch globs whose PRs may run commands; empty: the default branch only.
     pub base_branches: Vec<String>,
     pub allow_fork_prs: bool,
+    /// Post the `tfgate/apply` check run (and tell a PR merged with unapplied plans).
+    pub require_apply_before_merge: bool,
     /// `None`: reply on private repositories only.
     pub reply_to_outsiders: Option<bool>,
     /// Per user and hour; `0` means no limit.

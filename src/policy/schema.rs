@@ -49,6 +49,10 @@ pub struct PolicyFile {
     /// Whether PRs from forks may run commands at all. Default false.
     #[serde(default)]
     pub allow_fork_prs: bool,
+    /// Whether every PR gets a `tfgate/apply` check run that passes only when each affected
+    /// root's plan of the head was applied or changes nothing. Default true.
+    #[serde(default = "default_true")]
+    pub require_apply_before_merge: bool,
     /// Whether a commenter the policy lets run no command gets one short reply. Default:
     /// yes on private repositories, no on public ones.
     #[serde(default)]
@@ -456,3 +460,7 @@ impl DurationSpec {
 #[cfg(test)]
 #[path = "schema_tests.rs"]
 mod schema_tests;
+
+fn default_true() -> bool {
+    true
+}

@@ -75,6 +75,7 @@ pub(crate) fn validate_file(
         required_checks: file.required_checks.iter().map(|c| c.check()).collect(),
         base_branches: file.base_branches.clone(),
         allow_fork_prs: file.allow_fork_prs,
+        require_apply_before_merge: file.require_apply_before_merge,
         reply_to_outsiders: file.reply_to_outsiders,
         commands_per_hour: file.commands_per_hour,
         inputs,

@@ -41,10 +41,11 @@ pub enum CommentKind {
     AffectedRootsIncomplete,
     PlanSpent,
     DeployAck,
+    MergedUnapplied,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 28] = [
+    pub const ALL: [CommentKind; 29] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -73,6 +74,7 @@ impl CommentKind {
         CommentKind::AffectedRootsIncomplete,
         CommentKind::PlanSpent,
         CommentKind::DeployAck,
+        CommentKind::MergedUnapplied,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -105,6 +107,7 @@ impl CommentKind {
             CommentKind::AffectedRootsIncomplete => "affected_roots_incomplete",
             CommentKind::PlanSpent => "plan_spent",
             CommentKind::DeployAck => "deploy_ack",
+            CommentKind::MergedUnapplied => "merged_unapplied",
         }
     }
 

@@ -380,5 +380,6 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::ApplyInterrupted { .. } => CommentKind::ApplyInterrupted,
         NoticeBody::PlanSpent { .. } => CommentKind::PlanSpent,
         NoticeBody::DeployAck { .. } => CommentKind::DeployAck,
+        NoticeBody::MergedUnapplied { .. } => CommentKind::MergedUnapplied,
     }
 }

@@ -41,6 +41,7 @@ fn every_reply_kind_has_a_snapshot() {
         (CommentKind::ApplyInterrupted, "notice_apply_interrupted"),
         (CommentKind::PlanSpent, "notice_plan_spent"),
         (CommentKind::DeployAck, "notice_deploy_ack"),
+        (CommentKind::MergedUnapplied, "notice_merged_unapplied"),
         (
             CommentKind::AffectedRootsIncomplete,
             "notice_affected_roots_incomplete",

@@ -115,6 +115,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/locks_released.md.j2"),
     ),
     (
+        "merged_unapplied.md.j2",
+        include_str!("../../templates/merged_unapplied.md.j2"),
+    ),
+    (
         "more_rejected.md.j2",
         include_str!("../../templates/more_rejected.md.j2"),
     ),

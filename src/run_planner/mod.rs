@@ -2,6 +2,7 @@
 //! and bound to which commit, whether a run may start, and what each root of an apply does.
 //! The worker gathers the facts, calls these, and carries the steps out.
 
+pub mod apply_status;
 pub mod apply_step;
 pub mod autoplan;
 pub mod cancel;

@@ -31,6 +31,11 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
         super::gitops_check::preview(state, &pr).await?;
     }
     autoplan(state, &pr).await?;
+    if pr.action != "closed" {
+        super::apply_check::on_push(state, &pr).await?;
+    } else if pr.merged {
+        super::apply_check::on_merge(state, &pr).await?;
+    }
     if pr.action == "closed" {
         // Merged or closed: the PR's locks go; queued runs are dropped.
         let repo = pr.repo.full_name();

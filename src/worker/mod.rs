@@ -2,6 +2,7 @@
 //! effects (GitHub calls, database writes). Internal errors are logged with context; a PR only
 //! ever sees a short line.
 
+mod apply_check;
 mod authorize;
 mod cloudtrail_poll;
 mod comment;

@@ -63,6 +63,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
             .map_err(JobError::Transient)?;
     }
     create_check_runs(&state.renderer, &target, &row, &result).await?;
+    super::apply_check::post(state, &gh, &publish.repo, publish.number).await?;
     publications::mark_published(&state.db, row.id)
         .await
         .map_err(JobError::Transient)

@@ -332,6 +332,10 @@ pub enum NoticeBody {
     ApplyInterrupted {
         project: String,
     },
+    /// The PR was merged while roots it affects were not applied (`tfgate/apply`).
+    MergedUnapplied {
+        roots: Vec<UnappliedRoot>,
+    },
     /// The answer to an allowed `/ack-deploy` on the head `head_sha_short`.
     DeployAck {
         result: crate::gitops::ack::AckResult,
@@ -395,6 +399,14 @@ pub enum AnnotationLevel {
     Notice,
     Warning,
     Failure,
+}
+
+/// A root a merged PR left unapplied, and what it still needed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnappliedRoot {
+    pub project: String,
+    /// `planned, not applied`, …
+    pub left: String,
 }
 
 /// One check-run annotation (GitHub accepts at most 50 per request; the caller batches).

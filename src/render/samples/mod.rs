@@ -378,6 +378,12 @@ pub fn notices() -> Vec<Notice> {
         NoticeBody::PlanSpent {
             project: "eks".into(),
         },
+        NoticeBody::MergedUnapplied {
+            roots: vec![crate::render::UnappliedRoot {
+                project: "eks".into(),
+                left: "planned, not applied".into(),
+            }],
+        },
         NoticeBody::DeployAck {
             result: crate::gitops::ack::AckResult::Acknowledged,
             head_sha_short: "9c1b2d4".into(),

@@ -1,0 +1,230 @@
+//! The `tfgate/apply` check (pure): a PR may be merged when every root it affects has had its
+//! plan of the head applied, or that plan changes nothing. Otherwise the check lists the roots
+//! left and what each still needs; a PR merged anyway is told the same list.
+
+use serde::{Deserialize, Serialize};
+
+use super::record::RunStatus;
+
+/// The check run's name.
+pub const CHECK_NAME: &str = "tfgate/apply";
+
+/// A root's latest plan run, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatestPlan {
+    pub id: i64,
+    pub head_sha: String,
+    pub status: Option<RunStatus>,
+    /// Resource changes in the plan; `None` when its record does not decode.
+    pub changes: Option<u32>,
+}
+
+/// What one affected root knows of its runs in this PR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootRuns {
+    pub project: String,
+    pub plan: Option<LatestPlan>,
+    /// The root's latest apply run (id, status).
+    pub apply: Option<(i64, Option<RunStatus>)>,
+}
+
+/// What a root still needs before merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootLeft {
+    /// No plan of the head yet (or one is running).
+    NotPlanned,
+    /// The head's plan failed.
+    PlanFailed,
+    /// Planned with changes, not applied.
+    NotApplied,
+    /// An apply of the head's plan failed or was interrupted.
+    ApplyFailed,
+}
+
+impl RootLeft {
+    pub fn label(self) -> &'static str {
+        match self {
+            RootLeft::NotPlanned => "not planned at the head",
+            RootLeft::PlanFailed => "plan failed",
+            RootLeft::NotApplied => "planned, not applied",
+            RootLeft::ApplyFailed => "apply failed",
+        }
+    }
+}
+
+/// What `root` still needs at `head`; `None` when it is done.
+pub fn root_left(head: &str, root: &RootRuns) -> Option<RootLeft> {
+    let Some(plan) = root.plan.as_ref().filter(|p| p.head_sha == head) else {
+        return Some(RootLeft::NotPlanned);
+    };
+    match plan.status {
+        Some(RunStatus::Planned) => {}
+        Some(RunStatus::PlanFailed) => return Some(RootLeft::PlanFailed),
+        _ => return Some(RootLeft::NotPlanned),
+    }
+    if plan.changes == Some(0) {
+        return None;
+    }
+    match root.apply {
+        Some((id, Some(RunStatus::Applied))) if id > plan.id => None,
+        Some((id, Some(RunStatus::ApplyFailed | RunStatus::Interrupted))) if id > plan.id => {
+            Some(RootLeft::ApplyFailed)
+        }
+        _ => Some(RootLeft::NotApplied),
+    }
+}
+
+/// The check run of a head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyCheck {
+    /// `success` or `action_required`.
+    pub conclusion: &'static str,
+    pub title: String,
+    /// Markdown: one line per affected root.
+    pub summary: String,
+    /// The roots left, in the order given.
+    pub left: Vec<(String, RootLeft)>,
+}
+
+/// The `tfgate/apply` check of `head` over the PR's affected roots.
+pub fn apply_check(head: &str, roots: &[RootRuns]) -> ApplyCheck {
+    let left: Vec<(String, RootLeft)> = roots
+        .iter()
+        .filter_map(|r| root_left(head, r).map(|l| (r.project.clone(), l)))
+        .collect();
+    let mut summary = String::new();
+    for root in roots {
+        let state = match left.iter().find(|(p, _)| *p == root.project) {
+            Some((_, l)) => format!("⏳ {}", l.label()),
+            None => "✅ applied or nothing to apply".to_string(),
+        };
+        summary.push_str(&format!(
+            "- `{}`: {state}\n",
+            root.project.replace('`', "'")
+        ));
+    }
+    let (conclusion, title) = match (roots.is_empty(), left.len()) {
+        (true, _) => {
+            summary = "This pull request affects no Terraform root.\n".into();
+            ("success", "no Terraform root affected".to_string())
+        }
+        (false, 0) => (
+            "success",
+            "every affected root is applied or unchanged".to_string(),
+        ),
+        (false, n) => ("action_required", format!("{n} root(s) not applied yet")),
+    };
+    ApplyCheck {
+        conclusion,
+        title,
+        summary,
+        left,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(id: i64, head: &str, status: RunStatus, changes: u32) -> Option<LatestPlan> {
+        Some(LatestPlan {
+            id,
+            head_sha: head.into(),
+            status: Some(status),
+            changes: Some(changes),
+        })
+    }
+
+    fn root(plan: Option<LatestPlan>, apply: Option<(i64, RunStatus)>) -> RootRuns {
+        RootRuns {
+            project: "eks".into(),
+            plan,
+            apply: apply.map(|(id, s)| (id, Some(s))),
+        }
+    }
+
+    #[test]
+    fn root_left_table() {
+        use RunStatus::*;
+        let cases = [
+            ("no plan", root(None, None), Some(RootLeft::NotPlanned)),
+            (
+                "planned an older head",
+                root(plan(5, "h0", Planned, 1), None),
+                Some(RootLeft::NotPlanned),
+            ),
+            (
+                "plan running",
+                root(plan(5, "h1", Running, 0), None),
+                Some(RootLeft::NotPlanned),
+            ),
+            (
+                "plan failed",
+                root(plan(5, "h1", PlanFailed, 0), None),
+                Some(RootLeft::PlanFailed),
+            ),
+            ("no changes", root(plan(5, "h1", Planned, 0), None), None),
+            (
+                "changes, not applied",
+                root(plan(5, "h1", Planned, 2), None),
+                Some(RootLeft::NotApplied),
+            ),
+            (
+                "applied after the plan",
+                root(plan(5, "h1", Planned, 2), Some((6, Applied))),
+                None,
+            ),
+            (
+                "applied an older plan",
+                root(plan(5, "h1", Planned, 2), Some((4, Applied))),
+                Some(RootLeft::NotApplied),
+            ),
+            (
+                "apply failed",
+                root(plan(5, "h1", Planned, 2), Some((6, ApplyFailed))),
+                Some(RootLeft::ApplyFailed),
+            ),
+            (
+                "apply interrupted",
+                root(plan(5, "h1", Planned, 2), Some((6, Interrupted))),
+                Some(RootLeft::ApplyFailed),
+            ),
+        ];
+        for (name, r, want) in cases {
+            assert_eq!(root_left("h1", &r), want, "{name}");
+        }
+        let unreadable = RootRuns {
+            plan: Some(LatestPlan {
+                changes: None,
+                ..plan(5, "h1", Planned, 0).unwrap()
+            }),
+            ..root(None, None)
+        };
+        assert_eq!(root_left("h1", &unreadable), Some(RootLeft::NotApplied));
+    }
+
+    #[test]
+    fn the_check_lists_every_root_and_passes_only_when_none_is_left() {
+        let done = RootRuns {
+            project: "network".into(),
+            ..root(plan(3, "h1", RunStatus::Planned, 0), None)
+        };
+        let waiting = root(plan(5, "h1", RunStatus::Planned, 2), None);
+        let check = apply_check("h1", &[done.clone(), waiting]);
+        assert_eq!(check.conclusion, "action_required");
+        assert_eq!(check.title, "1 root(s) not applied yet");
+        assert_eq!(
+            check.summary,
+            "- `network`: ✅ applied or nothing to apply\n- `eks`: ⏳ planned, not applied\n"
+        );
+        assert_eq!(check.left, [("eks".to_string(), RootLeft::NotApplied)]);
+        let check = apply_check("h1", &[done]);
+        assert_eq!(check.conclusion, "success");
+        let none = apply_check("h1", &[]);
+        assert_eq!(
+            (none.conclusion, none.title.as_str()),
+            ("success", "no Terraform root affected")
+        );
+    }
+}
