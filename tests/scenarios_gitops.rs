@@ -227,3 +227,56 @@ async fn a_maintainer_acknowledges_a_removal_a_writer_cannot_and_a_new_push_asks
         "action_required"
     );
 }
+
+/// Every file of the fixture tree `tests/fixtures/gitops/<dir>`, as (repository path, text).
+fn fixture_files(dir: &str) -> Vec<(String, String)> {
+    let root = fixture_path(&format!("gitops/{dir}"));
+    let mut out = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .to_string();
+                out.push((rel, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn removing_a_flux_kustomization_with_prune_needs_acknowledgement() {
+    let policy = POLICY.replace(
+        "path: \"deploy/**\"\n    kind: argocd",
+        "path: \"clusters/**\"\n    kind: flux",
+    );
+    let h = Harness::start_with_policy(Backend::Sqlite, Some(&policy))
+        .await
+        .unwrap();
+    let base = fixture_files("flux");
+    let head: Vec<(String, String)> = base
+        .iter()
+        .filter(|(p, _)| p != "clusters/production/apps.yaml")
+        .cloned()
+        .collect();
+    let base_refs: Vec<(&str, String)> =
+        base.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+    let head_refs: Vec<(&str, String)> =
+        head.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+    serve_base_and_head(&h, &base_refs, &head_refs).await;
+    let check = push_and_read_deploy_check(&h).await;
+    assert_eq!(check["conclusion"], "action_required");
+    let summary = check["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("| **removed** | Kustomization (Flux) | `apps` |"),
+        "{summary}"
+    );
+    eprintln!("flux check:\n{}\n{summary}", check["output"]["title"]);
+}

@@ -459,6 +459,23 @@ impl Topology {
     }
 
     /// Wait (up to `limit`) until a run is going under a job leased to one of `owners`.
+    /// Wait (up to `limit`) until `count` runs have started (plan comments lag behind runs:
+    /// publishing is a job of its own, queued behind the plans).
+    pub async fn wait_for_runs(&self, count: i64, limit: Duration) {
+        let start = std::time::Instant::now();
+        loop {
+            let started: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM runs")
+                .fetch_one(&self.db.pool)
+                .await
+                .unwrap();
+            if started >= count {
+                return;
+            }
+            assert!(start.elapsed() < limit, "only {started} runs started");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     pub async fn wait_for_a_run_under(&self, owners: &[String], limit: Duration) {
         let start = std::time::Instant::now();
         while self.runs_running_under(owners).await.is_empty() {
