@@ -193,3 +193,44 @@ scenario!(
         );
     }
 );
+
+/// A root whose admin CIDRs feed only a (sensitive) output.
+fn write_output_only_root(dir: &Path, state_key: &str, bucket: &str) {
+    let d = dir.join("infra/eks");
+    std::fs::create_dir_all(&d).unwrap();
+    let body = format!(
+        "variable \"admin_cidrs\" {{\n  type = string\n}}\noutput \"admins\" {{\n  value     = var.admin_cidrs\n  sensitive = true\n}}\nresource \"fake_thing\" \"bucket\" {{\n  name = \"{bucket}\"\n}}\n"
+    );
+    std::fs::write(d.join("main.tf"), moto_root_tf(state_key, &body)).unwrap();
+}
+
+scenario!(
+    a_secret_that_feeds_only_an_output_is_named_in_the_plan,
+    policy = &policy(),
+    |h| {
+        if !terraform_tools_available() {
+            return;
+        }
+        let story = Story::start(&h).await;
+        story.set_secret("203.0.113.7/32");
+        write_output_only_root(story.repo.path(), &story.state_key, "logs-v1");
+        h.github.serve_repo(story.repo.path());
+        new_head(&h, '1', &["infra/eks/main.tf"]);
+        on_pr(&h, 1, "/plan").await;
+        assert!(applied(&on_pr(&h, 1, "/apply").await));
+        on_pr(&h, 1, "/unlock").await;
+
+        // The secret changes outside any PR; the next PR's plan changes no resource with it.
+        story.set_secret("198.51.100.9/32");
+        write_output_only_root(story.repo.path(), &story.state_key, "logs-v2");
+        h.github.serve_repo(story.repo.path());
+        new_head(&h, '2', &["infra/eks/main.tf"]);
+        let plan = on_pr(&h, 2, "/plan").await;
+        let note = "- `eks`: shared input `ADMIN_CIDRS` changed since the last apply; it changes no resource (only output `admins`). The next apply takes the new value.";
+        assert!(plan.contains(note), "{plan}");
+        assert!(
+            !plan.contains("198.51.100.9") && !plan.contains("203.0.113.7"),
+            "{plan}"
+        );
+    }
+);

@@ -56,20 +56,7 @@ async fn push_and_read_deploy_check(h: &Harness) -> Value {
     let pr = webhook_fixture("pull_request.synchronize.json");
     h.deliver("pull_request", &pr).await;
     h.run_jobs().await;
-    h.github.with(|g| {
-        let body = g
-            .requests
-            .iter()
-            .rev()
-            .find(|r| {
-                r.method == "POST"
-                    && r.path.ends_with("/check-runs")
-                    && r.body.contains("tfgate/deploy")
-            })
-            .map(|r| r.body.clone())
-            .expect("a tfgate/deploy check run");
-        serde_json::from_str(&body).unwrap()
-    })
+    last_deploy_check(h)
 }
 
 #[tokio::test]

@@ -29,6 +29,7 @@ mod plan_drift;
 mod reference;
 mod report;
 mod status;
+mod unseen_inputs;
 mod warnings;
 
 pub use attribute::{attribute_changes, input_sets, AttributionContext, PR_FILES_LIMIT};
@@ -40,4 +41,5 @@ pub use lockfile::{parse_lockfile, render_lockfile, InputsLock, LockfileError, L
 pub use plan_drift::{plan_drift, DriftFacts, DriftNote, PlanDrift};
 pub use report::{CauseTrace, ChangeAttribution, DriftReport, DriftWarningLine, Verdict};
 pub use status::{input_statuses, InputStatus, SharedInputRef};
+pub use unseen_inputs::inputs_reaching_no_resource;
 pub use warnings::{drift_warnings, redact_drift_warnings, NO_FINGERPRINT};

@@ -8,8 +8,8 @@ use crate::render::{DriftWarning, RunNote};
 use crate::terraform::PlanJson;
 
 use super::{
-    attribute_changes, drift_warnings, input_sets, input_statuses, parse_lockfile,
-    AttributionContext, Fingerprint, HclIndex, SharedInputRef, LOCKFILE_NAME,
+    attribute_changes, drift_warnings, input_sets, input_statuses, inputs_reaching_no_resource,
+    parse_lockfile, AttributionContext, Fingerprint, HclIndex, SharedInputRef, LOCKFILE_NAME,
 };
 
 /// What the worker read for one root's drift analysis.
@@ -43,6 +43,9 @@ pub enum DriftNote {
         committed: String,
         live: String,
     },
+    /// Changed since the last apply, yet no resource change is attributed to it: it feeds only
+    /// `outputs` (or nothing in the plan), and the next apply would take it unseen.
+    InputReachesNoResource { input: String, outputs: Vec<String> },
 }
 
 impl DriftNote {
@@ -62,6 +65,13 @@ impl DriftNote {
                 committed,
                 live,
             },
+            DriftNote::InputReachesNoResource { input, outputs } => {
+                RunNote::InputReachesNoResource {
+                    project,
+                    input,
+                    outputs,
+                }
+            }
         }
     }
 }
@@ -134,9 +144,15 @@ pub fn plan_drift(plan: &PlanJson<'_>, facts: &DriftFacts<'_>) -> PlanDrift {
         hcl: &hcl,
     };
     let report = attribute_changes(plan, &context);
+    let drifted_inputs = report.drifted_inputs();
+    notes.extend(
+        inputs_reaching_no_resource(plan, &statuses, &report)
+            .into_iter()
+            .map(|(input, outputs)| DriftNote::InputReachesNoResource { input, outputs }),
+    );
     PlanDrift {
         warnings: drift_warnings(&report, &statuses),
-        drifted_inputs: report.drifted_inputs(),
+        drifted_inputs,
         notes,
     }
 }
@@ -178,9 +194,16 @@ mod tests {
         let d = analyse(None, &[], &["ssh_key".to_string()]);
         assert_eq!(
             d.notes,
-            vec![DriftNote::InputUnreadable {
-                input: "ssh_key".into()
-            }]
+            vec![
+                DriftNote::InputUnreadable {
+                    input: "ssh_key".into()
+                },
+                // The plan changes no resource: the changed input reaches none.
+                DriftNote::InputReachesNoResource {
+                    input: "admin_cidrs".into(),
+                    outputs: Vec::new()
+                }
+            ]
         );
         assert!(d.warnings.is_empty());
     }
@@ -188,8 +211,15 @@ mod tests {
     #[test]
     fn an_invalid_lock_file_is_noted_and_ignored() {
         let d = analyse(Some("not a lock file {{{"), &[], &[]);
+        // (The plan changes no resource, so the changed input is named as reaching none.)
         assert!(
-            matches!(d.notes.as_slice(), [DriftNote::LockFileInvalid { .. }]),
+            matches!(
+                d.notes.as_slice(),
+                [
+                    DriftNote::LockFileInvalid { .. },
+                    DriftNote::InputReachesNoResource { .. }
+                ]
+            ),
             "{:?}",
             d.notes
         );
@@ -207,7 +237,7 @@ mod tests {
                 input,
                 committed,
                 live,
-            }] => {
+            }, DriftNote::InputReachesNoResource { .. }] => {
                 assert_eq!(input, "admin_cidrs");
                 assert_eq!(committed, fp("old").short());
                 assert_eq!(live, fp("new").short());

@@ -118,6 +118,7 @@ fn plan_notes() {
         "- `eks`: shared input `VPN_CIDRS` could not be read on the server; the plan ran without it",
         "- `eks`: `tfgate.inputs.lock` is not valid (line 4); it was ignored",
         "- `eks`: shared input `ADMIN_CIDRS` differs from `tfgate.inputs.lock` (committed 3f2a9e0c → live 9c1b2d4e)",
+        "- `eks`: shared input `ADMIN_CIDRS` changed since the last apply; it changes no resource (only output `admins`). The next apply takes the new value.",
         "- `eks`: shared-input drift could not be checked.",
         "- Comment `/apply` to apply this plan.",
     ];

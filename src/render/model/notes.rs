@@ -32,6 +32,13 @@ pub enum RunNote {
         committed: String,
         live: String,
     },
+    /// A shared input changed since the last apply, and no resource change of the plan comes
+    /// from it: it feeds only `outputs` (or nothing), and the next apply takes it unseen.
+    InputReachesNoResource {
+        project: String,
+        input: String,
+        outputs: Vec<String>,
+    },
     DriftUnchecked {
         project: String,
     },

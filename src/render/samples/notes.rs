@@ -143,6 +143,11 @@ pub fn plan_with_every_note() -> PlanComment {
                 committed: "3f2a9e0c".into(),
                 live: "9c1b2d4e".into(),
             },
+            RunNote::InputReachesNoResource {
+                project: project(),
+                input: "ADMIN_CIDRS".into(),
+                outputs: vec!["admins".into()],
+            },
             RunNote::DriftUnchecked { project: project() },
             RunNote::ApplyToProceed,
         ],
