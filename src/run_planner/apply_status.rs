@@ -87,8 +87,10 @@ pub struct ApplyCheck {
     pub left: Vec<(String, RootLeft)>,
 }
 
-/// The `tfgate/apply` check of `head` over the PR's affected roots.
-pub fn apply_check(head: &str, roots: &[RootRuns]) -> ApplyCheck {
+/// The `tfgate/apply` check of `head` over the PR's affected roots. `complete` is false when
+/// the roots could not all be found (a module graph or the inputs lock could not be read):
+/// then the check never passes, since a root the PR affects may be missing from the list.
+pub fn apply_check(head: &str, roots: &[RootRuns], complete: bool) -> ApplyCheck {
     let left: Vec<(String, RootLeft)> = roots
         .iter()
         .filter_map(|r| root_left(head, r).map(|l| (r.project.clone(), l)))
@@ -105,6 +107,16 @@ pub fn apply_check(head: &str, roots: &[RootRuns]) -> ApplyCheck {
         ));
     }
     let (conclusion, title) = match (roots.is_empty(), left.len()) {
+        _ if !complete => {
+            summary.push_str(
+                "\nThe roots this pull request affects could not all be found (a module graph or \
+                 `tfgate.inputs.lock` could not be read); comment `/plan` to try again.\n",
+            );
+            (
+                "action_required",
+                "the affected roots could not all be found".to_string(),
+            )
+        }
         (true, _) => {
             summary = "This pull request affects no Terraform root.\n".into();
             ("success", "no Terraform root affected".to_string())
@@ -211,7 +223,7 @@ mod tests {
             ..root(plan(3, "h1", RunStatus::Planned, 0), None)
         };
         let waiting = root(plan(5, "h1", RunStatus::Planned, 2), None);
-        let check = apply_check("h1", &[done.clone(), waiting]);
+        let check = apply_check("h1", &[done.clone(), waiting], true);
         assert_eq!(check.conclusion, "action_required");
         assert_eq!(check.title, "1 root(s) not applied yet");
         assert_eq!(
@@ -219,9 +231,17 @@ mod tests {
             "- `network`: ✅ applied or nothing to apply\n- `eks`: ⏳ planned, not applied\n"
         );
         assert_eq!(check.left, [("eks".to_string(), RootLeft::NotApplied)]);
-        let check = apply_check("h1", &[done]);
+        let check = apply_check("h1", &[done.clone()], true);
         assert_eq!(check.conclusion, "success");
-        let none = apply_check("h1", &[]);
+        let unsure = apply_check("h1", &[done], false);
+        assert_eq!(
+            (unsure.conclusion, unsure.title.as_str()),
+            (
+                "action_required",
+                "the affected roots could not all be found"
+            )
+        );
+        let none = apply_check("h1", &[], true);
         assert_eq!(
             (none.conclusion, none.title.as_str()),
             ("success", "no Terraform root affected")

@@ -142,13 +142,16 @@ async fn current_check(
         .await
         .map_err(github_error)?;
     let (policy, _problems) = policy_for_pr(gh, repo, &policy).await?;
-    // A notice about unreadable module graphs reaches the PR with its next command.
-    let _ = complete_pr_changes(state, gh, repo, &policy, &mut pr_facts).await;
+    // A notice about unreadable module graphs reaches the PR with its next command; the check
+    // does not pass meanwhile.
+    let incomplete = complete_pr_changes(state, gh, repo, &policy, &mut pr_facts)
+        .await
+        .is_some();
     let affected = affected_projects(&pr_facts.changes(), &policy.specs());
     let roots = stored_runs(state, repo, number, &policy, &affected).await?;
     Ok(Some((
         pr_facts.head_sha.clone(),
-        apply_check(&pr_facts.head_sha, &roots),
+        apply_check(&pr_facts.head_sha, &roots, !incomplete),
     )))
 }
 
