@@ -267,3 +267,46 @@ async fn removing_a_flux_kustomization_with_prune_needs_acknowledgement() {
     );
     eprintln!("flux check:\n{}\n{summary}", check["output"]["title"]);
 }
+
+#[tokio::test]
+async fn an_acknowledgement_accepts_only_the_preview_that_was_shown() {
+    let h = Harness::start_with_policy(Backend::Sqlite, Some(POLICY))
+        .await
+        .unwrap();
+    let _listed = h.github.list_created_check_runs().await;
+    let set = (
+        "deploy/set.yaml",
+        argocd_fixture("applicationset-list.yaml"),
+    );
+    let app = (
+        "deploy/apps/guestbook.yaml",
+        argocd_fixture("application.yaml"),
+    );
+    serve_base_and_head(&h, &[set.clone(), app], &[set]).await;
+    let head = "1".repeat(40);
+    let shown = push_at(&h, &head).await;
+    assert_eq!(
+        shown["output"]["title"],
+        "1 change(s) need acknowledgement before merge"
+    );
+    h.github
+        .with(|g| g.permissions.insert("maya".into(), "maintain".into()));
+
+    // What the commits hold now differs from what was shown (here: the ApplicationSet goes too).
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(empty.path().join("deploy")).unwrap();
+    h.github.serve_repo(empty.path());
+    let reply = h.comment(1, "/ack-deploy", "maya").await.join("\n");
+    assert!(reply.contains("changed since it was shown"), "{reply}");
+    let fresh = last_deploy_check(&h);
+    assert_eq!(fresh["conclusion"], "action_required");
+    assert_eq!(
+        fresh["output"]["title"],
+        "2 change(s) need acknowledgement before merge"
+    );
+
+    // Acknowledging what is shown now works.
+    let reply = h.comment(1, "/ack-deploy", "maya").await.join("\n");
+    assert!(reply.contains("Deploy acknowledged"), "{reply}");
+    assert_eq!(last_deploy_check(&h)["conclusion"], "success");
+}

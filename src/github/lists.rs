@@ -59,6 +59,17 @@ pub struct CheckRunItem {
     /// The id its creator gave it (tfgate: one per job and root).
     #[serde(default)]
     pub external_id: Option<String>,
+    #[serde(default)]
+    pub output: Option<CheckRunOutput>,
+}
+
+/// What a check run shows (the list API gives title and summary).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CheckRunOutput {
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub summary: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

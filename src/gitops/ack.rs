@@ -49,6 +49,9 @@ pub enum AckResult {
     PreviewFails,
     /// The head has no `tfgate/deploy` check yet: nobody can have seen what would be accepted.
     NotReady,
+    /// The preview recomputed now differs from the one shown (the base branch moved): the new
+    /// one is posted, and nothing is acknowledged.
+    PreviewChanged,
 }
 
 /// What acknowledging does, given the conclusion of the head's latest `tfgate/deploy` check

@@ -62,13 +62,19 @@ pub(super) async fn acknowledge(
         .iter()
         .filter(|c| c.name == CHECK_NAME)
         .filter(|c| c.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(app.slug.as_str()))
-        .max_by_key(|c| c.id)
-        .and_then(|c| c.conclusion.as_deref());
-    let mut result = ack_result(shown);
+        .max_by_key(|c| c.id);
+    let mut result = ack_result(shown.and_then(|c| c.conclusion.as_deref()));
     if result == AckResult::Acknowledged {
         let preview = compute(state, app, policy, &comment.repo, &info.base.sha, &head).await?;
         result = ack_result(Some(preview.conclusion));
-        if result == AckResult::Acknowledged {
+        let output = shown.and_then(|c| c.output.clone()).unwrap_or_default();
+        let same = output.title.as_deref() == Some(preview.title.as_str())
+            && output.summary.as_deref() == Some(preview.summary.as_str());
+        if result == AckResult::Acknowledged && !same {
+            // What would be accepted is not what was shown: show it, accept nothing.
+            result = AckResult::PreviewChanged;
+            post(gh, &comment.repo, &head, &preview).await?;
+        } else if result == AckResult::Acknowledged {
             post(
                 gh,
                 &comment.repo,

@@ -129,7 +129,8 @@ impl FakeGitHub {
                 runs.lock().unwrap().push(json!({
                     "id": id, "name": body["name"], "conclusion": body["conclusion"],
                     "head_sha": body["head_sha"], "external_id": body["external_id"],
-                    "status": "completed", "app": {"slug": "tfgate"}
+                    "status": "completed", "app": {"slug": "tfgate"},
+                    "output": {"title": body["output"]["title"], "summary": body["output"]["summary"]}
                 }));
                 ResponseTemplate::new(201).set_body_json(json!({"id": id, "name": body["name"]}))
             })
