@@ -231,7 +231,7 @@ mod tests {
             "- `network`: ✅ applied or nothing to apply\n- `eks`: ⏳ planned, not applied\n"
         );
         assert_eq!(check.left, [("eks".to_string(), RootLeft::NotApplied)]);
-        let check = apply_check("h1", &[done.clone()], true);
+        let check = apply_check("h1", std::slice::from_ref(&done), true);
         assert_eq!(check.conclusion, "success");
         let unsure = apply_check("h1", &[done], false);
         assert_eq!(
