@@ -149,8 +149,9 @@ fn last_deploy_check(h: &Harness) -> Value {
     })
 }
 
-#[tokio::test]
-async fn a_maintainer_acknowledges_a_removal_a_writer_cannot_and_a_new_push_asks_again() {
+/// A PR removing the `guestbook` Application (synced with prune), pushed as commit `111…`:
+/// its `tfgate/deploy` check is shown `action_required`, and check runs are listed back.
+async fn removal_shown() -> Harness {
     let h = Harness::start_with_policy(Backend::Sqlite, Some(POLICY))
         .await
         .unwrap();
@@ -164,8 +165,19 @@ async fn a_maintainer_acknowledges_a_removal_a_writer_cannot_and_a_new_push_asks
         argocd_fixture("application.yaml"),
     );
     serve_base_and_head(&h, &[set.clone(), app], &[set]).await;
+    let shown = push_at(&h, &"1".repeat(40)).await;
+    assert_eq!(shown["conclusion"], "action_required");
+    assert_eq!(
+        shown["output"]["title"],
+        "1 change(s) need acknowledgement before merge"
+    );
+    h
+}
+
+#[tokio::test]
+async fn a_maintainer_acknowledges_a_removal_a_writer_cannot_and_a_new_push_asks_again() {
+    let h = removal_shown().await;
     let first = "1".repeat(40);
-    assert_eq!(push_at(&h, &first).await["conclusion"], "action_required");
     h.github.with(|g| {
         g.permissions.insert("walt".into(), "write".into());
         g.permissions.insert("maya".into(), "maintain".into());
@@ -270,25 +282,7 @@ async fn removing_a_flux_kustomization_with_prune_needs_acknowledgement() {
 
 #[tokio::test]
 async fn an_acknowledgement_accepts_only_the_preview_that_was_shown() {
-    let h = Harness::start_with_policy(Backend::Sqlite, Some(POLICY))
-        .await
-        .unwrap();
-    let _listed = h.github.list_created_check_runs().await;
-    let set = (
-        "deploy/set.yaml",
-        argocd_fixture("applicationset-list.yaml"),
-    );
-    let app = (
-        "deploy/apps/guestbook.yaml",
-        argocd_fixture("application.yaml"),
-    );
-    serve_base_and_head(&h, &[set.clone(), app], &[set]).await;
-    let head = "1".repeat(40);
-    let shown = push_at(&h, &head).await;
-    assert_eq!(
-        shown["output"]["title"],
-        "1 change(s) need acknowledgement before merge"
-    );
+    let h = removal_shown().await;
     h.github
         .with(|g| g.permissions.insert("maya".into(), "maintain".into()));
 
