@@ -27,6 +27,8 @@ pub struct AppState {
     pub seal_key: Arc<crate::crypto::SealKey>,
     /// The comment templates (defaults plus `template_dir` overrides), compiled once.
     pub renderer: Arc<Renderer>,
+    /// Terraform and OpenTofu releases installed on demand (`DATA_DIR/tools`).
+    pub releases: Arc<crate::tool_release::ReleaseSource>,
     aws_base: tokio::sync::OnceCell<aws_config::SdkConfig>,
     github: RwLock<Option<Arc<GitHubApp>>>,
     secrets: RwLock<Arc<[SecretString]>>,
@@ -126,7 +128,9 @@ impl AppState {
         if let Some(s) = file_secret {
             secrets.push(SecretString::from(s));
         }
+        let releases = Arc::new(release_source(&config)?);
         Ok(Arc::new(AppState {
+            releases,
             config,
             db,
             metrics,
@@ -237,4 +241,18 @@ fn load_app(config: &Config) -> Result<(Option<GitHubApp>, Option<String>)> {
         }
         None => Ok((None, None)),
     }
+}
+
+/// The release source of [`AppState::releases`]: the configured keys or the shipped ones.
+pub fn release_source(config: &Config) -> Result<crate::tool_release::ReleaseSource> {
+    use crate::tool_release::{Keyring, ReleaseSource};
+    let keyring = match &config.releases.keys {
+        Some(text) => Keyring::from_armored(text).map_err(anyhow::Error::msg)?,
+        None => Keyring::shipped(),
+    };
+    Ok(ReleaseSource::new(
+        config.releases.mirror.clone(),
+        keyring,
+        config.data_dir.join("tools"),
+    ))
 }

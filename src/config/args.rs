@@ -85,6 +85,21 @@ pub struct ConfigArgs {
     /// The Terraform (or OpenTofu) binary.
     #[arg(long, env = "TFGATE_TERRAFORM", global = true)]
     pub terraform: Option<PathBuf>,
+    /// The Terraform release projects use when they name none, installed on demand
+    /// (`1.9.8`); instead of a binary.
+    #[arg(long, env = "TFGATE_TERRAFORM_VERSION", global = true)]
+    pub terraform_version: Option<String>,
+    /// The OpenTofu release projects use when they name none, installed on demand (`1.8.1`).
+    #[arg(long, env = "TFGATE_OPENTOFU_VERSION", global = true)]
+    pub opentofu_version: Option<String>,
+    /// A mirror of Terraform/OpenTofu releases (`URL/terraform/1.9.8/…`,
+    /// `URL/opentofu/1.8.1/…`). Default: the official release sites.
+    #[arg(long, env = "TFGATE_RELEASE_URL", global = true)]
+    pub release_url: Option<String>,
+    /// OpenPGP public keys release checksums must be signed with, instead of HashiCorp's and
+    /// OpenTofu's: an armored key block itself, or a file holding one or more.
+    #[arg(long, env = "TFGATE_RELEASE_KEYS", global = true)]
+    pub release_keys: Option<String>,
     /// A Terraform CLI configuration file given to every run (e.g. a provider mirror).
     #[arg(long, env = "TFGATE_TF_CLI_CONFIG", global = true)]
     pub tf_cli_config: Option<PathBuf>,
@@ -175,6 +190,10 @@ pub(super) struct ConfigFile {
     pub(super) job_lease_secs: Option<u64>,
     pub(super) job_max_attempts: Option<i64>,
     pub(super) terraform: Option<PathBuf>,
+    pub(super) terraform_version: Option<String>,
+    pub(super) opentofu_version: Option<String>,
+    pub(super) release_url: Option<String>,
+    pub(super) release_keys: Option<String>,
     pub(super) tf_cli_config: Option<PathBuf>,
     pub(super) provider_mirror: Option<PathBuf>,
     pub(super) provider_cache: Option<PathBuf>,
@@ -219,6 +238,10 @@ impl ConfigArgs {
             job_lease_secs: self.job_lease_secs.or(file.job_lease_secs),
             job_max_attempts: self.job_max_attempts.or(file.job_max_attempts),
             terraform: self.terraform.clone().or(file.terraform),
+            terraform_version: self.terraform_version.clone().or(file.terraform_version),
+            opentofu_version: self.opentofu_version.clone().or(file.opentofu_version),
+            release_url: self.release_url.clone().or(file.release_url),
+            release_keys: self.release_keys.clone().or(file.release_keys),
             tf_cli_config: self.tf_cli_config.clone().or(file.tf_cli_config),
             provider_mirror: self.provider_mirror.clone().or(file.provider_mirror),
             provider_cache: self.provider_cache.clone().or(file.provider_cache),

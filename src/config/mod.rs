@@ -45,6 +45,10 @@ pub struct Config {
     pub job_lease_secs: u64,
     pub job_max_attempts: i64,
     pub terraform: PathBuf,
+    /// The release projects use when they name none (instead of `terraform`).
+    pub terraform_release: Option<crate::tool_release::Release>,
+    /// Where releases are downloaded from and which keys must sign them.
+    pub releases: ReleaseSettings,
     pub tf_cli_config: Option<PathBuf>,
     pub provider_mirror: Option<PathBuf>,
     /// The provider cache ([`crate::provider_cache`]); `None` when switched off.
@@ -89,7 +93,10 @@ impl Config {
         let v = args.over(file);
         let data_dir = v.data_dir.clone().unwrap_or_else(|| PathBuf::from("data"));
         let (sandbox_limits, sandbox_output_cap_bytes) = sandbox_limits(&v)?;
+        let (terraform_release, releases) = (terraform_release(&v)?, release_settings(&v)?);
         Ok(Config {
+            terraform_release,
+            releases,
             sandbox_limits,
             sandbox_output_cap_bytes,
             retention_days: retention_days(&v)?,
@@ -100,7 +107,7 @@ impl Config {
             aws_region: v.aws_region.unwrap_or_else(|| "us-east-1".into()),
             aws_endpoint_url: v.aws_endpoint_url,
             work_dir: v.work_dir.unwrap_or_else(|| data_dir.join("work")),
-            terraform: v.terraform.unwrap_or_else(|| PathBuf::from("terraform")),
+            terraform: v.terraform.clone().unwrap_or_else(|| PathBuf::from("terraform")),
             tf_cli_config: v.tf_cli_config,
             provider_mirror: v.provider_mirror,
             provider_cache: match v.provider_cache {
@@ -214,6 +221,49 @@ fn sandbox_limits(v: &ConfigFile) -> Result<(crate::sandbox::Limits, usize)> {
         limits,
         usize::try_from(output_mb.saturating_mul(MIB)).unwrap_or(usize::MAX),
     ))
+}
+
+/// `--release-url` and `--release-keys` (the armored keys themselves, read from a file
+/// when the value is a path).
+#[derive(Debug, Clone, Default)]
+pub struct ReleaseSettings {
+    pub mirror: Option<String>,
+    pub keys: Option<String>,
+}
+
+fn terraform_release(v: &ConfigFile) -> Result<Option<crate::tool_release::Release>> {
+    use crate::tool_release::{release, Tool};
+    match (&v.terraform_version, &v.opentofu_version) {
+        (Some(_), Some(_)) => {
+            bail!("set TFGATE_TERRAFORM_VERSION or TFGATE_OPENTOFU_VERSION, not both")
+        }
+        (Some(t), None) => release(Tool::Terraform, t).map(Some).map_err(anyhow::Error::msg),
+        (None, Some(o)) => release(Tool::OpenTofu, o).map(Some).map_err(anyhow::Error::msg),
+        (None, None) => Ok(None),
+    }
+}
+
+fn release_settings(v: &ConfigFile) -> Result<ReleaseSettings> {
+    let mirror = match v.release_url.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(url) if url.starts_with("https://") || url.starts_with("http://") => {
+            Some(url.trim_end_matches('/').to_string())
+        }
+        Some(url) => bail!("TFGATE_RELEASE_URL must be an http(s) URL, not `{url}`"),
+    };
+    let keys = match v.release_keys.as_deref() {
+        None => None,
+        Some(text) if text.contains("-----BEGIN PGP PUBLIC KEY BLOCK-----") => Some(text.into()),
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("reading TFGATE_RELEASE_KEYS file {path}"))?,
+        ),
+    };
+    if let Some(text) = &keys {
+        crate::tool_release::Keyring::from_armored(text)
+            .map_err(|e| anyhow::anyhow!("TFGATE_RELEASE_KEYS: {e}"))?;
+    }
+    Ok(ReleaseSettings { mirror, keys })
 }
 
 fn sandbox_mode(value: Option<&str>) -> Result<crate::sandbox::SandboxMode> {

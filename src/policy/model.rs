@@ -194,8 +194,8 @@ impl ResolvedProject {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TerraformSpec {
-    /// A version the server provides (`1.9.8`).
-    Version(String),
+    /// A Terraform or OpenTofu release, installed on demand (`1.9.8`).
+    Release(crate::tool_release::Release),
     /// An absolute path to a binary on the server.
     Binary(String),
 }

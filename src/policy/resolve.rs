@@ -18,8 +18,8 @@ pub(crate) fn resolve_project(
     origin: ProjectOrigin,
 ) -> ResolvedProject {
     let pick = |own: &Option<String>, def: &Option<String>| own.clone().or_else(|| def.clone());
-    let terraform =
-        pick(&project.terraform, &defaults.terraform).and_then(|t| values::terraform(&t).ok());
+    let terraform = terraform_of(&project.terraform, &project.terraform_version, &project.opentofu_version)
+        .or_else(|| terraform_of(&defaults.terraform, &defaults.terraform_version, &defaults.opentofu_version));
     let session_policy = pick(&project.session_policy, &defaults.session_policy)
         .and_then(|s| values::session_policy(&s).ok());
     let session_duration = project
@@ -145,4 +145,20 @@ fn resolve_lists(project: &ProjectPolicy, defaults: &ProjectDefaults) -> Lists {
             .filter_map(|p| values::provider_source(p).ok())
             .collect(),
     }
+}
+
+/// One level's (project's or defaults') choice of Terraform; the project's wins whole.
+fn terraform_of(
+    terraform: &Option<String>,
+    terraform_version: &Option<String>,
+    opentofu_version: &Option<String>,
+) -> Option<super::model::TerraformSpec> {
+    use crate::tool_release::Tool;
+    let spec = match (terraform, terraform_version, opentofu_version) {
+        (Some(t), _, _) => values::terraform(t),
+        (None, Some(v), _) => values::tool_version(Tool::Terraform, v),
+        (None, None, Some(v)) => values::tool_version(Tool::OpenTofu, v),
+        (None, None, None) => return None,
+    };
+    spec.ok()
 }

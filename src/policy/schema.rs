@@ -136,6 +136,10 @@ pub(crate) fn default_commands_per_hour() -> u32 {
 pub struct ProjectDefaults {
     /// Terraform to run: a version (`1.9.8`) or an absolute binary path. Unset: the server's.
     pub terraform: Option<String>,
+    /// A Terraform release installed on demand (`1.9.8`); instead of `terraform`.
+    pub terraform_version: Option<String>,
+    /// An OpenTofu release installed on demand (`1.8.1`); instead of `terraform`.
+    pub opentofu_version: Option<String>,
     /// IAM role ARN assumed for `/plan`.
     pub plan_role: Option<String>,
     /// IAM role ARN assumed for `/apply`.
@@ -187,6 +191,10 @@ pub struct ProjectPolicy {
     pub workspace: Option<String>,
     /// See `defaults.terraform`.
     pub terraform: Option<String>,
+    /// See `defaults.terraform_version`.
+    pub terraform_version: Option<String>,
+    /// See `defaults.opentofu_version`.
+    pub opentofu_version: Option<String>,
     /// See `defaults.plan_role`.
     pub plan_role: Option<String>,
     /// See `defaults.apply_role`.

@@ -10,6 +10,7 @@ use super::schema::{
     ApplyRequirement, BackendConfig, CommandPermission, DurationSpec, PolicyFile, ProjectDefaults,
 };
 use super::values;
+use crate::tool_release::Tool;
 use std::collections::BTreeSet;
 
 mod private_sources;
@@ -132,6 +133,8 @@ fn check_exclude(c: &mut Checker, file: &PolicyFile) -> Vec<String> {
 /// Value checks shared by `defaults` and projects.
 struct Settings<'a> {
     terraform: &'a Option<String>,
+    terraform_version: &'a Option<String>,
+    opentofu_version: &'a Option<String>,
     plan_role: &'a Option<String>,
     apply_role: &'a Option<String>,
     session_policy: &'a Option<String>,
@@ -155,6 +158,27 @@ fn check_settings(c: &mut Checker, base: &[Seg], s: Settings) {
     };
     if let Some(t) = s.terraform {
         c.check(&at("terraform"), values::terraform(t));
+    }
+    if let Some(v) = s.terraform_version {
+        c.check(&at("terraform_version"), values::tool_version(Tool::Terraform, v));
+    }
+    if let Some(v) = s.opentofu_version {
+        c.check(&at("opentofu_version"), values::tool_version(Tool::OpenTofu, v));
+    }
+    let chosen = [
+        ("terraform", s.terraform),
+        ("terraform_version", s.terraform_version),
+        ("opentofu_version", s.opentofu_version),
+    ];
+    let set: Vec<&str> = chosen.iter().filter(|(_, v)| v.is_some()).map(|(k, _)| *k).collect();
+    if set.len() > 1 {
+        c.check(
+            &at(set[1]),
+            Err::<(), _>(format!(
+                "set only one of `terraform`, `terraform_version` and `opentofu_version` (here: `{}`)",
+                set.join("`, `")
+            )),
+        );
     }
     if let Some(r) = s.plan_role {
         c.check(&at("plan_role"), values::role_arn(r));
@@ -228,6 +252,8 @@ fn check_defaults(c: &mut Checker, d: &ProjectDefaults) {
         &[key("defaults")],
         Settings {
             terraform: &d.terraform,
+            terraform_version: &d.terraform_version,
+            opentofu_version: &d.opentofu_version,
             plan_role: &d.plan_role,
             apply_role: &d.apply_role,
             session_policy: &d.session_policy,

@@ -2,6 +2,7 @@
 //! with a short, exact message for the admin.
 
 use super::model::{SessionPolicy, TerraformSpec};
+use crate::tool_release::Tool;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -169,17 +170,22 @@ pub fn project_dir(text: &str) -> Result<String, String> {
         .ok_or_else(|| format!("bad dir `{text}`: must be a relative path inside the repository"))
 }
 
-/// `1.9.8` or an absolute path.
+/// `1.9.8` (a Terraform release) or an absolute path.
 pub fn terraform(text: &str) -> Result<TerraformSpec, String> {
     if text.starts_with('/') && !text.ends_with('/') {
         Ok(TerraformSpec::Binary(text.to_string()))
     } else if VERSION.is_match(text) {
-        Ok(TerraformSpec::Version(text.to_string()))
+        tool_version(Tool::Terraform, text)
     } else {
         Err(format!(
             "bad terraform `{text}`: expected a version like 1.9.8 or an absolute binary path"
         ))
     }
+}
+
+/// `terraform_version: 1.9.8` or `opentofu_version: 1.8.1`: a release installed on demand.
+pub fn tool_version(tool: Tool, text: &str) -> Result<TerraformSpec, String> {
+    crate::tool_release::release(tool, text).map(TerraformSpec::Release)
 }
 
 /// Inline JSON object (at most 2048 characters without whitespace) or `file:PATH`.
@@ -317,14 +323,17 @@ mod tests {
 
     #[test]
     fn terraform_specs() {
-        assert_eq!(
-            terraform("1.9.8"),
-            Ok(TerraformSpec::Version("1.9.8".into()))
-        );
+        let release = |tool, v: &str| TerraformSpec::Release(crate::tool_release::release(tool, v).unwrap());
+        assert_eq!(terraform("1.9.8"), Ok(release(Tool::Terraform, "1.9.8")));
         assert_eq!(
             terraform("1.10.0-beta1"),
-            Ok(TerraformSpec::Version("1.10.0-beta1".into()))
+            Ok(release(Tool::Terraform, "1.10.0-beta1"))
         );
+        assert_eq!(
+            tool_version(Tool::OpenTofu, "1.8.1"),
+            Ok(release(Tool::OpenTofu, "1.8.1"))
+        );
+        assert!(tool_version(Tool::OpenTofu, "/opt/tofu").is_err());
         assert_eq!(
             terraform("/opt/tf/1.5.7/terraform"),
             Ok(TerraformSpec::Binary("/opt/tf/1.5.7/terraform".into()))

@@ -120,6 +120,8 @@ fn resolve_layout_project(
         dir,
         workspace: Some(workspace),
         terraform: None,
+        terraform_version: None,
+        opentofu_version: None,
         plan_role: None,
         apply_role: None,
         session_policy: None,

@@ -17,38 +17,52 @@ enum Token {
 /// The `source` values of top-level `module` blocks that are local paths (`./…` or `../…`),
 /// in the order they appear, without duplicates.
 pub fn find_local_module_sources(tf_source: &str) -> Vec<String> {
+    block_attributes(tf_source, "module", true, "source")
+        .into_iter()
+        .filter(|value| value.starts_with("./") || value.starts_with("../"))
+        .collect()
+}
+
+/// The `required_version` strings of top-level `terraform { … }` blocks, without duplicates.
+pub fn find_required_versions(tf_source: &str) -> Vec<String> {
+    block_attributes(tf_source, "terraform", false, "required_version")
+}
+
+/// The string values of `attribute = "…"` directly inside top-level blocks of `kind`
+/// (with one label when `labelled`), in order, without duplicates.
+fn block_attributes(tf_source: &str, kind: &str, labelled: bool, attribute: &str) -> Vec<String> {
     let tokens = tokenize(tf_source);
     let mut found: Vec<String> = Vec::new();
     let mut depth = 0usize;
-    let mut module_depth: Option<usize> = None;
+    let mut block_depth: Option<usize> = None;
     let mut i = 0;
     while i < tokens.len() {
         match &tokens[i] {
             Token::LBrace => depth += 1,
             Token::RBrace => {
                 depth = depth.saturating_sub(1);
-                if module_depth.is_some_and(|d| depth < d) {
-                    module_depth = None;
+                if block_depth.is_some_and(|d| depth < d) {
+                    block_depth = None;
                 }
             }
-            Token::Ident(word) if word == "module" && depth == 0 => {
+            Token::Ident(word) if word == kind && depth == 0 => {
                 let label = matches!(
                     tokens.get(i + 1),
                     Some(Token::Str(_)) | Some(Token::Ident(_))
                 );
-                if label && tokens.get(i + 2) == Some(&Token::LBrace) {
+                let brace_at = i + 1 + usize::from(labelled);
+                if (label || !labelled) && tokens.get(brace_at) == Some(&Token::LBrace) {
                     depth += 1;
-                    module_depth = Some(depth);
-                    i += 3;
+                    block_depth = Some(depth);
+                    i = brace_at + 1;
                     continue;
                 }
             }
-            Token::Ident(word) if word == "source" && module_depth == Some(depth) => {
+            Token::Ident(word) if word == attribute && block_depth == Some(depth) => {
                 if let (Some(Token::Assign), Some(Token::Str(value))) =
                     (tokens.get(i + 1), tokens.get(i + 2))
                 {
-                    let local = value.starts_with("./") || value.starts_with("../");
-                    if local && !found.contains(value) {
+                    if !found.contains(value) {
                         found.push(value.clone());
                     }
                     i += 3;
@@ -306,5 +320,29 @@ module "real" {
             let want = vec![format!("./{}", dir)];
             proptest::prop_assert!(found.is_empty() || found == want);
         }
+    }
+
+    #[test]
+    fn required_versions_of_terraform_blocks() {
+        let src = r#"
+terraform {
+  required_version = ">= 1.5, < 2.0"
+  required_providers {
+    aws = { source = "hashicorp/aws", required_version = "not-this" }
+  }
+}
+# terraform { required_version = "commented" }
+module "m" { required_version = "a module argument" }
+terraform {
+  required_version = ">= 1.5, < 2.0"
+}
+terraform { required_version = "~> 1.9.0" }
+"#;
+        assert_eq!(
+            find_required_versions(src),
+            vec![">= 1.5, < 2.0".to_string(), "~> 1.9.0".to_string()]
+        );
+        assert!(find_required_versions("terraform {}
+").is_empty());
     }
 }

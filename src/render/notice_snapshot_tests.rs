@@ -114,6 +114,9 @@ fn plan_notes() {
         .unwrap();
     let lines = [
         "- `eks`: Terraform for `eks` is not installed on the server.",
+        "- `eks`: Terraform 1.9.8 could not be downloaded; nothing ran. An admin can see why in the server log (`tfgate doctor` checks the release site).",
+        "- `eks`: OpenTofu 1.8.1 was downloaded and refused: it does not match the vendor's signed checksums, so nothing was installed and nothing ran. An admin should check the release site or mirror (`tfgate doctor`).",
+        "- `eks`: Terraform 1.9.8 has no build for this server's platform; nothing ran.",
         "- `eks`: the plan could not start (the checkout of `9c1b2d4` failed).",
         "- `eks`: shared input `VPN_CIDRS` could not be read on the server; the plan ran without it",
         "- `eks`: `tfgate.inputs.lock` is not valid (line 4); it was ignored",

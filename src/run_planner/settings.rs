@@ -8,6 +8,7 @@ use crate::egress::{default_rules, Allowlist, RunNetwork};
 use crate::jobs::RunCommand;
 use crate::policy::{Network as PolicyNetwork, ResolvedProject, TerraformSpec};
 use crate::render::RunNote;
+use crate::tool_release::{Release, ToolChoice};
 
 /// How one root's Terraform runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,13 +105,19 @@ pub fn run_profile(
     }
 }
 
-/// The project's Terraform binary: the server's default, a path the policy names
-/// (`/opt/tofu/bin/tofu`), or a version under `DATA_DIR/terraform/<version>/terraform`.
-pub fn terraform_binary(project: &ResolvedProject, default: &Path, data_dir: &Path) -> PathBuf {
-    match &project.terraform {
-        None => default.to_path_buf(),
-        Some(TerraformSpec::Binary(path)) => PathBuf::from(path),
-        Some(TerraformSpec::Version(v)) => data_dir.join("terraform").join(v).join("terraform"),
+/// The project's Terraform: a path the policy names (`/opt/tofu/bin/tofu`), a release the
+/// policy names (installed on demand), else the server's default (a release when the server
+/// names one, else its binary).
+pub fn tool_choice(
+    project: &ResolvedProject,
+    default_binary: &Path,
+    default_release: Option<&Release>,
+) -> ToolChoice {
+    match (&project.terraform, default_release) {
+        (Some(TerraformSpec::Binary(path)), _) => ToolChoice::Binary(PathBuf::from(path)),
+        (Some(TerraformSpec::Release(r)), _) => ToolChoice::Release(r.clone()),
+        (None, Some(r)) => ToolChoice::Release(r.clone()),
+        (None, None) => ToolChoice::Binary(default_binary.to_path_buf()),
     }
 }
 
@@ -128,7 +135,7 @@ mod tests {
     use super::*;
     use crate::policy::load_policy;
 
-    const POLICY: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\nprojects:\n  - name: app\n    dir: infra/app\n  - name: offline\n    dir: infra/offline\n    network: none\n    terraform: \"1.9.8\"\n  - name: tofu\n    dir: infra/tofu\n    terraform: /opt/tofu/bin/tofu\n";
+    const POLICY: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\nprojects:\n  - name: app\n    dir: infra/app\n  - name: offline\n    dir: infra/offline\n    network: none\n    terraform: \"1.9.8\"\n  - name: tofu\n    dir: infra/tofu\n    terraform: /opt/tofu/bin/tofu\n  - name: otofu\n    dir: infra/otofu\n    opentofu_version: 1.8.5\n";
 
     fn project(name: &str) -> ResolvedProject {
         load_policy("p.yaml", POLICY)
@@ -286,17 +293,26 @@ mod tests {
     }
 
     #[test]
-    fn terraform_binary_table() {
+    fn tool_choice_table() {
+        use crate::tool_release::{release, Tool};
         let default = Path::new("/usr/bin/terraform");
-        let data = Path::new("/data");
-        assert_eq!(terraform_binary(&project("app"), default, data), default);
+        let tf = |v| ToolChoice::Release(release(Tool::Terraform, v).unwrap());
+        let server = release(Tool::OpenTofu, "1.8.1").unwrap();
+        let bin = |p: &str| ToolChoice::Binary(PathBuf::from(p));
+        assert_eq!(tool_choice(&project("app"), default, None), bin("/usr/bin/terraform"));
         assert_eq!(
-            terraform_binary(&project("offline"), default, data),
-            Path::new("/data/terraform/1.9.8/terraform")
+            tool_choice(&project("app"), default, Some(&server)),
+            ToolChoice::Release(server.clone())
+        );
+        assert_eq!(tool_choice(&project("offline"), default, None), tf("1.9.8"));
+        assert_eq!(tool_choice(&project("offline"), default, Some(&server)), tf("1.9.8"));
+        assert_eq!(
+            tool_choice(&project("tofu"), default, Some(&server)),
+            bin("/opt/tofu/bin/tofu")
         );
         assert_eq!(
-            terraform_binary(&project("tofu"), default, data),
-            Path::new("/opt/tofu/bin/tofu")
+            tool_choice(&project("otofu"), default, None),
+            ToolChoice::Release(release(Tool::OpenTofu, "1.8.5").unwrap())
         );
     }
 }

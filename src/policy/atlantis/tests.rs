@@ -37,7 +37,9 @@ fn imported_files_load_and_merge() {
     assert!(!platform.autoplan);
     assert_eq!(
         platform.terraform,
-        Some(crate::policy::TerraformSpec::Version("1.7.5".into()))
+        Some(crate::policy::TerraformSpec::Release(
+            crate::tool_release::release(crate::tool_release::Tool::Terraform, "1.7.5").unwrap()
+        ))
     );
     let order = crate::project::order_by_dependencies(
         &merged

@@ -125,6 +125,8 @@ fn check_project_settings(c: &mut Checker, i: usize, project: &ProjectPolicy, fi
         &base,
         Settings {
             terraform: &project.terraform,
+            terraform_version: &project.terraform_version,
+            opentofu_version: &project.opentofu_version,
             plan_role: &project.plan_role,
             apply_role: &project.apply_role,
             session_policy: &project.session_policy,

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 mod notes;
 mod reports;
 
-pub use notes::{BlockedCount, RunNote, SkipReason};
+pub use notes::{BlockedCount, RunNote, SkipReason, ToolProblem};
 pub use reports::{CancelReport, CancelledRun, InputRow, InputsReport};
 
 /// Facts shared by every comment: where it goes and which run produced it.

@@ -2,6 +2,26 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Why a release could not be installed, as a PR may be told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolProblem {
+    DownloadFailed,
+    Refused,
+    NoBuild,
+}
+
+impl From<crate::tool_release::install::PublicProblem> for ToolProblem {
+    fn from(p: crate::tool_release::install::PublicProblem) -> Self {
+        use crate::tool_release::install::PublicProblem as P;
+        match p {
+            P::DownloadFailed => ToolProblem::DownloadFailed,
+            P::Refused => ToolProblem::Refused,
+            P::NoBuild => ToolProblem::NoBuild,
+        }
+    }
+}
+
 /// One note line under a plan or apply comment (`_notes.md.j2`). `project` is the name of
 /// the project the note is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -9,6 +29,13 @@ use serde::{Deserialize, Serialize};
 pub enum RunNote {
     TerraformMissing {
         project: String,
+    },
+    /// The project's Terraform or OpenTofu release could not be installed.
+    ToolUnavailable {
+        project: String,
+        /// `Terraform 1.9.8`.
+        release: String,
+        problem: ToolProblem,
     },
     CouldNotStart {
         project: String,

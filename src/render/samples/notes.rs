@@ -124,6 +124,21 @@ pub fn plan_with_every_note() -> PlanComment {
         denials: vec![],
         notes: vec![
             RunNote::TerraformMissing { project: project() },
+            RunNote::ToolUnavailable {
+                project: project(),
+                release: "Terraform 1.9.8".into(),
+                problem: crate::render::ToolProblem::DownloadFailed,
+            },
+            RunNote::ToolUnavailable {
+                project: project(),
+                release: "OpenTofu 1.8.1".into(),
+                problem: crate::render::ToolProblem::Refused,
+            },
+            RunNote::ToolUnavailable {
+                project: project(),
+                release: "Terraform 1.9.8".into(),
+                problem: crate::render::ToolProblem::NoBuild,
+            },
             RunNote::CouldNotStart {
                 project: project(),
                 command: "plan".into(),

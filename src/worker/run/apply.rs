@@ -239,15 +239,9 @@ impl RunCtx<'_> {
         else {
             return Ok(results.stop(SkipReason::NoReadablePlan { project }, None));
         };
-        let setup = match self.setup_for(tools.setup, p) {
+        let setup = match self.setup_for(tools.setup, p).await {
             Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(project = %project, error = %format!("{e:#}"), "no Terraform for the project");
-                let note = RunNote::TerraformMissing {
-                    project: project.clone(),
-                };
-                return Ok(results.stop(SkipReason::NoTerraform { project }, Some(note)));
-            }
+            Err(note) => return Ok(results.stop(SkipReason::NoTerraform { project }, Some(note))),
         };
         let Some(run_id) = self.begin(p, RunCommand::Apply).await? else {
             return Ok(results.stop(SkipReason::Busy { project }, None));

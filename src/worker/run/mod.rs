@@ -30,6 +30,7 @@ mod apply;
 mod module_auth;
 mod plan;
 mod prepare;
+mod tool;
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let run: RunJob = payload(job)?;

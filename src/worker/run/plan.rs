@@ -53,12 +53,10 @@ impl RunCtx<'_> {
             if !self.lock(p).await? {
                 continue;
             }
-            let project_setup = match self.setup_for(&setup, p) {
+            let project_setup = match self.setup_for(&setup, p).await {
                 Ok(s) => s,
-                Err(e) => {
-                    tracing::warn!(project = %p.spec.id.0, error = %format!("{e:#}"), "no Terraform for the project");
-                    let project = p.spec.id.0.clone();
-                    results.notes.push(RunNote::TerraformMissing { project });
+                Err(note) => {
+                    results.notes.push(note);
                     continue;
                 }
             };

@@ -17,8 +17,8 @@ use crate::policy::{ResolvedProject, SessionPolicy};
 use crate::redact::{RedactionConfig, Redactor};
 use crate::render::{LockHeld, Notice, NoticeBody};
 use crate::run_planner::record::RunStatus;
-use crate::run_planner::settings::{run_profile, session_tags, terraform_binary, ServerNetwork};
-use crate::tfrun::{self, RunSettings};
+use crate::run_planner::settings::{run_profile, session_tags, ServerNetwork};
+use crate::tfrun::RunSettings;
 use crate::worker::cloudtrail_poll;
 
 /// A root's run row and the workdir holding its checkout.
@@ -38,23 +38,6 @@ impl Prepared {
 }
 
 impl RunCtx<'_> {
-    /// The project's Terraform; an error names the project when the binary is missing.
-    pub(super) fn setup_for(
-        &self,
-        base: &tfrun::TerraformSetup,
-        p: &ResolvedProject,
-    ) -> Result<tfrun::TerraformSetup> {
-        let mut setup = base.clone();
-        setup.terraform_bin = terraform_binary(p, &base.terraform_bin, &self.state.config.data_dir);
-        if !setup.terraform_bin.is_file() {
-            anyhow::bail!(
-                "Terraform for `{}` is not installed on the server",
-                p.spec.id.0
-            );
-        }
-        Ok(setup)
-    }
-
     pub(super) fn redactor(&self) -> Result<Redactor, JobError> {
         Redactor::new(&RedactionConfig {
             extra_patterns: self.policy.redact_patterns.clone(),
@@ -168,6 +151,7 @@ impl RunCtx<'_> {
             .context("creating the run's workdir")?;
         let checkout = workdir.path().join("repo");
         self.check_out(&checkout).await?;
+        self.check_required_version(p, &checkout)?;
         let removed = crate::checkout::remove_provider_overrides(&checkout)
             .context("removing committed provider settings")?;
         let config = &self.state.config;
