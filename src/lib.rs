@@ -39,7 +39,7 @@ pub mod sandbox;
 pub mod server;
 pub mod state;
 pub mod terraform;
-pub mod tool_release;
 pub mod tfrun;
+pub mod tool_release;
 pub mod webhook;
 pub mod worker;

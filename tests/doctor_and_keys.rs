@@ -190,6 +190,18 @@ async fn doctor_passes_a_working_setup_and_names_each_misconfiguration() {
             "TFGATE_TERRAFORM",
         ),
         (
+            // A release on demand from a mirror nobody answers on.
+            Box::new(|c| {
+                c.terraform_release = Some(
+                    tfgate::tool_release::release(tfgate::tool_release::Tool::Terraform, "1.0.3")
+                        .unwrap(),
+                );
+                c.releases.mirror = Some("http://127.0.0.1:9".into());
+            }),
+            "terraform",
+            "TFGATE_RELEASE_URL",
+        ),
+        (
             Box::new(|c| c.webhook_secrets.clear()),
             "webhook_secret",
             "TFGATE_WEBHOOK_SECRET",

@@ -92,7 +92,11 @@ pub fn local_network(config: &Config, name: &str, extra: &[String]) -> Result<Ru
 pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, String)> {
     let mut setup = setup_from_config(config)?;
     setup.terraform_bin = match &config.terraform_release {
-        Some(release) => crate::state::release_source(config)?.ensure(release).await?,
+        Some(release) => {
+            crate::state::release_source(config)?
+                .ensure(release)
+                .await?
+        }
         None => tfrun::resolve_program(&config.terraform)?,
     };
     let work = tempfile::Builder::new().prefix("tfgate-run-").tempdir()?;

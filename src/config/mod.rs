@@ -107,7 +107,10 @@ impl Config {
             aws_region: v.aws_region.unwrap_or_else(|| "us-east-1".into()),
             aws_endpoint_url: v.aws_endpoint_url,
             work_dir: v.work_dir.unwrap_or_else(|| data_dir.join("work")),
-            terraform: v.terraform.clone().unwrap_or_else(|| PathBuf::from("terraform")),
+            terraform: v
+                .terraform
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("terraform")),
             tf_cli_config: v.tf_cli_config,
             provider_mirror: v.provider_mirror,
             provider_cache: match v.provider_cache {
@@ -237,8 +240,12 @@ fn terraform_release(v: &ConfigFile) -> Result<Option<crate::tool_release::Relea
         (Some(_), Some(_)) => {
             bail!("set TFGATE_TERRAFORM_VERSION or TFGATE_OPENTOFU_VERSION, not both")
         }
-        (Some(t), None) => release(Tool::Terraform, t).map(Some).map_err(anyhow::Error::msg),
-        (None, Some(o)) => release(Tool::OpenTofu, o).map(Some).map_err(anyhow::Error::msg),
+        (Some(t), None) => release(Tool::Terraform, t)
+            .map(Some)
+            .map_err(anyhow::Error::msg),
+        (None, Some(o)) => release(Tool::OpenTofu, o)
+            .map(Some)
+            .map_err(anyhow::Error::msg),
         (None, None) => Ok(None),
     }
 }

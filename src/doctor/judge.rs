@@ -167,14 +167,43 @@ pub fn judge_webhook_secret(count: usize) -> Outcome {
 }
 
 /// `terraform version`'s first line, or why it could not run.
-pub fn judge_terraform(seen: &Result<String, String>, path: &str) -> Outcome {
-    match seen {
-        Ok(version) => Outcome::Ok(format!("{path}: {version}")),
-        Err(error) => Outcome::fail(
+/// Terraform as observed: the server's binary (when some project runs it) and each release
+/// the server or a policy names, `Ok(true)` installed, `Ok(false)` downloadable and signed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TerraformSeen {
+    pub binary: Option<(String, Result<String, String>)>,
+    pub releases: Vec<(String, Result<bool, String>)>,
+}
+
+pub fn judge_terraform(seen: &TerraformSeen) -> Outcome {
+    if let Some((path, Err(error))) = &seen.binary {
+        return Outcome::fail(
             format!("{path} does not run: {error}"),
-            "install Terraform there or set TFGATE_TERRAFORM to its path",
-        ),
+            "install Terraform there, set TFGATE_TERRAFORM to its path, or set \
+             TFGATE_TERRAFORM_VERSION to have a release installed on demand",
+        );
     }
+    if let Some((release, Err(error))) = seen.releases.iter().find(|(_, r)| r.is_err()) {
+        return Outcome::fail(
+            format!("{release} cannot be installed: {error}"),
+            "let this machine reach releases.hashicorp.com (OpenTofu: github.com), or set \
+             TFGATE_RELEASE_URL to a mirror in HashiCorp's layout; a refused signature means \
+             the files are not the vendor's (a mirror that signs its own: TFGATE_RELEASE_KEYS)",
+        );
+    }
+    let mut parts: Vec<String> = seen
+        .binary
+        .iter()
+        .filter_map(|(path, r)| r.as_ref().ok().map(|v| format!("{path}: {v}")))
+        .collect();
+    parts.extend(seen.releases.iter().map(|(release, r)| match r {
+        Ok(true) => format!("{release} installed"),
+        _ => format!("{release} downloadable (signature checked)"),
+    }));
+    if parts.is_empty() {
+        return Outcome::Warn("no project runs Terraform yet".into());
+    }
+    Outcome::Ok(parts.join("; "))
 }
 
 /// A trivial command in the sandbox: `None` when the sandbox is switched off.

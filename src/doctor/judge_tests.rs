@@ -148,15 +148,44 @@ fn app_secret_terraform_sandbox_table() {
         "TFGATE_WEBHOOK_SECRET"
     ));
     assert!(is_ok(&judge_webhook_secret(2)));
+    let binary = |r: Result<&str, &str>| TerraformSeen {
+        binary: Some((
+            "/opt/terraform".into(),
+            r.map(Into::into).map_err(Into::into),
+        )),
+        releases: vec![],
+    };
     assert!(fails_with(
-        &judge_terraform(&Err("not found".into()), "/opt/terraform"),
+        &judge_terraform(&binary(Err("not found"))),
         "/opt/terraform does not run: not found",
-        "TFGATE_TERRAFORM"
+        "TFGATE_TERRAFORM_VERSION"
     ));
     assert_eq!(
-        judge_terraform(&Ok("Terraform v1.0.3".into()), "terraform"),
-        Outcome::Ok("terraform: Terraform v1.0.3".into())
+        judge_terraform(&binary(Ok("Terraform v1.0.3"))),
+        Outcome::Ok("/opt/terraform: Terraform v1.0.3".into())
     );
+    let releases = |r: Result<bool, &str>| TerraformSeen {
+        binary: None,
+        releases: vec![
+            ("Terraform 1.9.8".into(), Ok(true)),
+            ("OpenTofu 1.8.1".into(), r.map_err(Into::into)),
+        ],
+    };
+    assert_eq!(
+        judge_terraform(&releases(Ok(false))),
+        Outcome::Ok(
+            "Terraform 1.9.8 installed; OpenTofu 1.8.1 downloadable (signature checked)".into()
+        )
+    );
+    assert!(fails_with(
+        &judge_terraform(&releases(Err("the signature is refused"))),
+        "OpenTofu 1.8.1 cannot be installed: the signature is refused",
+        "TFGATE_RELEASE_URL"
+    ));
+    assert!(matches!(
+        judge_terraform(&TerraformSeen::default()),
+        Outcome::Warn(_)
+    ));
     assert!(matches!(judge_sandbox(None), Outcome::Warn(_)));
     assert!(is_ok(&judge_sandbox(Some(&Ok(())))));
     assert!(fails_with(

@@ -15,6 +15,7 @@ use crate::db::Db;
 use crate::github::GitHubApp;
 use crate::sandbox::{run_sandboxed, ExitKind, Network, SandboxMode, SandboxSpec};
 use crate::state::AppState;
+use crate::tool_release::Release;
 
 /// How long one command of a check may take.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
@@ -150,7 +151,7 @@ async fn observe(
         Some(app) => app.installed_repositories(MAX_INSTALLED_REPOS).await.ok(),
         None => None,
     };
-    let policies = match &config.policy_repo {
+    let (policies, tools) = match &config.policy_repo {
         Some(repo) => stored_policies_seen(db, repo, installed).await,
         None => policies_seen(config, installed),
     };
@@ -160,11 +161,8 @@ async fn observe(
         CheckName::WebhookSecret,
         judge_webhook_secret(config.webhook_secrets.len() + usize::from(app_secret(config))),
     );
-    let terraform = terraform_version(&config.terraform).await;
-    report.push(
-        CheckName::Terraform,
-        judge_terraform(&terraform, &config.terraform.display().to_string()),
-    );
+    let terraform = terraform_seen(config, &tools).await;
+    report.push(CheckName::Terraform, judge_terraform(&terraform));
     let sandbox = match config.sandbox {
         SandboxMode::None => None,
         SandboxMode::Bwrap => Some(sandbox_works(config).await),
@@ -210,26 +208,99 @@ async fn seal_key_seen(db: Option<&Db>, key: &KeySeen) -> SealKeySeen {
     }
 }
 
-fn policies_seen(config: &Config, installed: Option<Vec<String>>) -> PoliciesSeen {
+/// What the policies need of Terraform: the releases they name, and whether some project
+/// runs the server's own binary (assumed when the policies cannot be read).
+struct PolicyTools {
+    releases: Vec<Release>,
+    server_binary: bool,
+}
+
+impl Default for PolicyTools {
+    fn default() -> Self {
+        PolicyTools {
+            releases: vec![],
+            server_binary: true,
+        }
+    }
+}
+
+/// The policy set as observed, and what it needs of Terraform.
+type PoliciesAndReleases = (PoliciesSeen, PolicyTools);
+
+fn policies_seen(config: &Config, installed: Option<Vec<String>>) -> PoliciesAndReleases {
     let dir = &config.policy_dir;
     let files = match crate::policy::store::read_policy_dir(dir) {
         Ok(files) => files.len(),
-        Err(e) => return PoliciesSeen::Unreadable(format!("{e:#}")),
+        Err(e) => {
+            return (
+                PoliciesSeen::Unreadable(format!("{e:#}")),
+                PolicyTools::default(),
+            )
+        }
     };
     match crate::policy::store::load_dir(dir) {
-        Err(e) => PoliciesSeen::Unreadable(format!("{e:#}")),
-        Ok(Err(problems)) => {
-            PoliciesSeen::Problems(problems.iter().map(ToString::to_string).collect())
-        }
-        Ok(Ok(set)) => PoliciesSeen::Loaded {
-            source: dir.display().to_string(),
-            files,
-            installed: installed.map(|repos| {
-                let covered = repos.iter().filter(|r| set.for_repo(r).is_some()).count();
-                (repos.len(), covered)
-            }),
-        },
+        Err(e) => (
+            PoliciesSeen::Unreadable(format!("{e:#}")),
+            PolicyTools::default(),
+        ),
+        Ok(Err(problems)) => (
+            PoliciesSeen::Problems(problems.iter().map(ToString::to_string).collect()),
+            PolicyTools::default(),
+        ),
+        Ok(Ok(set)) => loaded(&set, dir.display().to_string(), files, installed),
     }
+}
+
+fn loaded(
+    set: &crate::policy::PolicySet,
+    source: String,
+    files: usize,
+    installed: Option<Vec<String>>,
+) -> PoliciesAndReleases {
+    let seen = PoliciesSeen::Loaded {
+        source,
+        files,
+        installed: installed.map(|repos| {
+            let covered = repos.iter().filter(|r| set.for_repo(r).is_some()).count();
+            (repos.len(), covered)
+        }),
+    };
+    let tools = PolicyTools {
+        releases: set.releases().into_iter().collect(),
+        server_binary: set.uses_server_terraform(),
+    };
+    (seen, tools)
+}
+
+/// The server's binary (unless a default release replaces it) and every release needed.
+async fn terraform_seen(config: &Config, needs: &PolicyTools) -> TerraformSeen {
+    let binary = match &config.terraform_release {
+        Some(_) => None,
+        None if !needs.server_binary => None,
+        None => {
+            let path = config.terraform.display().to_string();
+            Some((path, terraform_version(&config.terraform).await))
+        }
+    };
+    let mut wanted: Vec<Release> = config.terraform_release.iter().cloned().collect();
+    wanted.extend(needs.releases.iter().cloned());
+    wanted.sort();
+    wanted.dedup();
+    let mut releases = Vec::new();
+    match crate::state::release_source(config) {
+        Err(e) => releases.extend(
+            wanted
+                .iter()
+                .map(|r| (r.to_string(), Err(format!("{e:#}")))),
+        ),
+        Ok(source) => {
+            for r in wanted {
+                let seen = source.check_available(&r).await.map_err(|e| e.to_string());
+                releases.push((r.to_string(), seen));
+            }
+        }
+    }
+    TerraformSeen { binary, releases }
 }
 
 /// With `TFGATE_POLICY_REPO`: the last valid set stored in the database.
@@ -237,7 +308,7 @@ async fn stored_policies_seen(
     db: Option<&Db>,
     (owner, name): &(String, String),
     installed: Option<Vec<String>>,
-) -> PoliciesSeen {
+) -> PoliciesAndReleases {
     use crate::policy_repo::{StoredPolicies, STORED_POLICIES_SETTING};
     let repo = format!("{owner}/{name}");
     let stored = match db {
@@ -249,18 +320,17 @@ async fn stored_policies_seen(
         None => None,
     };
     let Some(stored) = stored else {
-        return PoliciesSeen::NotYetRead(repo);
+        return (PoliciesSeen::NotYetRead(repo), PolicyTools::default());
     };
     match stored.load() {
-        Err(problems) => PoliciesSeen::Problems(problems.iter().map(ToString::to_string).collect()),
-        Ok(set) => PoliciesSeen::Loaded {
-            source: format!("{repo}@{}", &stored.sha[..stored.sha.len().min(7)]),
-            files: stored.files.len(),
-            installed: installed.map(|repos| {
-                let covered = repos.iter().filter(|r| set.for_repo(r).is_some()).count();
-                (repos.len(), covered)
-            }),
-        },
+        Err(problems) => (
+            PoliciesSeen::Problems(problems.iter().map(ToString::to_string).collect()),
+            PolicyTools::default(),
+        ),
+        Ok(set) => {
+            let source = format!("{repo}@{}", &stored.sha[..stored.sha.len().min(7)]);
+            loaded(&set, source, stored.files.len(), installed)
+        }
     }
 }
 

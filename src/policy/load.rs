@@ -96,6 +96,32 @@ pub fn load_policy(file: &str, content: &str) -> Result<RepoPolicy, Vec<PolicyPr
 
 impl PolicySet {
     /// Every policy, in load order.
+    /// Every Terraform or OpenTofu release a project or a file's `defaults` names.
+    pub fn releases(&self) -> std::collections::BTreeSet<crate::tool_release::Release> {
+        use super::model::TerraformSpec;
+        let mut out = std::collections::BTreeSet::new();
+        for policy in &self.policies {
+            let defaults = super::resolve::defaults_terraform(&policy.defaults);
+            let specs = policy.projects.iter().map(|p| p.terraform.clone());
+            for spec in specs.chain([defaults]).flatten() {
+                if let TerraformSpec::Release(r) = spec {
+                    out.insert(r);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether some project (or a repository layout's project, which inherits `defaults`)
+    /// runs the server's own Terraform, naming none itself.
+    pub fn uses_server_terraform(&self) -> bool {
+        self.policies.iter().any(|policy| {
+            let defaults = super::resolve::defaults_terraform(&policy.defaults);
+            policy.projects.iter().any(|p| p.terraform.is_none())
+                || (policy.allow_repo_layout && defaults.is_none())
+        })
+    }
+
     pub fn policies(&self) -> &[RepoPolicy] {
         &self.policies
     }

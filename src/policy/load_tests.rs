@@ -29,6 +29,16 @@ fn problem_positions() {
             "policies/x.yaml:7:16: malformed role ARN",
         ),
         (
+            "two Terraform choices in one project",
+            &format!("{GOOD}projects:\n  - dir: infra\n    terraform: 1.9.8\n    opentofu_version: 1.8.1\n"),
+            "policies/x.yaml:8:23: set only one of `terraform`, `terraform_version` and `opentofu_version` (here: `terraform`, `opentofu_version`)",
+        ),
+        (
+            "bad OpenTofu version in defaults",
+            &format!("{GOOD}  opentofu_version: latest\n"),
+            "policies/x.yaml:5:21: bad opentofu version `latest`: expected a version like 1.9.8",
+        ),
+        (
             "malformed default apply role",
             "repos: [acme/*]\ndefaults:\n  apply_role: \"arn:aws:iam::111111111111:user/x\"\n",
             "policies/x.yaml:3:15: malformed role ARN",

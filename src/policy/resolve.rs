@@ -18,8 +18,18 @@ pub(crate) fn resolve_project(
     origin: ProjectOrigin,
 ) -> ResolvedProject {
     let pick = |own: &Option<String>, def: &Option<String>| own.clone().or_else(|| def.clone());
-    let terraform = terraform_of(&project.terraform, &project.terraform_version, &project.opentofu_version)
-        .or_else(|| terraform_of(&defaults.terraform, &defaults.terraform_version, &defaults.opentofu_version));
+    let terraform = terraform_of(
+        &project.terraform,
+        &project.terraform_version,
+        &project.opentofu_version,
+    )
+    .or_else(|| {
+        terraform_of(
+            &defaults.terraform,
+            &defaults.terraform_version,
+            &defaults.opentofu_version,
+        )
+    });
     let session_policy = pick(&project.session_policy, &defaults.session_policy)
         .and_then(|s| values::session_policy(&s).ok());
     let session_duration = project
@@ -145,6 +155,11 @@ fn resolve_lists(project: &ProjectPolicy, defaults: &ProjectDefaults) -> Lists {
             .filter_map(|p| values::provider_source(p).ok())
             .collect(),
     }
+}
+
+/// The `defaults`' choice of Terraform.
+pub(crate) fn defaults_terraform(d: &ProjectDefaults) -> Option<super::model::TerraformSpec> {
+    terraform_of(&d.terraform, &d.terraform_version, &d.opentofu_version)
 }
 
 /// One level's (project's or defaults') choice of Terraform; the project's wins whole.

@@ -160,17 +160,27 @@ fn check_settings(c: &mut Checker, base: &[Seg], s: Settings) {
         c.check(&at("terraform"), values::terraform(t));
     }
     if let Some(v) = s.terraform_version {
-        c.check(&at("terraform_version"), values::tool_version(Tool::Terraform, v));
+        c.check(
+            &at("terraform_version"),
+            values::tool_version(Tool::Terraform, v),
+        );
     }
     if let Some(v) = s.opentofu_version {
-        c.check(&at("opentofu_version"), values::tool_version(Tool::OpenTofu, v));
+        c.check(
+            &at("opentofu_version"),
+            values::tool_version(Tool::OpenTofu, v),
+        );
     }
     let chosen = [
         ("terraform", s.terraform),
         ("terraform_version", s.terraform_version),
         ("opentofu_version", s.opentofu_version),
     ];
-    let set: Vec<&str> = chosen.iter().filter(|(_, v)| v.is_some()).map(|(k, _)| *k).collect();
+    let set: Vec<&str> = chosen
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .map(|(k, _)| *k)
+        .collect();
     if set.len() > 1 {
         c.check(
             &at(set[1]),

@@ -323,7 +323,8 @@ mod tests {
 
     #[test]
     fn terraform_specs() {
-        let release = |tool, v: &str| TerraformSpec::Release(crate::tool_release::release(tool, v).unwrap());
+        let release =
+            |tool, v: &str| TerraformSpec::Release(crate::tool_release::release(tool, v).unwrap());
         assert_eq!(terraform("1.9.8"), Ok(release(Tool::Terraform, "1.9.8")));
         assert_eq!(
             terraform("1.10.0-beta1"),

@@ -342,7 +342,10 @@ terraform { required_version = "~> 1.9.0" }
             find_required_versions(src),
             vec![">= 1.5, < 2.0".to_string(), "~> 1.9.0".to_string()]
         );
-        assert!(find_required_versions("terraform {}
-").is_empty());
+        assert!(find_required_versions(
+            "terraform {}
+"
+        )
+        .is_empty());
     }
 }

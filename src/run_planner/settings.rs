@@ -299,13 +299,19 @@ mod tests {
         let tf = |v| ToolChoice::Release(release(Tool::Terraform, v).unwrap());
         let server = release(Tool::OpenTofu, "1.8.1").unwrap();
         let bin = |p: &str| ToolChoice::Binary(PathBuf::from(p));
-        assert_eq!(tool_choice(&project("app"), default, None), bin("/usr/bin/terraform"));
+        assert_eq!(
+            tool_choice(&project("app"), default, None),
+            bin("/usr/bin/terraform")
+        );
         assert_eq!(
             tool_choice(&project("app"), default, Some(&server)),
             ToolChoice::Release(server.clone())
         );
         assert_eq!(tool_choice(&project("offline"), default, None), tf("1.9.8"));
-        assert_eq!(tool_choice(&project("offline"), default, Some(&server)), tf("1.9.8"));
+        assert_eq!(
+            tool_choice(&project("offline"), default, Some(&server)),
+            tf("1.9.8")
+        );
         assert_eq!(
             tool_choice(&project("tofu"), default, Some(&server)),
             bin("/opt/tofu/bin/tofu")

@@ -437,7 +437,8 @@ pub fn setup_from_config(config: &Config) -> Result<TerraformSetup> {
     Ok(TerraformSetup {
         // Resolved again per project (a release may stand in for it): a missing binary is
         // told on the PR of the project that needs it, not fatal to every run.
-        terraform_bin: resolve_program(&config.terraform).unwrap_or_else(|_| config.terraform.clone()),
+        terraform_bin: resolve_program(&config.terraform)
+            .unwrap_or_else(|_| config.terraform.clone()),
         admin_cli_config: config
             .tf_cli_config
             .as_deref()

@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
+use super::installed_path;
 use super::layout::{expected_sha256, host_platform, release_files, Release, ReleaseFiles};
 use super::signature::{Keyring, SignatureError};
-use super::installed_path;
 
 /// Largest `SHA256SUMS` or signature file read.
 const MAX_SMALL_FILE: u64 = 1024 * 1024;
@@ -113,7 +113,11 @@ impl ReleaseSource {
 
     /// The files of `release` for this machine (`None`: no build for this platform).
     pub fn files(&self, release: &Release) -> Option<ReleaseFiles> {
-        Some(release_files(release, self.mirror.as_deref(), host_platform()?))
+        Some(release_files(
+            release,
+            self.mirror.as_deref(),
+            host_platform()?,
+        ))
     }
 
     /// The release's binary, installed now when missing.
@@ -142,24 +146,27 @@ impl ReleaseSource {
         if installed_path(&self.tools_dir, release).is_file() {
             return Ok(true);
         }
-        let files = self.files(release).ok_or_else(|| InstallError::NoPlatform {
-            release: release.clone(),
-        })?;
+        let files = self
+            .files(release)
+            .ok_or_else(|| InstallError::NoPlatform {
+                release: release.clone(),
+            })?;
         self.signed_sums(release, &files).await?;
         Ok(false)
     }
 
     async fn install(&self, release: &Release) -> Result<(), InstallError> {
-        let files = self.files(release).ok_or_else(|| InstallError::NoPlatform {
-            release: release.clone(),
-        })?;
+        let files = self
+            .files(release)
+            .ok_or_else(|| InstallError::NoPlatform {
+                release: release.clone(),
+            })?;
         let sums = self.signed_sums(release, &files).await?;
-        let expected = expected_sha256(&sums, &files.archive_name).ok_or_else(|| {
-            InstallError::NotListed {
+        let expected =
+            expected_sha256(&sums, &files.archive_name).ok_or_else(|| InstallError::NotListed {
                 release: release.clone(),
                 archive: files.archive_name.clone(),
-            }
-        })?;
+            })?;
         let unpack = |detail: String| InstallError::Unpack {
             release: release.clone(),
             detail,
@@ -198,8 +205,11 @@ impl ReleaseSource {
             .tools_dir
             .join(release.tool.dir_name())
             .join(&release.version);
-        let parent = final_dir.parent().expect("a version directory has a parent");
-        std::fs::create_dir_all(parent).map_err(|e| format!("creating {}: {e}", parent.display()))?;
+        let parent = final_dir
+            .parent()
+            .expect("a version directory has a parent");
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("creating {}: {e}", parent.display()))?;
         match std::fs::rename(unpacked, &final_dir) {
             Ok(()) => Ok(()),
             // Another process installed it first: theirs is as verified as ours.
@@ -209,7 +219,11 @@ impl ReleaseSource {
     }
 
     /// `SHA256SUMS`, after its signature verified with a trusted key.
-    async fn signed_sums(&self, release: &Release, files: &ReleaseFiles) -> Result<String, InstallError> {
+    async fn signed_sums(
+        &self,
+        release: &Release,
+        files: &ReleaseFiles,
+    ) -> Result<String, InstallError> {
         let sums = self.fetch_small(release, &files.sums_url).await?;
         let (url, signature) = self.first_signature(release, files).await?;
         match self.keyring.verify(&sums, &signature) {
@@ -229,7 +243,11 @@ impl ReleaseSource {
     }
 
     /// The first signature file the site has (a 404 moves on to the next name).
-    async fn first_signature(&self, release: &Release, files: &ReleaseFiles) -> Result<(String, Vec<u8>), InstallError> {
+    async fn first_signature(
+        &self,
+        release: &Release,
+        files: &ReleaseFiles,
+    ) -> Result<(String, Vec<u8>), InstallError> {
         let mut last = None;
         for url in &files.signature_urls {
             match self.fetch_small(release, url).await {
@@ -256,13 +274,19 @@ impl ReleaseSource {
     }
 
     /// Downloads into `path`; returns the SHA-256 of what was written.
-    async fn download_to(&self, release: &Release, url: &str, path: &Path) -> Result<[u8; 32], InstallError> {
+    async fn download_to(
+        &self,
+        release: &Release,
+        url: &str,
+        path: &Path,
+    ) -> Result<[u8; 32], InstallError> {
         let failed = |detail: String| InstallError::Download {
             release: release.clone(),
             url: url.to_string(),
             detail,
         };
-        let mut file = std::fs::File::create(path).map_err(|e| failed(format!("creating {}: {e}", path.display())))?;
+        let mut file = std::fs::File::create(path)
+            .map_err(|e| failed(format!("creating {}: {e}", path.display())))?;
         let mut hasher = Sha256::new();
         self.stream(release, url, MAX_ARCHIVE, |chunk| {
             hasher.update(chunk);
@@ -285,7 +309,12 @@ impl ReleaseSource {
             url: url.to_string(),
             detail,
         };
-        let mut response = self.http.get(url).send().await.map_err(|e| failed(e.to_string()))?;
+        let mut response = self
+            .http
+            .get(url)
+            .send()
+            .await
+            .map_err(|e| failed(e.to_string()))?;
         if !response.status().is_success() {
             return Err(failed(format!("HTTP {}", response.status())));
         }
@@ -321,5 +350,6 @@ fn unzip_binary(archive: &Path, binary: &str, dest_dir: &Path) -> Result<(), Str
         return Err(format!("`{binary}` is larger than {MAX_ARCHIVE} bytes"));
     }
     out.sync_all().map_err(|e| e.to_string())?;
-    std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())
+    std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| e.to_string())
 }

@@ -198,7 +198,10 @@ mod tests {
                     f85868798834558239f6148834884008f2722548f84034c9b0f62934b2d73ebb *terraform_1.9.8_linux_arm64.zip\n\
                     zz  terraform_1.9.8_bad.zip\n";
         let amd = expected_sha256(sums, "terraform_1.9.8_linux_amd64.zip").unwrap();
-        assert_eq!(hex::encode(amd), "186e0145f5e5f2eb97cbd785bc78f21bae4ef15119349f6ad4fa535b83b10df8");
+        assert_eq!(
+            hex::encode(amd),
+            "186e0145f5e5f2eb97cbd785bc78f21bae4ef15119349f6ad4fa535b83b10df8"
+        );
         assert!(expected_sha256(sums, "terraform_1.9.8_linux_arm64.zip").is_some());
         assert!(expected_sha256(sums, "terraform_1.9.8_linux_amd6").is_none());
         assert!(expected_sha256(sums, "terraform_1.9.8_bad.zip").is_none());

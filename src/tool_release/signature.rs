@@ -70,7 +70,10 @@ impl Keyring {
             for key in parsed.0 {
                 let key = key.map_err(|e| format!("unreadable OpenPGP public key: {e}"))?;
                 key.verify_bindings().map_err(|e| {
-                    format!("key {} has an invalid self-signature: {e}", fingerprint_of(&key))
+                    format!(
+                        "key {} has an invalid self-signature: {e}",
+                        fingerprint_of(&key)
+                    )
                 })?;
                 keys.push(key);
             }
@@ -148,15 +151,27 @@ mod tests {
         let tf_sig = fixture("terraform_1.9.8_SHA256SUMS.72D7468F.sig");
         let mut tampered = tf.clone();
         tampered[0] = if tampered[0] == b'b' { b'c' } else { b'b' };
-        assert_eq!(ring.verify(&tampered, &tf_sig), Err(SignatureError::NotTrusted));
+        assert_eq!(
+            ring.verify(&tampered, &tf_sig),
+            Err(SignatureError::NotTrusted)
+        );
         let mut longer = tf.clone();
         longer.push(b'\n');
-        assert_eq!(ring.verify(&longer, &tf_sig), Err(SignatureError::NotTrusted));
+        assert_eq!(
+            ring.verify(&longer, &tf_sig),
+            Err(SignatureError::NotTrusted)
+        );
         let tofu = fixture("tofu_1.8.5_SHA256SUMS");
         assert_eq!(ring.verify(&tofu, &tf_sig), Err(SignatureError::NotTrusted));
         let only_tofu = Keyring::from_armored(OPENTOFU_KEY).unwrap();
-        assert_eq!(only_tofu.verify(&tf, &tf_sig), Err(SignatureError::NotTrusted));
-        assert_eq!(ring.verify(&tf, b"not a signature"), Err(SignatureError::Unreadable));
+        assert_eq!(
+            only_tofu.verify(&tf, &tf_sig),
+            Err(SignatureError::NotTrusted)
+        );
+        assert_eq!(
+            ring.verify(&tf, b"not a signature"),
+            Err(SignatureError::Unreadable)
+        );
         assert_eq!(ring.verify(&tf, &tf), Err(SignatureError::Unreadable));
     }
 
@@ -164,7 +179,10 @@ mod tests {
     fn keyrings_from_text() {
         let both = format!("{HASHICORP_KEY}\n{OPENTOFU_KEY}");
         let ring = Keyring::from_armored(&both).unwrap();
-        assert_eq!(ring.fingerprints(), [HASHICORP_FINGERPRINT, OPENTOFU_FINGERPRINT]);
+        assert_eq!(
+            ring.fingerprints(),
+            [HASHICORP_FINGERPRINT, OPENTOFU_FINGERPRINT]
+        );
         assert!(Keyring::from_armored("hello").is_err());
         assert!(Keyring::from_armored("").is_err());
     }

@@ -29,9 +29,7 @@ impl Version {
             Some((n, p)) => (n, p),
             None => (text, ""),
         };
-        let pre_ok = pre
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.');
+        let pre_ok = pre.chars().all(|c| c.is_ascii_alphanumeric() || c == '.');
         if !pre_ok || (text.contains('-') && pre.is_empty()) {
             return None;
         }
@@ -206,7 +204,16 @@ mod tests {
         assert!(v("1.10.0") > v("1.9.8"));
         assert!(v("1.10.0-beta1") < v("1.10.0"));
         assert!(v("1.10.0-alpha1") < v("1.10.0-beta1"));
-        for bad in ["1.9", "1.9.8.1", "", "1..2", "1.a.3", "1.2.3-", "1.2.3-be ta", " "] {
+        for bad in [
+            "1.9",
+            "1.9.8.1",
+            "",
+            "1..2",
+            "1.a.3",
+            "1.2.3-",
+            "1.2.3-be ta",
+            " ",
+        ] {
             assert!(Version::parse(bad).is_none(), "{bad:?}");
         }
     }

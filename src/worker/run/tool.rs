@@ -53,7 +53,11 @@ impl RunCtx<'_> {
 
     /// Refuses a root whose `required_version` the project's release does not meet, with a
     /// line that says what to change. Roots on a server binary are left to Terraform's check.
-    pub(super) fn check_required_version(&self, p: &ResolvedProject, checkout: &Path) -> Result<()> {
+    pub(super) fn check_required_version(
+        &self,
+        p: &ResolvedProject,
+        checkout: &Path,
+    ) -> Result<()> {
         let ToolChoice::Release(release) = self.tool(p) else {
             return Ok(());
         };
