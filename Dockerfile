@@ -1,10 +1,15 @@
-# Build the tfgate binary, then run it on Debian with bubblewrap (the Terraform sandbox).
+# Build the tfgate binary, then run it on Debian with bubblewrap (the Terraform sandbox), git
+# (modules from Git sources) and CA certificates. Terraform itself is not in the image: each
+# worker installs the release a policy or TFGATE_TERRAFORM_VERSION names, on demand, into
+# DATA_DIR/tools after checking its signed checksums (README: "Terraform and OpenTofu
+# versions on demand").
 FROM rust:1-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY migrations ./migrations
 COPY templates ./templates
+COPY keys ./keys
 COPY tests/fixtures ./tests/fixtures
 RUN cargo build --profile dist --locked --bin tfgate
 

@@ -258,3 +258,35 @@ async fn the_default_branch_is_read_without_a_webhook() {
     );
     assert_eq!(h.state.policies.commit(), Some("3".repeat(40)));
 }
+
+/// A command that arrives before the first read of the admin repository (a process that
+/// just started) waits for it: the job fails transiently and runs again, and nobody is told
+/// that tfgate is "not enabled" for a repository the policies do cover.
+#[tokio::test]
+async fn a_command_before_the_first_read_waits_instead_of_being_refused() {
+    let h = admin_harness().await;
+    admin_repo_with(&h, VALID);
+    let before = h.github.comments().len();
+    h.deliver("issue_comment", &pr_comment("/plan", "alice"))
+        .await;
+    let job = tfgate::jobs::queue::claim(&h.state.db, "test-worker", 30_000)
+        .await
+        .unwrap()
+        .unwrap();
+    use tfgate::jobs::runner::JobHandler;
+    let error = tfgate::worker::JobRouter::new(h.state.clone())
+        .handle(&job)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, tfgate::jobs::JobError::Transient(_)),
+        "{error}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("policies have not been read yet"),
+        "{error}"
+    );
+    assert_eq!(h.github.comments().len(), before, "nothing posted");
+}

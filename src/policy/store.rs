@@ -79,6 +79,12 @@ impl PolicyStore {
         self.current.read().expect("policy lock").clone()
     }
 
+    /// Policies come from the admin repository and none has been read yet (a process that
+    /// just started): a command must wait, not be told tfgate is not enabled.
+    pub fn awaiting_first_read(&self) -> bool {
+        self.dir.is_none() && self.commit().is_none()
+    }
+
     /// The admin repository's commit the policies in force come from, if they do.
     pub fn commit(&self) -> Option<String> {
         self.commit.read().expect("policy lock").clone()

@@ -102,6 +102,12 @@ pub async fn repo_policy(
     replies: &mut Replies,
 ) -> Result<Option<RepoPolicy>, JobError> {
     let repo = comment.repo.full_name();
+    if state.policies.awaiting_first_read() {
+        // Retried with backoff; after the last attempt the PR is told the job failed.
+        return Err(JobError::Transient(anyhow::anyhow!(
+            "the admin repository's policies have not been read yet"
+        )));
+    }
     let set = state.policies.current();
     match set.select(&repo) {
         Ok(Some(p)) => return Ok(Some(p.clone())),
