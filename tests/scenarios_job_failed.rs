@@ -36,12 +36,15 @@ async fn run_worker_until_idle(h: &Harness) {
     worker.await.unwrap();
 }
 
-mod without_terraform {
+/// A worker that cannot set Terraform up at all (its sandbox relay binary is missing): every
+/// run job fails permanently. (A missing Terraform is no longer such a failure: it is a note
+/// naming the project, `scenarios_terraform::a_project_naming_a_missing_terraform_is_told_so`.)
+mod without_the_sandbox_relay {
     use super::*;
 
     async fn story(backend: Backend) {
         let Some(h) = Harness::start_with(backend, Some(&policy()), |args| {
-            args.terraform = Some("/nonexistent/terraform".into());
+            args.sandbox_relay = Some("/nonexistent/tfgate".into());
         })
         .await
         else {

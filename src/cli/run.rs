@@ -89,7 +89,8 @@ pub fn local_network(config: &Config, name: &str, extra: &[String]) -> Result<Ru
     }
 }
 
-pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, String)> {
+/// The server's Terraform: its default release (installed on demand) or its binary.
+async fn local_setup(config: &Config) -> Result<tfrun::TerraformSetup> {
     let mut setup = setup_from_config(config)?;
     setup.terraform_bin = match &config.terraform_release {
         Some(release) => {
@@ -99,6 +100,11 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         }
         None => tfrun::resolve_program(&config.terraform)?,
     };
+    Ok(setup)
+}
+
+pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, String)> {
+    let setup = local_setup(config).await?;
     let work = tempfile::Builder::new().prefix("tfgate-run-").tempdir()?;
     let root_rel = "root";
     copy_tree(run.dir, &work.path().join(root_rel))?;

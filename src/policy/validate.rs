@@ -156,40 +156,7 @@ fn check_settings(c: &mut Checker, base: &[Seg], s: Settings) {
         v.push(key(name));
         v
     };
-    if let Some(t) = s.terraform {
-        c.check(&at("terraform"), values::terraform(t));
-    }
-    if let Some(v) = s.terraform_version {
-        c.check(
-            &at("terraform_version"),
-            values::tool_version(Tool::Terraform, v),
-        );
-    }
-    if let Some(v) = s.opentofu_version {
-        c.check(
-            &at("opentofu_version"),
-            values::tool_version(Tool::OpenTofu, v),
-        );
-    }
-    let chosen = [
-        ("terraform", s.terraform),
-        ("terraform_version", s.terraform_version),
-        ("opentofu_version", s.opentofu_version),
-    ];
-    let set: Vec<&str> = chosen
-        .iter()
-        .filter(|(_, v)| v.is_some())
-        .map(|(k, _)| *k)
-        .collect();
-    if set.len() > 1 {
-        c.check(
-            &at(set[1]),
-            Err::<(), _>(format!(
-                "set only one of `terraform`, `terraform_version` and `opentofu_version` (here: `{}`)",
-                set.join("`, `")
-            )),
-        );
-    }
+    check_tool_choice(c, &at, &s);
     if let Some(r) = s.plan_role {
         c.check(&at("plan_role"), values::role_arn(r));
     }
@@ -253,6 +220,44 @@ fn check_list<T>(
         let mut path = at.to_vec();
         path.push(idx(i));
         c.check(&path, check(item));
+    }
+}
+
+/// `terraform`, `terraform_version` and `opentofu_version`: each valid, at most one set.
+fn check_tool_choice(c: &mut Checker, at: &dyn Fn(&str) -> Vec<Seg>, s: &Settings) {
+    if let Some(t) = s.terraform {
+        c.check(&at("terraform"), values::terraform(t));
+    }
+    if let Some(v) = s.terraform_version {
+        c.check(
+            &at("terraform_version"),
+            values::tool_version(Tool::Terraform, v),
+        );
+    }
+    if let Some(v) = s.opentofu_version {
+        c.check(
+            &at("opentofu_version"),
+            values::tool_version(Tool::OpenTofu, v),
+        );
+    }
+    let chosen = [
+        ("terraform", s.terraform),
+        ("terraform_version", s.terraform_version),
+        ("opentofu_version", s.opentofu_version),
+    ];
+    let set: Vec<&str> = chosen
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .map(|(k, _)| *k)
+        .collect();
+    if set.len() > 1 {
+        c.check(
+            &at(set[1]),
+            Err::<(), _>(format!(
+                "set only one of `terraform`, `terraform_version` and `opentofu_version` (here: `{}`)",
+                set.join("`, `")
+            )),
+        );
     }
 }
 
