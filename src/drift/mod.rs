@@ -28,6 +28,7 @@ mod paths;
 mod plan_drift;
 mod reference;
 mod report;
+pub mod schedule;
 mod status;
 mod unseen_inputs;
 mod warnings;

@@ -29,6 +29,16 @@ fn problem_positions() {
             "policies/x.yaml:7:16: malformed role ARN",
         ),
         (
+            "drift schedule with six fields",
+            &format!("{GOOD}projects:\n  - dir: infra\ndrift_detection:\n  schedule: \"0 0 6 * * *\"\n"),
+            "policies/x.yaml:8:13: schedule `0 0 6 * * *` must have 5 fields (minute hour day month weekday, UTC), like `0 6 * * *`",
+        ),
+        (
+            "drift detection of an unknown project",
+            &format!("{GOOD}projects:\n  - dir: infra\ndrift_detection:\n  schedule: \"0 6 * * *\"\n  projects: [eks]\n"),
+            "policies/x.yaml:9:14: unknown project `eks`: drift detection checks projects this file declares",
+        ),
+        (
             "two Terraform choices in one project",
             &format!("{GOOD}projects:\n  - dir: infra\n    terraform: 1.9.8\n    opentofu_version: 1.8.1\n"),
             "policies/x.yaml:8:23: set only one of `terraform`, `terraform_version` and `opentofu_version` (here: `terraform`, `opentofu_version`)",

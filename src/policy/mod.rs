@@ -29,8 +29,8 @@ pub use load::{
     is_policy_file_name, load_policies, load_policy, not_enabled_notice, AmbiguousPolicy, PolicySet,
 };
 pub use model::{
-    GitopsFolder, Input, InputSource, ProjectOrigin, RepoPolicy, ResolvedProject, SessionPolicy,
-    TerraformSpec, DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
+    DriftDetection, GitopsFolder, Input, InputSource, ProjectOrigin, RepoPolicy, ResolvedProject,
+    SessionPolicy, TerraformSpec, DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
 };
 pub use problem::PolicyProblem;
 pub use schema::{

@@ -51,6 +51,17 @@ pub struct RepoPolicy {
     pub registry_tokens: Vec<RegistryToken>,
     /// Folders ArgoCD or Flux deploy from (`gitops:`).
     pub gitops: Vec<GitopsFolder>,
+    /// Scheduled drift detection (`drift_detection:`).
+    pub drift_detection: Option<DriftDetection>,
+}
+
+/// When the default branch's roots are checked for drift, and which.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DriftDetection {
+    /// A valid five-field cron expression (UTC).
+    pub schedule: String,
+    /// Project names, in the file's order.
+    pub projects: Vec<String>,
 }
 
 /// A folder merge deploys, and which tool deploys it.

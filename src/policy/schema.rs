@@ -84,6 +84,23 @@ pub struct PolicyFile {
     /// gets a `tfgate/deploy` check run previewing what merging would deploy or delete.
     #[serde(default)]
     pub gitops: Vec<GitopsSpec>,
+    /// Scheduled drift detection on the default branch (`tfgate drift run` runs it by hand).
+    #[serde(default)]
+    pub drift_detection: Option<DriftDetectionSpec>,
+}
+
+/// `drift_detection: {schedule: "0 6 * * *", projects: [eks], report: issue}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriftDetectionSpec {
+    /// When: cron syntax, five fields, UTC.
+    pub schedule: String,
+    /// The projects checked (names). Default: every project of the file.
+    #[serde(default)]
+    pub projects: Option<Vec<String>>,
+    /// Where findings go: `issue` (one issue per repository, updated in place).
+    #[serde(default)]
+    pub report: Option<String>,
 }
 
 /// A folder merge deploys: `{path: deploy/apps/**, kind: argocd}`.

@@ -76,6 +76,7 @@ mod readme_tests {
         all.extend(fields::<InputSpec>());
         all.extend(fields::<CloudTrail>());
         all.extend(fields::<RequiredCheck>());
+        all.extend(fields::<DriftDetectionSpec>());
         assert!(all.len() > 40, "field extraction failed: {all:?}");
         for field in all {
             assert!(

@@ -60,6 +60,7 @@ pub(crate) fn validate_file(
     let projects = check_projects(&mut c, file, &exclude, &inputs);
     let (module_repos, registry_tokens) = private_sources::check(&mut c, file);
     let gitops = private_sources::check_gitops(&mut c, file);
+    let drift_detection = private_sources::check_drift_detection(&mut c, file, &projects);
     if !c.problems.is_empty() {
         return Err(c.problems);
     }
@@ -86,6 +87,7 @@ pub(crate) fn validate_file(
         module_repos,
         registry_tokens,
         gitops,
+        drift_detection,
     })
 }
 

@@ -117,3 +117,41 @@ mod tests {
         }
     }
 }
+
+/// `drift_detection`: a valid schedule, known projects (default: all), report `issue`.
+pub(super) fn check_drift_detection(
+    c: &mut Checker,
+    file: &PolicyFile,
+    projects: &[crate::policy::ResolvedProject],
+) -> Option<crate::policy::DriftDetection> {
+    let spec = file.drift_detection.as_ref()?;
+    let at = |k: &str| p(&[key("drift_detection"), key(k)]);
+    let schedule_ok = c
+        .check(
+            &at("schedule"),
+            crate::drift::schedule::Schedule::parse(&spec.schedule),
+        )
+        .is_some();
+    if let Some(report) = spec.report.as_deref().filter(|r| *r != "issue") {
+        c.at(
+            &at("report"),
+            format!("unknown report `{report}`: use issue"),
+        );
+    }
+    let all: Vec<String> = projects.iter().map(|p| p.spec.id.0.clone()).collect();
+    let chosen = spec.projects.clone().unwrap_or_else(|| all.clone());
+    for (i, name) in chosen.iter().enumerate() {
+        if !all.contains(name) {
+            c.at(
+                &p(&[key("drift_detection"), key("projects"), idx(i)]),
+                format!(
+                    "unknown project `{name}`: drift detection checks projects this file declares"
+                ),
+            );
+        }
+    }
+    schedule_ok.then(|| crate::policy::DriftDetection {
+        schedule: spec.schedule.trim().to_string(),
+        projects: chosen,
+    })
+}
