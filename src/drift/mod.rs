@@ -29,6 +29,7 @@ mod plan_drift;
 mod reference;
 mod report;
 pub mod schedule;
+pub mod scheduled_report;
 mod status;
 mod unseen_inputs;
 mod warnings;

@@ -1,0 +1,295 @@
+//! The scheduled drift report: what a plan of the default branch head says about each root,
+//! and the body of the one GitHub issue per repository that carries it. Pure.
+//!
+//! Per root: resources Terraform found changed outside it while refreshing
+//! (`resource_drift`), resources the next apply would change (`resource_changes` other than
+//! no-op), shared inputs whose fingerprint moved since the last apply, or why the root was
+//! not checked (a PR holds its lock, another run holds it, the plan failed). Every value
+//! shown has passed through the caller's redactor.
+
+use serde_json::Value;
+
+use crate::render::escape::code_span;
+use crate::terraform::attribute_path::display_path;
+use crate::terraform::plan_json::{parse_plan_json, ResourceChange};
+use crate::terraform::{attribute_changes, Action};
+
+/// The hidden marker that identifies tfgate's drift issue.
+pub const ISSUE_MARKER: &str = "<!-- tfgate:drift-report -->";
+pub const ISSUE_TITLE: &str = "tfgate drift report";
+/// Longest value shown on one side of `before → after`.
+const MAX_VALUE_CHARS: usize = 80;
+
+/// One resource and what changed in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceFinding {
+    pub address: String,
+    /// `update`, `create`, `delete`, `replace`, …
+    pub action: String,
+    /// `path: before → after`, redacted.
+    pub attributes: Vec<String>,
+}
+
+/// What became of one root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RootState {
+    Checked {
+        outside_terraform: Vec<ResourceFinding>,
+        next_apply: Vec<ResourceFinding>,
+        inputs_moved: Vec<String>,
+    },
+    /// A PR holds the root's lock: not planned, to stay out of its way.
+    LockedBy { pr: i64 },
+    /// Another run held the root.
+    Busy,
+    /// The plan did not produce a readable result (a public one-line reason).
+    Failed { reason: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootReport {
+    pub project: String,
+    pub dir: String,
+    pub state: RootState,
+}
+
+impl RootReport {
+    /// Resources changed outside Terraform plus resources the next apply changes.
+    pub fn drifted_resources(&self) -> usize {
+        match &self.state {
+            RootState::Checked {
+                outside_terraform,
+                next_apply,
+                ..
+            } => outside_terraform.len() + next_apply.len(),
+            _ => 0,
+        }
+    }
+
+    fn has_drift(&self) -> bool {
+        matches!(&self.state, RootState::Checked { inputs_moved, .. } if !inputs_moved.is_empty())
+            || self.drifted_resources() > 0
+    }
+}
+
+/// One run of drift detection over a repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DriftReport {
+    pub commit_short: String,
+    pub branch: String,
+    /// RFC 3339, UTC.
+    pub checked_at: String,
+    pub roots: Vec<RootReport>,
+}
+
+/// What to do with the repository's drift issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IssueAction {
+    /// Drift found: create the issue, or update (and reopen) it.
+    Open,
+    /// Every root was checked and none drifted: close the issue if there is one.
+    Close,
+    /// No drift seen, but some root could not be checked: update an existing issue, create
+    /// none, close none.
+    UpdateOnly,
+}
+
+impl DriftReport {
+    pub fn issue_action(&self) -> IssueAction {
+        if self.roots.iter().any(RootReport::has_drift) {
+            IssueAction::Open
+        } else if self
+            .roots
+            .iter()
+            .all(|r| matches!(r.state, RootState::Checked { .. }))
+        {
+            IssueAction::Close
+        } else {
+            IssueAction::UpdateOnly
+        }
+    }
+
+    /// The issue body: a summary table, then a section per root with findings.
+    pub fn issue_body(&self) -> String {
+        let mut out = format!(
+            "{ISSUE_MARKER}\n## {ISSUE_TITLE}\n\nDefault branch `{}` at `{}`, checked {}.\n\n",
+            self.branch, self.commit_short, self.checked_at
+        );
+        out.push_str("| project | dir | changed outside Terraform | next apply changes | shared inputs moved | status |\n|---|---|--:|--:|--:|---|\n");
+        for root in &self.roots {
+            out.push_str(&summary_row(root));
+        }
+        for root in &self.roots {
+            out.push_str(&root_section(root));
+        }
+        if self.issue_action() == IssueAction::Close {
+            out.push_str("\nNo drift is left; this issue was closed by tfgate.\n");
+        }
+        out
+    }
+}
+
+fn summary_row(root: &RootReport) -> String {
+    let (outside, next, inputs, status) = match &root.state {
+        RootState::Checked {
+            outside_terraform,
+            next_apply,
+            inputs_moved,
+        } => {
+            let drift =
+                !outside_terraform.is_empty() || !next_apply.is_empty() || !inputs_moved.is_empty();
+            let status = if drift { "⚠ drift" } else { "✅ in sync" };
+            (
+                outside_terraform.len().to_string(),
+                next_apply.len().to_string(),
+                inputs_moved.len().to_string(),
+                status.to_string(),
+            )
+        }
+        RootState::LockedBy { pr } => (
+            "–".into(),
+            "–".into(),
+            "–".into(),
+            format!("⏸ skipped: locked by #{pr}"),
+        ),
+        RootState::Busy => (
+            "–".into(),
+            "–".into(),
+            "–".into(),
+            "⏸ skipped: another run held it".into(),
+        ),
+        RootState::Failed { reason } => (
+            "–".into(),
+            "–".into(),
+            "–".into(),
+            format!("❌ not checked: {}", one_line(reason)),
+        ),
+    };
+    format!(
+        "| {} | {} | {outside} | {next} | {inputs} | {status} |\n",
+        code_span(&root.project, true),
+        code_span(&root.dir, true)
+    )
+}
+
+fn root_section(root: &RootReport) -> String {
+    let RootState::Checked {
+        outside_terraform,
+        next_apply,
+        inputs_moved,
+    } = &root.state
+    else {
+        return String::new();
+    };
+    if outside_terraform.is_empty() && next_apply.is_empty() && inputs_moved.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("\n### {}\n", code_span(&root.project, false));
+    let lists = [
+        ("Changed outside Terraform", outside_terraform),
+        ("The next apply would change", next_apply),
+    ];
+    for (heading, findings) in lists {
+        if findings.is_empty() {
+            continue;
+        }
+        out.push_str(&format!("\n**{heading}**\n\n"));
+        for f in findings {
+            out.push_str(&format!(
+                "- {} ({})\n",
+                code_span(&f.address, false),
+                f.action
+            ));
+            for a in &f.attributes {
+                out.push_str(&format!("  - {a}\n"));
+            }
+        }
+    }
+    if !inputs_moved.is_empty() {
+        let names: Vec<String> = inputs_moved.iter().map(|i| code_span(i, false)).collect();
+        out.push_str(&format!(
+            "\n**Shared inputs changed since the last apply**: {} (values are never shown)\n",
+            names.join(", ")
+        ));
+    }
+    out
+}
+
+fn one_line(text: &str) -> String {
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .replace('|', "\\|")
+        .chars()
+        .take(160)
+        .collect()
+}
+
+/// The findings of a plan's `show -json`: (changed outside Terraform, next apply changes).
+/// `redact` turns any value into what may be shown.
+pub fn findings_from_plan(
+    plan_json: &str,
+    redact: &mut dyn FnMut(&str) -> String,
+) -> Option<(Vec<ResourceFinding>, Vec<ResourceFinding>)> {
+    let plan = parse_plan_json(plan_json).ok()?;
+    let outside = plan
+        .resource_drift
+        .iter()
+        .filter(|rc| rc.mode != "data")
+        .map(|rc| finding(rc, redact))
+        .collect();
+    let next = plan
+        .resource_changes
+        .iter()
+        .filter(|rc| rc.mode != "data")
+        .filter(|rc| !matches!(rc.change.action(), Some(Action::NoOp | Action::Read)))
+        .map(|rc| finding(rc, redact))
+        .collect();
+    Some((outside, next))
+}
+
+fn finding(rc: &ResourceChange<'_>, redact: &mut dyn FnMut(&str) -> String) -> ResourceFinding {
+    let attributes = attribute_changes(&rc.change)
+        .iter()
+        .map(|a| {
+            let path = display_path(&a.path);
+            let (before, after) = if a.sensitive {
+                ("(sensitive)".to_string(), "(sensitive)".to_string())
+            } else {
+                let after = if a.after_unknown {
+                    "(known after apply)".to_string()
+                } else {
+                    shown(a.after.as_ref(), redact)
+                };
+                (shown(a.before.as_ref(), redact), after)
+            };
+            format!("{}: {} → {}", code_span(&path, false), before, after)
+        })
+        .collect();
+    ResourceFinding {
+        address: redact(&rc.address),
+        action: rc.change.actions.join("+"),
+        attributes,
+    }
+}
+
+/// A value as a short code span: redacted, cut to [`MAX_VALUE_CHARS`].
+fn shown(value: Option<&Value>, redact: &mut dyn FnMut(&str) -> String) -> String {
+    let Some(value) = value else {
+        return "(none)".into();
+    };
+    let text = match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let redacted = redact(&text);
+    let mut cut: String = redacted.chars().take(MAX_VALUE_CHARS).collect();
+    if redacted.chars().count() > MAX_VALUE_CHARS {
+        cut.push('…');
+    }
+    code_span(&cut, false)
+}
+
+#[cfg(test)]
+#[path = "scheduled_report_tests.rs"]
+mod tests;

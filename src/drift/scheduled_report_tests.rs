@@ -1,0 +1,115 @@
+use super::*;
+
+const DRIFT_PLAN: &str = include_str!(
+    "../../tests/fixtures/tf-json/hashicorp-terraform__equivalence-drift_relevant_attributes__plan.json"
+);
+
+fn keep(text: &str) -> String {
+    text.to_string()
+}
+
+fn checked(
+    outside: Vec<ResourceFinding>,
+    next: Vec<ResourceFinding>,
+    inputs: &[&str],
+) -> RootState {
+    RootState::Checked {
+        outside_terraform: outside,
+        next_apply: next,
+        inputs_moved: inputs.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn root(project: &str, state: RootState) -> RootReport {
+    RootReport {
+        project: project.into(),
+        dir: format!("infra/{project}"),
+        state,
+    }
+}
+
+fn report(roots: Vec<RootReport>) -> DriftReport {
+    DriftReport {
+        commit_short: "9c1b2d4".into(),
+        branch: "main".into(),
+        checked_at: "2026-12-05T06:00:12Z".into(),
+        roots,
+    }
+}
+
+#[test]
+fn a_real_drift_plan_gives_both_lists_with_before_and_after() {
+    let (outside, next) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
+    assert_eq!(outside.len(), 1);
+    assert_eq!(outside[0].address, "tfcoremock_simple_resource.base");
+    assert_eq!(outside[0].action, "update");
+    assert_eq!(
+        outside[0].attributes,
+        [
+            "`number`: `0` → `1`",
+            "`string`: `Hello, world!` → `Hello, drift!`"
+        ]
+    );
+    let addresses: Vec<&str> = next.iter().map(|f| f.address.as_str()).collect();
+    assert_eq!(
+        addresses,
+        [
+            "tfcoremock_simple_resource.base",
+            "tfcoremock_simple_resource.dependent"
+        ]
+    );
+    assert!(findings_from_plan("not json", &mut keep).is_none());
+}
+
+#[test]
+fn values_pass_through_the_redactor_and_are_cut() {
+    let mut redact = |s: &str| s.replace("Hello", "[REDACTED]");
+    let (outside, _) = findings_from_plan(DRIFT_PLAN, &mut redact).unwrap();
+    assert!(outside[0].attributes[1].contains("`[REDACTED], world!` → `[REDACTED], drift!`"));
+    let long = Value::String("x".repeat(200));
+    let cut = shown(Some(&long), &mut keep);
+    assert_eq!(cut.chars().filter(|c| *c == 'x').count(), MAX_VALUE_CHARS);
+    assert!(cut.contains('…'));
+}
+
+#[test]
+fn issue_actions() {
+    let clean = || root("eks", checked(vec![], vec![], &[]));
+    let drifted = || {
+        let (outside, next) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
+        root("network", checked(outside, next, &[]))
+    };
+    assert_eq!(
+        report(vec![clean(), drifted()]).issue_action(),
+        IssueAction::Open
+    );
+    assert_eq!(report(vec![clean()]).issue_action(), IssueAction::Close);
+    let inputs = root("eks", checked(vec![], vec![], &["ADMIN_CIDRS"]));
+    assert_eq!(report(vec![inputs]).issue_action(), IssueAction::Open);
+    let locked = root("vpc", RootState::LockedBy { pr: 12 });
+    assert_eq!(
+        report(vec![clean(), locked]).issue_action(),
+        IssueAction::UpdateOnly
+    );
+    assert_eq!(report(vec![]).issue_action(), IssueAction::Close);
+}
+
+#[test]
+fn issue_body() {
+    let (outside, next) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
+    let body = report(vec![
+        root("network", checked(outside, next, &["ADMIN_CIDRS"])),
+        root("eks", checked(vec![], vec![], &[])),
+        root("vpc", RootState::LockedBy { pr: 12 }),
+        root("dns", RootState::Busy),
+        root(
+            "iam",
+            RootState::Failed {
+                reason: "the plan could not start (checkout failed)".into(),
+            },
+        ),
+    ])
+    .issue_body();
+    assert!(body.starts_with(ISSUE_MARKER));
+    insta::assert_snapshot!("scheduled_drift_issue_body", body);
+}
