@@ -68,6 +68,11 @@ enum Cmd {
     /// Check this machine's setup, one line per check (exit 1 if any fails): database,
     /// sealing key, policies, GitHub App, webhook secret, Terraform, bubblewrap, cgroups, disk.
     Doctor,
+    /// Drift detection of a repository's default branch (`drift_detection` in its policy).
+    Drift {
+        #[command(subcommand)]
+        what: cli::drift::DriftCmd,
+    },
     /// Deploy previews of ArgoCD and Flux folders.
     Gitops {
         #[command(subcommand)]
@@ -314,6 +319,7 @@ async fn run_logged(config: Config, command: Cmd) -> Result<()> {
             what: InputsCmd::Fingerprint { repo },
         } => inputs_fingerprint(&config, &repo),
         Cmd::Prune => prune(&config).await,
+        Cmd::Drift { what } => cli::drift::run(config, what).await,
         Cmd::Jobs { json, limit } => list_jobs(&config, json, limit).await,
         Cmd::Policy { .. }
         | Cmd::Render { .. }

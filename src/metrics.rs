@@ -28,6 +28,12 @@ pub struct RouteLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DriftLabels {
+    pub repo: String,
+    pub project: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct PrunedLabels {
     pub table: &'static str,
 }
@@ -47,6 +53,11 @@ pub struct Metrics {
     pub jobs: Family<JobLabels, Counter>,
     pub queue_depth: Gauge,
     pub request_seconds: Family<RouteLabels, Histogram>,
+    /// Resources changed outside Terraform plus resources the next apply changes, per root,
+    /// at the last drift check.
+    pub drift_resources: Family<DriftLabels, Gauge>,
+    /// Unix time of the last finished drift check.
+    pub drift_last_run: Gauge,
 }
 
 impl Default for Metrics {
@@ -62,6 +73,8 @@ impl Metrics {
         let jobs = Family::<JobLabels, Counter>::default();
         let queue_depth = Gauge::default();
         let pruned = Family::<PrunedLabels, Counter>::default();
+        let drift_resources = Family::<DriftLabels, Gauge>::default();
+        let drift_last_run = Gauge::default();
         let request_seconds = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
             Histogram::new([
                 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
@@ -92,6 +105,16 @@ impl Metrics {
             "Rows deleted by retention (runs: plan files and logs dropped)",
             pruned.clone(),
         );
+        registry.register(
+            "tfgate_drift_resources",
+            "Drifted resources per root at the last drift check",
+            drift_resources.clone(),
+        );
+        registry.register(
+            "tfgate_drift_last_run_timestamp_seconds",
+            "Unix time of the last finished drift check",
+            drift_last_run.clone(),
+        );
         // Every kind's `queued` series exists from the start at 0: a series that first appears
         // at 1 hides its first increment from Prometheus' `increase()` and `rate()`.
         for kind in crate::jobs::JobKind::ALL {
@@ -104,6 +127,8 @@ impl Metrics {
             jobs,
             queue_depth,
             request_seconds,
+            drift_resources,
+            drift_last_run,
         }
     }
 

@@ -166,6 +166,10 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
         &state,
         rx.clone(),
     ));
+    handles.push(crate::worker::drift_schedule::spawn_drift_schedule(
+        &state,
+        rx.clone(),
+    ));
     let listener = tokio::net::TcpListener::bind(state.config.addr)
         .await
         .with_context(|| format!("binding {}", state.config.addr))?;

@@ -1,5 +1,6 @@
 //! Admin and preview commands of the `tfgate` binary that need no server.
 
+pub mod drift;
 pub mod gitops;
 pub mod logs;
 pub mod operator;

@@ -66,6 +66,17 @@ pub async fn acquire(
     })
 }
 
+/// The PR holding the root's lock, if one does.
+pub async fn holder(db: &Db, repo: &str, project: &str, workspace: &str) -> Result<Option<i64>> {
+    sqlx::query_scalar("SELECT pr FROM locks WHERE repo = $1 AND project = $2 AND workspace = $3")
+        .bind(repo)
+        .bind(project)
+        .bind(workspace)
+        .fetch_optional(&db.pool)
+        .await
+        .context("reading a project lock")
+}
+
 /// What `/unlock` or a closed PR did to the PR's locks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Released {

@@ -32,6 +32,22 @@ pub async fn insert_if_absent(db: &Db, name: &str, value: &str) -> Result<String
         .with_context(|| format!("server setting {name} vanished after it was stored"))
 }
 
+/// Replaces `expected` with `value` under `name`; false when another process changed it
+/// first (so exactly one of several processes acts on a change).
+pub async fn compare_and_set(db: &Db, name: &str, expected: &str, value: &str) -> Result<bool> {
+    let done = sqlx::query(
+        "UPDATE server_settings SET value = $1, updated_at = $2 WHERE name = $3 AND value = $4",
+    )
+    .bind(value)
+    .bind(now_ms())
+    .bind(name)
+    .bind(expected)
+    .execute(&db.pool)
+    .await
+    .with_context(|| format!("updating server setting {name}"))?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// Stores `value` under `name`, replacing any previous value.
 pub async fn put(db: &Db, name: &str, value: &str) -> Result<()> {
     sqlx::query(

@@ -215,6 +215,18 @@ fn root_section(root: &RootReport) -> String {
     out
 }
 
+/// Shared inputs whose live fingerprint differs from the one of the root's last apply (an
+/// input never applied has not moved). Names only.
+pub fn inputs_moved(
+    live: &std::collections::BTreeMap<String, String>,
+    applied: &std::collections::BTreeMap<String, String>,
+) -> Vec<String> {
+    live.iter()
+        .filter(|(name, hex)| applied.get(*name).is_some_and(|a| a != *hex))
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
 fn one_line(text: &str) -> String {
     text.lines()
         .next()

@@ -113,3 +113,17 @@ fn issue_body() {
     assert!(body.starts_with(ISSUE_MARKER));
     insta::assert_snapshot!("scheduled_drift_issue_body", body);
 }
+
+#[test]
+fn moved_inputs_are_those_whose_applied_fingerprint_differs() {
+    let map = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let live = map(&[("ADMIN_CIDRS", "aa"), ("VPN", "bb"), ("NEW", "cc")]);
+    let applied = map(&[("ADMIN_CIDRS", "ab"), ("VPN", "bb")]);
+    assert_eq!(inputs_moved(&live, &applied), ["ADMIN_CIDRS"]);
+    assert!(inputs_moved(&live, &live).is_empty());
+}

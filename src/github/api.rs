@@ -178,6 +178,25 @@ pub async fn default_branch(gh: &InstallationClient, repo: &RepoRef) -> Result<S
 }
 
 #[derive(Debug, Clone, Deserialize)]
+struct CommitInfo {
+    sha: String,
+}
+
+/// The default branch and the commit at its head.
+pub async fn default_branch_head(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+) -> Result<(String, String)> {
+    let branch = default_branch(gh, repo).await?;
+    let route = format!("/repos/{}/{}/commits/{branch}", repo.owner, repo.name);
+    let head: CommitInfo = gh
+        .get(&route)
+        .await
+        .context("reading the default branch head")?;
+    Ok((branch, head.sha))
+}
+
+#[derive(Debug, Clone, Deserialize)]
 pub struct PermissionInfo {
     pub permission: String,
     #[serde(default)]

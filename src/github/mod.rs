@@ -9,6 +9,7 @@ pub mod credentials_store;
 pub mod facts;
 pub mod gate;
 pub mod http;
+pub mod issues;
 pub mod lists;
 pub mod manifest;
 pub mod repo_tree;

@@ -7,7 +7,7 @@ mod payload;
 pub mod queue;
 pub mod runner;
 
-pub use payload::{EnrichJob, PendingFailure, PublishJob, RunCommand, RunJob};
+pub use payload::{DriftJob, EnrichJob, PendingFailure, PublishJob, RunCommand, RunJob};
 
 use serde::{Deserialize, Serialize};
 
@@ -31,10 +31,12 @@ pub enum JobKind {
     Publish,
     /// A push to the policy repository's default branch (`TFGATE_POLICY_REPO`).
     Push,
+    /// Drift detection of a repository's default branch (scheduled or `tfgate drift run`).
+    Drift,
 }
 
 impl JobKind {
-    pub const ALL: [JobKind; 8] = [
+    pub const ALL: [JobKind; 9] = [
         JobKind::Comment,
         JobKind::PullRequest,
         JobKind::Review,
@@ -43,6 +45,7 @@ impl JobKind {
         JobKind::Enrich,
         JobKind::Publish,
         JobKind::Push,
+        JobKind::Drift,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -55,6 +58,7 @@ impl JobKind {
             JobKind::Enrich => "enrich",
             JobKind::Publish => "publish",
             JobKind::Push => "push",
+            JobKind::Drift => "drift",
         }
     }
 

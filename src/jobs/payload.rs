@@ -84,6 +84,17 @@ pub struct PendingFailure {
     pub read_role: String,
 }
 
+/// Payload of a `drift` job: check the default branch's roots of one repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DriftJob {
+    pub repo: RepoRef,
+    /// Project names to check; empty: the policy's `drift_detection.projects`.
+    #[serde(default)]
+    pub projects: Vec<String>,
+    /// What started it (`schedule 2026-12-05T06:00:00Z`, `tfgate drift run`), for the log.
+    pub trigger: String,
+}
+
 /// Payload of a `publish` job: the outbox row to publish, and the PR it goes to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublishJob {

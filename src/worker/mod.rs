@@ -8,6 +8,8 @@ mod cloudtrail_poll;
 mod comment;
 mod deploy_ack;
 mod drift_check;
+mod drift_issue;
+pub mod drift_schedule;
 mod events;
 mod failed;
 mod gitops_check;
@@ -48,6 +50,7 @@ impl JobHandler for JobRouter {
             Some(JobKind::Enrich) => cloudtrail_poll::handle(&self.state, job).await,
             Some(JobKind::Publish) => publish::handle(&self.state, job).await,
             Some(JobKind::Push) => events::push(&self.state, job).await,
+            Some(JobKind::Drift) => run::drift::handle(&self.state, job).await,
             None => Err(JobError::Permanent(anyhow::anyhow!(
                 "unknown job kind {}",
                 job.kind

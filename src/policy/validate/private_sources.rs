@@ -95,29 +95,6 @@ fn registry_host(host: &str) -> bool {
     labels_ok && port.map_or(true, |p| p.parse::<u16>().is_ok_and(|n| n > 0))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn registry_hosts() {
-        let table = [
-            ("app.terraform.io", true),
-            ("registry.acme.io:8443", true),
-            ("localhost", false),
-            ("registry.acme.io:0", false),
-            ("registry.acme.io:x", false),
-            ("-bad.acme.io", false),
-            ("acme..io", false),
-            ("https://registry.acme.io", false),
-            ("registry.acme.io/path", false),
-        ];
-        for (host, ok) in table {
-            assert_eq!(registry_host(host), ok, "{host}");
-        }
-    }
-}
-
 /// `drift_detection`: a valid schedule, known projects (default: all), report `issue`.
 pub(super) fn check_drift_detection(
     c: &mut Checker,
@@ -154,4 +131,27 @@ pub(super) fn check_drift_detection(
         schedule: spec.schedule.trim().to_string(),
         projects: chosen,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_hosts() {
+        let table = [
+            ("app.terraform.io", true),
+            ("registry.acme.io:8443", true),
+            ("localhost", false),
+            ("registry.acme.io:0", false),
+            ("registry.acme.io:x", false),
+            ("-bad.acme.io", false),
+            ("acme..io", false),
+            ("https://registry.acme.io", false),
+            ("registry.acme.io/path", false),
+        ];
+        for (host, ok) in table {
+            assert_eq!(registry_host(host), ok, "{host}");
+        }
+    }
 }

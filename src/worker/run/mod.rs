@@ -27,6 +27,7 @@ use crate::run_planner::start::{after_interruption, run_start, AfterInterruption
 use crate::state::AppState;
 
 mod apply;
+pub(super) mod drift;
 mod module_auth;
 mod plan;
 mod prepare;

@@ -196,7 +196,7 @@ impl RunCtx<'_> {
         })
     }
 
-    async fn create_run(&self, p: &ResolvedProject, command: RunCommand) -> Result<i64> {
+    pub(super) async fn create_run(&self, p: &ResolvedProject, command: RunCommand) -> Result<i64> {
         let run = NewRun {
             job_id: Some(self.job.id),
             repo: &self.run.repo.full_name(),

@@ -1,0 +1,248 @@
+//! `drift` jobs: plan the default branch head of a repository's drift-detection roots, exactly
+//! as a PR plan runs (the plan role, the sandbox, the same checkout and settings), and hand
+//! the findings to the drift issue. Runs are recorded with PR number 0; a root whose lock a
+//! PR holds is skipped, and the root claim is held only while its plan runs.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::RunCtx;
+use crate::crypto::{run_aad, seal, BlobPurpose};
+use crate::db::locks::{self, RootClaim, RootKey};
+use crate::db::runs;
+use crate::drift::scheduled_report::{
+    findings_from_plan, inputs_moved, DriftReport, RootReport, RootState,
+};
+use crate::inputs;
+use crate::jobs::{ClaimedJob, DriftJob, JobError, RunCommand, RunJob};
+use crate::policy::{short_sha, RepoPolicy, ResolvedProject};
+use crate::redact::{Placeholders, Redactor};
+use crate::run_planner::record::RunStatus;
+use crate::state::AppState;
+use crate::tfrun::{self, setup_from_config, TerraformSetup};
+use crate::worker::{github_error, installation_client, payload};
+
+/// Who drift runs are recorded as (and the STS source identity they carry).
+pub const DRIFT_ACTOR: &str = "tfgate-drift";
+
+pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
+    let drift: DriftJob = payload(job)?;
+    let repo = drift.repo.full_name();
+    let set = state.policies.current();
+    let Some(policy) = set.for_repo(&repo) else {
+        tracing::warn!(%repo, "drift check of a repository no policy covers; nothing done");
+        return Ok(());
+    };
+    let wanted = match (&drift.projects[..], &policy.drift_detection) {
+        ([], Some(d)) => d.projects.clone(),
+        ([], None) => policy
+            .projects
+            .iter()
+            .map(|p| p.spec.id.0.clone())
+            .collect(),
+        (named, _) => named.to_vec(),
+    };
+    let projects: Vec<&ResolvedProject> = wanted.iter().filter_map(|n| policy.project(n)).collect();
+    let (_, gh) = installation_client(state, &drift.repo)?;
+    let (branch, head) = crate::github::api::default_branch_head(&gh, &drift.repo)
+        .await
+        .map_err(github_error)?;
+    tracing::info!(%repo, trigger = %drift.trigger, %branch, head = %short_sha(&head), projects = projects.len(), "drift check");
+    let run = RunJob {
+        repo: drift.repo.clone(),
+        number: 0,
+        command: RunCommand::Plan,
+        projects: wanted,
+        actor: DRIFT_ACTOR.into(),
+        head_sha: head.clone(),
+        plan_runs: BTreeMap::new(),
+        terraform_args: vec![],
+        accept_inputs: vec![],
+        comment_id: None,
+    };
+    let ctx = RunCtx {
+        state,
+        gh: &gh,
+        renderer: state.renderer.as_ref(),
+        run: &run,
+        job,
+        policy,
+        head: &head,
+    };
+    let roots = ctx.drift_roots(&projects).await?;
+    let report = DriftReport {
+        commit_short: short_sha(&head).to_string(),
+        branch,
+        checked_at: chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        roots,
+    };
+    crate::worker::drift_issue::publish(state, &gh, &drift.repo, &report).await
+}
+
+impl RunCtx<'_> {
+    async fn drift_roots(
+        &self,
+        projects: &[&ResolvedProject],
+    ) -> Result<Vec<RootReport>, JobError> {
+        let base = setup_from_config(&self.state.config).map_err(JobError::Permanent)?;
+        let redactor = self.redactor()?;
+        let mut ph = Placeholders::new();
+        let mut out = Vec::new();
+        for p in projects {
+            let state = self.drift_root(p, &base, &redactor, &mut ph).await?;
+            out.push(RootReport {
+                project: p.spec.id.0.clone(),
+                dir: p.spec.dir.clone(),
+                state,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn drift_root(
+        &self,
+        p: &ResolvedProject,
+        base: &TerraformSetup,
+        redactor: &Redactor,
+        ph: &mut Placeholders,
+    ) -> Result<RootState, JobError> {
+        let db = &self.state.db;
+        let repo = self.run.repo.full_name();
+        let (project, workspace) = (&p.spec.id.0, &p.spec.workspace);
+        let held = locks::holder(db, &repo, project, workspace)
+            .await
+            .map_err(JobError::Transient)?;
+        if let Some(pr) = held {
+            return Ok(RootState::LockedBy { pr });
+        }
+        let Some(run_id) = self.claim_for_drift(p).await? else {
+            return Ok(RootState::Busy);
+        };
+        let setup = match self.setup_for(base, p).await {
+            Ok(s) => s,
+            Err(_) => {
+                return self
+                    .drift_failed(
+                        run_id,
+                        "Terraform for the project is unavailable (see the server log)",
+                    )
+                    .await
+            }
+        };
+        let policy: &RepoPolicy = self.policy;
+        let live = inputs::live_inputs(&inputs::fingerprint_key(self.state), policy, p);
+        let prepared = match self.prepare(p, RunCommand::Plan, run_id, &live.env).await {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                tracing::error!(%project, error = %format!("{e:#}"), "drift check could not start");
+                return self.drift_failed(run_id, &super::public_line(&e)).await;
+            }
+        };
+        let out = tfrun::plan(
+            &setup,
+            &prepared.checkout(),
+            &p.spec.dir,
+            &prepared.settings,
+            &mut |_| {},
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        self.drift_findings(p, run_id, &out, &live, redactor, ph)
+            .await
+    }
+
+    /// Records the drift plan's run and reads its findings (and the inputs that moved).
+    async fn drift_findings(
+        &self,
+        p: &ResolvedProject,
+        run_id: i64,
+        out: &tfrun::PlanOutput,
+        live: &inputs::LiveInputs,
+        redactor: &Redactor,
+        ph: &mut Placeholders,
+    ) -> Result<RootState, JobError> {
+        let db = &self.state.db;
+        let repo = self.run.repo.full_name();
+        let (project, workspace) = (&p.spec.id.0, &p.spec.workspace);
+        let log = out
+            .plan
+            .as_ref()
+            .map_or(out.init.stderr_tail.as_str(), |s| s.stdout.as_str());
+        let sealed_log = seal(
+            &self.state.seal_key,
+            log.as_bytes(),
+            &run_aad(run_id, BlobPurpose::RawLog),
+        );
+        let findings = out
+            .plan_json
+            .as_deref()
+            .and_then(|json| findings_from_plan(json, &mut |text| redactor.redact(text, ph)));
+        let status = if findings.is_some() {
+            RunStatus::Planned
+        } else {
+            RunStatus::PlanFailed
+        };
+        runs::finish(db, run_id, status, None, Some(&sealed_log), None)
+            .await
+            .map_err(JobError::Transient)?;
+        let Some((outside_terraform, next_apply)) = findings else {
+            return Ok(RootState::Failed {
+                reason: format!("the plan failed; an admin can run `tfgate logs {run_id}`"),
+            });
+        };
+        let applied = crate::db::inputs::last_applied(db, &repo, project, workspace)
+            .await
+            .map_err(JobError::Transient)?;
+        let live_hex: BTreeMap<String, String> = live
+            .fingerprints
+            .iter()
+            .map(|(k, f)| (k.clone(), f.as_hex().to_string()))
+            .collect();
+        Ok(RootState::Checked {
+            outside_terraform,
+            next_apply,
+            inputs_moved: inputs_moved(&live_hex, &applied),
+        })
+    }
+
+    /// A run row and the root claim for the drift plan; `None` when another run holds it.
+    async fn claim_for_drift(&self, p: &ResolvedProject) -> Result<Option<i64>, JobError> {
+        let db = &self.state.db;
+        let run_id = self
+            .create_run(p, RunCommand::Plan)
+            .await
+            .map_err(JobError::Transient)?;
+        let repo = self.run.repo.full_name();
+        let root = RootKey {
+            repo: &repo,
+            project: &p.spec.id.0,
+            workspace: &p.spec.workspace,
+        };
+        let claim = locks::claim_root(db, root, run_id, Some(self.job.id), "plan")
+            .await
+            .map_err(JobError::Transient)?;
+        if let RootClaim::Busy { .. } = claim {
+            runs::discard(db, run_id)
+                .await
+                .map_err(JobError::Transient)?;
+            return Ok(None);
+        }
+        Ok(Some(run_id))
+    }
+
+    async fn drift_failed(&self, run_id: i64, reason: &str) -> Result<RootState, JobError> {
+        runs::finish(
+            &self.state.db,
+            run_id,
+            RunStatus::PlanFailed,
+            None,
+            None,
+            None,
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        Ok(RootState::Failed {
+            reason: reason.to_string(),
+        })
+    }
+}
