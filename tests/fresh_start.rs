@@ -121,21 +121,14 @@ async fn a_fresh_data_directory_and_env_vars_reach_a_real_plan_comment() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
-    let body = serde_json::to_vec(&pr_comment("/plan", "alice")).unwrap();
-    let resp = client
-        .post(format!("{base}/webhooks"))
-        .header("x-github-event", "issue_comment")
-        .header("x-github-delivery", uuid::Uuid::new_v4().to_string())
-        .header(
-            "x-hub-signature-256",
-            tfgate::webhook::signature::sign(SECRET, &body),
-        )
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 202);
+    let status = post_signed(
+        &client,
+        &base,
+        "issue_comment",
+        &pr_comment("/plan", "alice"),
+    )
+    .await;
+    assert_eq!(status, 202);
     let row = "| `app` | `infra/app` | `default` | 1 | 0 | 0 | 0 | 📝 changes |";
     let start = std::time::Instant::now();
     let plan = loop {

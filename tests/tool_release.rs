@@ -77,19 +77,23 @@ async fn a_release_is_downloaded_once_and_reused() {
     assert_eq!(mirror.archive_downloads().await, 1);
 }
 
+/// Installs 1.0.3 from a mirror with `fault` and `keys`: the error, the archive downloads and
+/// what was left in the tools directory.
+async fn refused(fault: Fault, keys: Keyring) -> (InstallError, usize, Vec<String>) {
+    let mirror = ReleaseMirror::start(fault).await;
+    let data = tempfile::tempdir().unwrap();
+    let tools = data.path().join("tools");
+    let tf = release(Tool::Terraform, VERSION).unwrap();
+    let err = source(&mirror, keys, &tools).ensure(&tf).await.unwrap_err();
+    (err, mirror.archive_downloads().await, files_under(&tools))
+}
+
 #[tokio::test]
 async fn a_tampered_archive_is_refused_and_nothing_is_installed() {
     if !terraform_present() {
         return;
     }
-    let mirror = ReleaseMirror::start(Fault::TamperedArchive).await;
-    let data = tempfile::tempdir().unwrap();
-    let tools = data.path().join("tools");
-    let tf = release(Tool::Terraform, VERSION).unwrap();
-    let err = source(&mirror, test_keys(), &tools)
-        .ensure(&tf)
-        .await
-        .unwrap_err();
+    let (err, _, left) = refused(Fault::TamperedArchive, test_keys()).await;
     assert!(matches!(err, InstallError::Checksum { .. }), "{err}");
     assert_eq!(err.public_problem(), PublicProblem::Refused);
     assert!(
@@ -97,7 +101,7 @@ async fn a_tampered_archive_is_refused_and_nothing_is_installed() {
             .contains("terraform_1.0.3_linux_amd64.zip does not match its signed SHA-256"),
         "{err}"
     );
-    assert_eq!(files_under(&tools), Vec::<String>::new());
+    assert_eq!(left, Vec::<String>::new());
 }
 
 #[tokio::test]
@@ -105,14 +109,7 @@ async fn a_bad_signature_is_refused_before_the_archive_is_fetched() {
     if !terraform_present() {
         return;
     }
-    let mirror = ReleaseMirror::start(Fault::BadSignature).await;
-    let data = tempfile::tempdir().unwrap();
-    let tools = data.path().join("tools");
-    let tf = release(Tool::Terraform, VERSION).unwrap();
-    let err = source(&mirror, test_keys(), &tools)
-        .ensure(&tf)
-        .await
-        .unwrap_err();
+    let (err, downloads, left) = refused(Fault::BadSignature, test_keys()).await;
     assert!(matches!(err, InstallError::Signature { .. }), "{err}");
     assert!(
         err.to_string()
@@ -120,8 +117,8 @@ async fn a_bad_signature_is_refused_before_the_archive_is_fetched() {
         "{err}"
     );
     assert_eq!(err.public_problem(), PublicProblem::Refused);
-    assert_eq!(mirror.archive_downloads().await, 0);
-    assert_eq!(files_under(&tools), Vec::<String>::new());
+    assert_eq!(downloads, 0);
+    assert_eq!(left, Vec::<String>::new());
 }
 
 #[tokio::test]
@@ -130,15 +127,10 @@ async fn the_shipped_keys_refuse_a_release_signed_by_another_key() {
         return;
     }
     // A genuine signature, by a key that is not HashiCorp's or OpenTofu's.
-    let mirror = ReleaseMirror::start(Fault::None).await;
-    let data = tempfile::tempdir().unwrap();
-    let tf = release(Tool::Terraform, VERSION).unwrap();
-    let err = source(&mirror, Keyring::shipped(), data.path())
-        .ensure(&tf)
-        .await
-        .unwrap_err();
+    let (err, downloads, left) = refused(Fault::None, Keyring::shipped()).await;
     assert!(matches!(err, InstallError::Signature { .. }), "{err}");
-    assert_eq!(mirror.archive_downloads().await, 0);
+    assert_eq!(downloads, 0);
+    assert_eq!(left, Vec::<String>::new());
 }
 
 #[tokio::test]
@@ -146,20 +138,13 @@ async fn a_release_without_a_signature_is_not_installed() {
     if !terraform_present() {
         return;
     }
-    let mirror = ReleaseMirror::start(Fault::NoSignature).await;
-    let data = tempfile::tempdir().unwrap();
-    let tools = data.path().join("tools");
-    let tf = release(Tool::Terraform, VERSION).unwrap();
-    let err = source(&mirror, test_keys(), &tools)
-        .ensure(&tf)
-        .await
-        .unwrap_err();
+    let (err, downloads, left) = refused(Fault::NoSignature, test_keys()).await;
     assert!(matches!(err, InstallError::Download { .. }), "{err}");
     assert!(
         err.to_string().contains("SHA256SUMS.sig failed: HTTP 404"),
         "{err}"
     );
     assert_eq!(err.public_problem(), PublicProblem::DownloadFailed);
-    assert_eq!(mirror.archive_downloads().await, 0);
-    assert_eq!(files_under(&tools), Vec::<String>::new());
+    assert_eq!(downloads, 0);
+    assert_eq!(left, Vec::<String>::new());
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::RunCtx;
 use crate::crypto::{run_aad, seal, BlobPurpose};
-use crate::db::locks::{self, RootClaim, RootKey};
+use crate::db::locks;
 use crate::db::runs;
 use crate::drift::scheduled_report::{
     findings_from_plan, inputs_moved, DriftReport, RootReport, RootState,
@@ -115,7 +115,7 @@ impl RunCtx<'_> {
         if let Some(pr) = held {
             return Ok(RootState::LockedBy { pr });
         }
-        let Some(run_id) = self.claim_for_drift(p).await? else {
+        let Ok(run_id) = self.claim_run(p, RunCommand::Plan).await? else {
             return Ok(RootState::Busy);
         };
         let setup = match self.setup_for(base, p).await {
@@ -203,31 +203,6 @@ impl RunCtx<'_> {
             next_apply,
             inputs_moved: inputs_moved(&live_hex, &applied),
         })
-    }
-
-    /// A run row and the root claim for the drift plan; `None` when another run holds it.
-    async fn claim_for_drift(&self, p: &ResolvedProject) -> Result<Option<i64>, JobError> {
-        let db = &self.state.db;
-        let run_id = self
-            .create_run(p, RunCommand::Plan)
-            .await
-            .map_err(JobError::Transient)?;
-        let repo = self.run.repo.full_name();
-        let root = RootKey {
-            repo: &repo,
-            project: &p.spec.id.0,
-            workspace: &p.spec.workspace,
-        };
-        let claim = locks::claim_root(db, root, run_id, Some(self.job.id), "plan")
-            .await
-            .map_err(JobError::Transient)?;
-        if let RootClaim::Busy { .. } = claim {
-            runs::discard(db, run_id)
-                .await
-                .map_err(JobError::Transient)?;
-            return Ok(None);
-        }
-        Ok(Some(run_id))
     }
 
     async fn drift_failed(&self, run_id: i64, reason: &str) -> Result<RootState, JobError> {

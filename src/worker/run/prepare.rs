@@ -79,13 +79,13 @@ impl RunCtx<'_> {
         Ok(false)
     }
 
-    /// Record the run and claim its root: `None` (and the PR told who is running it) when
-    /// another plan or apply holds the root.
-    pub(super) async fn begin(
+    /// Record the run and claim its root: `Ok(run id)`, or `Err((holder run, its command))`
+    /// when another plan or apply holds the root (the new run row is discarded).
+    pub(super) async fn claim_run(
         &self,
         p: &ResolvedProject,
         command: RunCommand,
-    ) -> Result<Option<i64>, JobError> {
+    ) -> Result<Result<i64, (i64, String)>, JobError> {
         let run_id = self
             .create_run(p, command)
             .await
@@ -110,11 +110,25 @@ impl RunCtx<'_> {
             command: held_for,
         } = claim
         else {
-            return Ok(Some(run_id));
+            return Ok(Ok(run_id));
         };
         runs::discard(&self.state.db, run_id)
             .await
             .map_err(JobError::Transient)?;
+        Ok(Err((holder, held_for)))
+    }
+
+    /// Record the run and claim its root: `None` (and the PR told who is running it) when
+    /// another plan or apply holds the root.
+    pub(super) async fn begin(
+        &self,
+        p: &ResolvedProject,
+        command: RunCommand,
+    ) -> Result<Option<i64>, JobError> {
+        let (holder, held_for) = match self.claim_run(p, command).await? {
+            Ok(run_id) => return Ok(Some(run_id)),
+            Err(busy) => busy,
+        };
         let notice = Notice {
             meta: self.meta(&p.spec.id.0, holder),
             body: NoticeBody::RootBusy {
