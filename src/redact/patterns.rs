@@ -331,13 +331,11 @@ fn byte_before(bytes: &[u8], start: usize) -> Option<u8> {
 /// `\n` / `\t` …, 5 for the `u0026` of `\u0026`, else 0. A window starts after the backslash, so
 /// a rule whose characters include letters and digits could match the escape's tail too.
 pub fn escape_tail(bytes: &[u8], start: usize) -> usize {
-    // `\\f…` is an escaped backslash, then a plain `f`: only an odd run of backslashes escapes.
-    let backslashes = bytes[..start]
-        .iter()
-        .rev()
-        .take_while(|b| **b == b'\\')
-        .count();
-    if backslashes % 2 == 0 {
+    // Any run of backslashes counts, even one that JSON reads as escaped backslashes: in JSON
+    // held inside a JSON string (a policy document in a plan, a message in the UI stream),
+    // `\\t` is the inner text's tab. The caller keeps the match as written when no value
+    // starts after the escape's letters, so a plain `\\f…` loses nothing.
+    if start == 0 || bytes[start - 1] != b'\\' {
         return 0;
     }
     match bytes.get(start) {

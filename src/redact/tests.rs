@@ -346,6 +346,17 @@ fn windows_need_only_the_rules_their_bytes_allow() {
 /// was matched together with the escape's tail (`tShGA…`, 41 characters), refused as a token of
 /// the wrong length, and left in the text; a JWT after `\u0026` likewise.
 #[test]
+fn a_secret_after_a_doubly_escaped_tab_is_redacted() {
+    // Found by `scripts/fuzz.sh redact`: JSON inside a JSON string writes a tab as `\\t`.
+    let key = "FlsCyY5knyn/AFKQStLOGYB39PGTUGUcXdLStU2c";
+    for escape in ["\\\\t", "\\\\n", "\\\\\\t"] {
+        let text = format!("{{\"m\":\"{{\\\"a\\\":\\\"?{escape}{key}\\\"}}\"}}");
+        let out = redact_once(&text);
+        assert!(!out.contains(key), "{text} -> {out}");
+    }
+}
+
+#[test]
 fn a_secret_right_after_a_json_escape_is_redacted() {
     let secrets = [
         "ShGAZq//I20AEFfwrMoVlhFIdJYxHoH6P6WBqFl4",
