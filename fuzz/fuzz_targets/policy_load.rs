@@ -10,8 +10,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(content) = std::str::from_utf8(data) else {
         return;
     };
-    // YAML breaks lines at `\r\n`, `\r` and `\n`; an error may point just past the end.
-    let lines = content.replace("\r\n", "\n").matches(['\r', '\n']).count() + 2;
+    // YAML (libyaml) breaks lines at `\r\n`, `\r`, `\n`, NEL (U+0085), LS and PS (U+2028/9);
+    // an error may point just past the end.
+    let breaks = ['\r', '\n', '\u{85}', '\u{2028}', '\u{2029}'];
+    let lines = content.replace("\r\n", "\n").matches(breaks).count() + 2;
     match load_policy("fuzz.yaml", content) {
         Ok(policy) => {
             let again = load_policy("fuzz.yaml", content).expect("loads twice");
