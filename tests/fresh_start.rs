@@ -43,11 +43,7 @@ async fn a_fresh_data_directory_and_env_vars_reach_a_real_plan_comment() {
         return;
     }
     let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
-    reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await
-        .unwrap();
+    create_state_bucket().await;
     let github = FakeGitHub::start().await;
     Mock::given(method("GET"))
         .and(path(format!("/repos/{ADMIN}/installation")))

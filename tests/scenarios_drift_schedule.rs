@@ -141,12 +141,7 @@ async fn drift_is_reported_in_one_issue_that_closes_when_fixed() {
         .unwrap();
     let issues = Issues::default();
     mount(&h, &issues).await;
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
-    reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await
-        .unwrap();
+    create_state_bucket().await;
     let id = uuid::Uuid::new_v4().simple().to_string();
     let key = format!("{id}.tfstate");
     let dir = tempfile::tempdir().unwrap();

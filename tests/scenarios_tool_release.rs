@@ -36,12 +36,7 @@ async fn harness(mirror: &ReleaseMirror, policy: &str) -> Harness {
 }
 
 async fn serve_root(h: &Harness, extra: &str) -> tempfile::TempDir {
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
-    reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await
-        .unwrap();
+    create_state_bucket().await;
     let repo = tempfile::tempdir().unwrap();
     let dir = repo.path().join("infra/app");
     std::fs::create_dir_all(&dir).unwrap();

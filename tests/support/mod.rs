@@ -139,6 +139,17 @@ pub fn moto_egress() -> String {
     }
 }
 
+/// Creates the `tfstate` bucket in moto's S3 that [`moto_root_tf`] roots keep their state in
+/// (a bucket that exists already is fine).
+pub async fn create_state_bucket() {
+    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
+    reqwest::Client::new()
+        .put(format!("{moto}/tfstate"))
+        .send()
+        .await
+        .unwrap();
+}
+
 /// A root for the test provider whose state lives in moto's S3 under `state_key`, then
 /// `resources` (HCL).
 pub fn moto_root_tf(state_key: &str, resources: &str) -> String {

@@ -15,7 +15,7 @@ use crate::drift::scheduled_report::{
 };
 use crate::inputs;
 use crate::jobs::{ClaimedJob, DriftJob, JobError, RunCommand, RunJob};
-use crate::policy::{short_sha, RepoPolicy, ResolvedProject};
+use crate::policy::{short_sha, ResolvedProject};
 use crate::redact::{Placeholders, Redactor};
 use crate::run_planner::record::RunStatus;
 use crate::state::AppState;
@@ -129,8 +129,7 @@ impl RunCtx<'_> {
                     .await
             }
         };
-        let policy: &RepoPolicy = self.policy;
-        let live = inputs::live_inputs(&inputs::fingerprint_key(self.state), policy, p);
+        let live = inputs::live_inputs(&inputs::fingerprint_key(self.state), self.policy, p);
         let prepared = match self.prepare(p, RunCommand::Plan, run_id, &live.env).await {
             Ok(prepared) => prepared,
             Err(e) => {
