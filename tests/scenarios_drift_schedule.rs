@@ -259,3 +259,169 @@ async fn the_schedule_enqueues_each_slot_once_from_an_injected_clock() {
         "{queued:?}"
     );
 }
+
+/// A CloudTrail that answers `LookupEvents` by `ResourceName` with the records it holds for
+/// that name (real record shape), and remembers every name asked.
+#[derive(Clone, Default)]
+struct Trail {
+    records: Arc<Mutex<Vec<(String, Value)>>>,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl Respond for Trail {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let body: Value = serde_json::from_slice(&req.body).unwrap();
+        let attribute = &body["LookupAttributes"][0];
+        assert_eq!(attribute["AttributeKey"], "ResourceName", "{body}");
+        let name = attribute["AttributeValue"].as_str().unwrap().to_string();
+        self.asked.lock().unwrap().push(name.clone());
+        let events: Vec<Value> = self
+            .records
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .map(|(_, record)| {
+                json!({"EventId": record["eventID"], "EventName": record["eventName"],
+                    "ReadOnly": record["readOnly"].to_string(), "EventTime": Utc::now().timestamp() as f64,
+                    "EventSource": record["eventSource"], "CloudTrailEvent": record.to_string()})
+            })
+            .collect();
+        ResponseTemplate::new(200)
+            .insert_header("content-type", "application/x-amz-json-1.1")
+            .set_body_json(json!({"Events": events}))
+    }
+}
+
+/// A write on `resource` by `identity` (a CloudTrail `userIdentity`), `minutes_ago`.
+fn write_record(event: &str, identity: Value, minutes_ago: i64) -> Value {
+    let at = Utc::now() - chrono::Duration::minutes(minutes_ago);
+    json!({"eventVersion": "1.09", "userIdentity": identity,
+        "eventTime": at.format("%Y-%m-%dT%H:%M:%SZ").to_string(), "eventSource": "fake.amazonaws.com",
+        "eventName": event, "awsRegion": "us-east-1", "sourceIPAddress": "203.0.113.40",
+        "requestID": uuid::Uuid::new_v4().to_string(), "eventID": uuid::Uuid::new_v4().to_string(),
+        "readOnly": false, "eventType": "AwsApiCall", "managementEvent": true,
+        "recipientAccountId": "111111111111"})
+}
+
+fn assumed_role(role: &str, session: &str) -> Value {
+    json!({"type": "AssumedRole", "principalId": format!("AROAEXAMPLE:{session}"),
+        "arn": format!("arn:aws:sts::111111111111:assumed-role/{role}/{session}"),
+        "accountId": "111111111111",
+        "sessionContext": {"sessionIssuer": {"type": "Role",
+            "arn": format!("arn:aws:iam::111111111111:role/{role}"), "accountId": "111111111111"}}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_report_names_who_changed_a_resource_outside_terraform() {
+    if !terraform_tools_available() {
+        return;
+    }
+    let trail = Trail::default();
+    let cloudtrail = wiremock::MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(trail.clone())
+        .mount(&cloudtrail)
+        .await;
+    let extra = "apply_requirements: []\ncloudtrail:\n  read_roles:\n    \"111111111111\": arn:aws:iam::111111111111:role/tfgate-cloudtrail-read\ndrift_detection:\n  schedule: \"0 6 * * *\"\n  show_principals: true\n";
+    let policy = one_root_policy("app", "infra/app", extra);
+    let h = Harness::start_with(Backend::Sqlite, Some(&policy), |a| {
+        a.cloudtrail_endpoint_url = Some(cloudtrail.uri());
+    })
+    .await
+    .unwrap();
+    let issues = Issues::default();
+    mount(&h, &issues).await;
+    create_state_bucket().await;
+    // The "remote objects": files the provider reads at create and at every refresh, in a
+    // directory the sandbox sees (the provider mirror is bound read-only into it).
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let remote = tools_dir().join("provider-mirror/remote-objects").join(&id);
+    std::fs::create_dir_all(&remote).unwrap();
+    let (web, db) = (remote.join("web"), remote.join("db"));
+    std::fs::write(&web, "80").unwrap();
+    std::fs::write(&db, "small").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("infra/app")).unwrap();
+    let resources = format!(
+        "resource \"fake_thing\" \"web\" {{\n  name = \"web-{id}\"\n  remote_file = \"{}\"\n}}\nresource \"fake_thing\" \"db\" {{\n  name = \"db-{id}\"\n  remote_file = \"{}\"\n}}\n",
+        web.display(),
+        db.display()
+    );
+    let key = format!("{id}.tfstate");
+    std::fs::write(
+        dir.path().join("infra/app/main.tf"),
+        moto_root_tf(&key, &resources),
+    )
+    .unwrap();
+    h.github.serve_repo(dir.path());
+    h.github.with(|g| {
+        g.files = vec!["infra/app/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    h.comment(1, "/plan", "alice").await;
+    let apply = h.comment(1, "/apply", "alice").await.join("\n");
+    assert!(
+        apply.contains("| `fake_thing.web` | create | ✅ done |"),
+        "{apply}"
+    );
+    h.comment(1, "/unlock", "alice").await;
+
+    // Both objects are edited behind Terraform's back. CloudTrail knows who edited `web` (by
+    // its id): a console session; tfgate's own apply session wrote it later, which is not a
+    // change outside Terraform. It knows nothing of `db`.
+    std::fs::write(&web, "8080").unwrap();
+    std::fs::write(&db, "large").unwrap();
+    let web_id = format!("fake-web-{id}");
+    trail.records.lock().unwrap().extend([
+        (
+            web_id.clone(),
+            write_record(
+                "UpdateThing",
+                assumed_role("AWSReservedSSO_Admin_0123", "alice@example.com"),
+                30,
+            ),
+        ),
+        (
+            web_id.clone(),
+            write_record("UpdateThing", assumed_role("tfgate-apply", "tfgate-1"), 5),
+        ),
+    ]);
+    drift_check(&h).await;
+    std::fs::remove_dir_all(&remote).unwrap();
+
+    let opened = issues.0.lock().unwrap().clone();
+    assert_eq!(opened.len(), 1, "{opened:?}");
+    let body = opened[0]["body"].as_str().unwrap();
+    assert!(
+        body.contains("| `app` | `infra/app` | 2 | 0 | 0 | ⚠ drift |"),
+        "{body}"
+    );
+    assert!(body.contains("`remote_value`: `80` → `8080`"), "{body}");
+    assert!(
+        body.contains(
+            "- changed by an assumed role, session `alice@example.com`: `UpdateThing` at "
+        ),
+        "{body}"
+    );
+    assert!(
+        body.contains("`remote_value`: `small` → `large`\n  - who: not found in CloudTrail"),
+        "{body}"
+    );
+    for secret in [
+        "arn:",
+        "111111111111",
+        "AWSReservedSSO",
+        "203.0.113.40",
+        "tfgate-1",
+    ] {
+        assert!(!body.contains(secret), "{secret} in {body}");
+    }
+    // Looked up by id, then by the next name when the id found nothing.
+    let asked = trail.asked.lock().unwrap().clone();
+    assert!(
+        asked.contains(&web_id) && asked.contains(&format!("fake-db-{id}")),
+        "{asked:?}"
+    );
+    assert!(asked.contains(&format!("db-{id}")), "{asked:?}");
+}

@@ -45,6 +45,7 @@ fn attribute_key(attribute: LookupAttribute) -> LookupAttributeKey {
         LookupAttribute::Username => LookupAttributeKey::Username,
         LookupAttribute::AccessKeyId => LookupAttributeKey::AccessKeyId,
         LookupAttribute::EventName => LookupAttributeKey::EventName,
+        LookupAttribute::ResourceName => LookupAttributeKey::ResourceName,
     }
 }
 

@@ -166,6 +166,26 @@ pub async fn latest(
     Ok(row.map(to_run))
 }
 
+/// When the latest apply of a root started (ms since the epoch), over every PR.
+pub async fn last_apply_started(
+    db: &Db,
+    repo: &str,
+    project: &str,
+    workspace: &str,
+) -> Result<Option<i64>> {
+    let row: Option<(i64,)> = sqlx::query_as(
+        "SELECT created_at FROM runs WHERE repo = $1 AND project = $2 AND workspace = $3 \
+         AND command = 'apply' ORDER BY id DESC LIMIT 1",
+    )
+    .bind(repo)
+    .bind(project)
+    .bind(workspace)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading the last apply of a root")?;
+    Ok(row.map(|r| r.0))
+}
+
 /// Every run of the PR, oldest first (for views over all of its roots at once).
 pub async fn of_pr(db: &Db, repo: &str, pr: i64) -> Result<Vec<RunRow>> {
     let rows: Vec<Row> = sqlx::query_as(

@@ -33,6 +33,7 @@ pub mod scheduled_report;
 mod status;
 mod unseen_inputs;
 mod warnings;
+pub mod who_changed;
 
 pub use attribute::{attribute_changes, input_sets, AttributionContext, PR_FILES_LIMIT};
 pub use decision::{apply_gate, ApplyGate, OnInputDrift};

@@ -28,6 +28,12 @@ pub struct ResourceFinding {
     pub action: String,
     /// `path: before → after`, redacted.
     pub attributes: Vec<String>,
+    /// The names CloudTrail may file the resource under (never shown): see
+    /// [`super::who_changed::resource_names`].
+    pub lookup_names: Vec<String>,
+    /// Who changed it outside Terraform, as one redacted line (resources changed outside
+    /// Terraform, when the policy gives a CloudTrail read role).
+    pub who: Option<String>,
 }
 
 /// What became of one root.
@@ -203,6 +209,9 @@ fn root_section(root: &RootReport) -> String {
             for a in &f.attributes {
                 out.push_str(&format!("  - {a}\n"));
             }
+            if let Some(who) = &f.who {
+                out.push_str(&format!("  - {who}\n"));
+            }
         }
     }
     if !inputs_moved.is_empty() {
@@ -278,10 +287,16 @@ fn finding(rc: &ResourceChange<'_>, redact: &mut dyn FnMut(&str) -> String) -> R
             format!("{}: {} → {}", code_span(&path, false), before, after)
         })
         .collect();
+    let before: Option<Value> = rc
+        .change
+        .before
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
     ResourceFinding {
         address: redact(&rc.address),
         action: rc.change.actions.join("+"),
         attributes,
+        lookup_names: super::who_changed::resource_names(before.as_ref()),
+        who: None,
     }
 }
 

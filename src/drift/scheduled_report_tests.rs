@@ -62,6 +62,16 @@ fn a_real_drift_plan_gives_both_lists_with_before_and_after() {
 }
 
 #[test]
+fn findings_carry_the_names_cloudtrail_knows_them_by() {
+    let (outside, _) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
+    assert_eq!(
+        outside[0].lookup_names,
+        ["f6f74ca6-e8ef-e51f-522c-433b9ed5038f"]
+    );
+    assert_eq!(outside[0].who, None);
+}
+
+#[test]
 fn values_pass_through_the_redactor_and_are_cut() {
     let mut redact = |s: &str| s.replace("Hello", "[REDACTED]");
     let (outside, _) = findings_from_plan(DRIFT_PLAN, &mut redact).unwrap();
@@ -96,7 +106,11 @@ fn issue_actions() {
 
 #[test]
 fn issue_body() {
-    let (outside, next) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
+    let (mut outside, next) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
+    outside[0].who = Some(
+        "changed by an assumed role, session `alice@example.com`: `UpdateSimpleResource` at 2026-12-04T17:20:05Z"
+            .into(),
+    );
     let body = report(vec![
         root("network", checked(outside, next, &["ADMIN_CIDRS"])),
         root("eks", checked(vec![], vec![], &[])),

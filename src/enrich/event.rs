@@ -47,6 +47,9 @@ pub struct CloudTrailRecord {
     pub request_id: Option<String>,
     pub user_identity: Option<UserIdentity>,
     pub request_parameters: Option<serde_json::Value>,
+    /// `true` for read-only calls (a boolean in records; kept loose, see [`Self::read_only`]).
+    #[serde(rename = "readOnly")]
+    pub read_only_raw: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -55,6 +58,27 @@ pub struct UserIdentity {
     /// `arn:aws:sts::ACCT:assumed-role/ROLE/SESSION` for assumed roles.
     pub arn: Option<String>,
     pub access_key_id: Option<String>,
+    /// `AssumedRole`, `IAMUser`, `Root`, `AWSService`, `FederatedUser`, …
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// An IAM user's name (`IAMUser` only).
+    pub user_name: Option<String>,
+    /// The service that made the call (`AWSService`, and calls made on a principal's behalf).
+    pub invoked_by: Option<String>,
+    pub session_context: Option<SessionContext>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionContext {
+    pub session_issuer: Option<SessionIssuer>,
+}
+
+/// The role (or user) a session was issued from.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionIssuer {
+    pub arn: Option<String>,
 }
 
 impl CloudTrailRecord {
@@ -75,6 +99,16 @@ impl CloudTrailRecord {
         let (_, resource) = arn.split_once(":assumed-role/")?;
         let (_role, session) = resource.split_once('/')?;
         (!session.is_empty()).then_some(session)
+    }
+
+    /// `readOnly` as a boolean (`true`/`false`, or the strings LookupEvents uses).
+    pub fn read_only(&self) -> Option<bool> {
+        match self.read_only_raw.as_ref()? {
+            serde_json::Value::Bool(b) => Some(*b),
+            serde_json::Value::String(s) if s.eq_ignore_ascii_case("true") => Some(true),
+            serde_json::Value::String(s) if s.eq_ignore_ascii_case("false") => Some(false),
+            _ => None,
+        }
     }
 
     pub fn time(&self) -> Option<UnixSeconds> {

@@ -24,6 +24,8 @@ pub enum LookupAttribute {
     AccessKeyId,
     /// The API name (`RunInstances`); results are then filtered by session.
     EventName,
+    /// A resource's name or id (`sg-0abc…`, a bucket name): drift's "who changed it".
+    ResourceName,
 }
 
 impl LookupAttribute {
@@ -33,6 +35,7 @@ impl LookupAttribute {
             LookupAttribute::Username => "Username",
             LookupAttribute::AccessKeyId => "AccessKeyId",
             LookupAttribute::EventName => "EventName",
+            LookupAttribute::ResourceName => "ResourceName",
         }
     }
 }

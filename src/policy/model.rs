@@ -62,6 +62,8 @@ pub struct DriftDetection {
     pub schedule: String,
     /// Project names, in the file's order.
     pub projects: Vec<String>,
+    /// IAM user names may be shown in "who changed it" (`show_principals: true`).
+    pub show_principals: bool,
 }
 
 /// A folder merge deploys, and which tool deploys it.

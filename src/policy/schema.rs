@@ -101,6 +101,10 @@ pub struct DriftDetectionSpec {
     /// Where findings go: `issue` (one issue per repository, updated in place).
     #[serde(default)]
     pub report: Option<String>,
+    /// Name IAM users (and federated users) who changed a resource outside Terraform. Off by
+    /// default: the report then gives their type only. Role sessions are always named.
+    #[serde(default)]
+    pub show_principals: Option<bool>,
 }
 
 /// A folder merge deploys: `{path: deploy/apps/**, kind: argocd}`.

@@ -38,13 +38,19 @@ pub fn account_of(role_arn: &str) -> Option<String> {
         .then(|| account.to_string())
 }
 
-async fn find(state: &AppState, p: &PendingFailure) -> anyhow::Result<Option<DeniedCall>> {
+/// The AWS config of the CloudTrail read role `read_role` (session `session_name`), and a
+/// CloudTrail client on it (at `--cloudtrail-endpoint-url` when the server names one).
+pub async fn read_role_client(
+    state: &AppState,
+    read_role: &str,
+    session_name: &str,
+) -> anyhow::Result<(aws_config::SdkConfig, aws_sdk_cloudtrail::Client)> {
     let base = state.aws_base().await;
     let creds = assume_role(
         base,
         &AssumeRoleRequest {
-            role_arn: &p.read_role,
-            session_name: &format!("{}-read", p.session_name),
+            role_arn: read_role,
+            session_name,
             source_identity: "tfgate",
             tags: &[],
             duration_secs: 900,
@@ -54,13 +60,6 @@ async fn find(state: &AppState, p: &PendingFailure) -> anyhow::Result<Option<Den
     .await
     .map_err(|e| anyhow!("assuming the CloudTrail read role: {e}"))?;
     let config = config_with_credentials(base, &creds);
-    if let Some(encoded) = &p.failure.encoded_message {
-        if let Ok(decoded) = decode_authorization_message(&config, encoded).await {
-            if let Some(call) = parse_decoded_authorization_message(&decoded) {
-                return Ok(Some(call));
-            }
-        }
-    }
     let client = match &state.config.cloudtrail_endpoint_url {
         Some(url) => aws_sdk_cloudtrail::Client::from_conf(
             aws_sdk_cloudtrail::config::Builder::from(&config)
@@ -69,6 +68,19 @@ async fn find(state: &AppState, p: &PendingFailure) -> anyhow::Result<Option<Den
         ),
         None => cloudtrail_client(&config),
     };
+    Ok((config, client))
+}
+
+async fn find(state: &AppState, p: &PendingFailure) -> anyhow::Result<Option<DeniedCall>> {
+    let session = format!("{}-read", p.session_name);
+    let (config, client) = read_role_client(state, &p.read_role, &session).await?;
+    if let Some(encoded) = &p.failure.encoded_message {
+        if let Ok(decoded) = decode_authorization_message(&config, encoded).await {
+            if let Some(call) = parse_decoded_authorization_message(&decoded) {
+                return Ok(Some(call));
+            }
+        }
+    }
     let query =
         lookup_plan(&p.failure, Some(&p.session_name), None).map_err(|e| anyhow!("{e:?}"))?;
     let limiter = lookup_events_limiter(&p.account_id, &state.config.aws_region);

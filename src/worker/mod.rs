@@ -10,6 +10,7 @@ mod deploy_ack;
 mod drift_check;
 mod drift_issue;
 pub mod drift_schedule;
+mod drift_who;
 mod events;
 mod failed;
 mod gitops_check;

@@ -24,6 +24,12 @@ pub struct ThingState<'a> {
     pub read_result: ValueString<'a>,
     pub read_content: ValueString<'a>,
     pub depends_value: ValueString<'a>,
+    /// A file standing for the remote object: `remote_value` is read from it at create and
+    /// at every refresh, so editing the file is a change made outside Terraform.
+    #[serde(default)]
+    pub remote_file: ValueString<'a>,
+    #[serde(default)]
+    pub remote_value: ValueString<'a>,
 }
 
 impl ThingState<'_> {
@@ -35,6 +41,16 @@ impl ThingState<'_> {
             || self.fail_on != other.fail_on
             || self.read_file != other.read_file
             || self.depends_value != other.depends_value
+            || self.remote_file != other.remote_file
+    }
+
+    /// `remote_value` as the remote object has it now (the file's trimmed text); `None` when
+    /// there is no remote file or it cannot be read.
+    fn remote_now(&self) -> Option<String> {
+        let path = known(&self.remote_file)?;
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|text| text.trim().to_string())
     }
 
     /// Mark the probe results as "known after apply" (or null when nothing is probed).
@@ -46,6 +62,11 @@ impl ThingState<'_> {
         };
         self.read_result = planned.clone();
         self.read_content = planned;
+        self.remote_value = if self.remote_file.is_null() {
+            Value::Null
+        } else {
+            Value::Unknown
+        };
     }
 
     /// Probe `read_file` now (at apply) and record what happened.
@@ -61,6 +82,9 @@ impl ThingState<'_> {
                 self.read_content = content.map(Cow::Owned).map_or(Value::Null, Value::Value);
             }
         }
+        self.remote_value = self
+            .remote_now()
+            .map_or(Value::Null, |v| Value::Value(Cow::Owned(v)));
     }
 
     /// The error text to fail `op` with, if this resource is configured to fail it.
@@ -157,6 +181,8 @@ impl Resource for ThingResource {
                     "read_result" => string_attr("readable, or unreadable: <io error kind>", Computed),
                     "read_content" => string_attr("Content of read_file (first 64 KiB, NUL as newline)", Computed),
                     "depends_value" => string_attr("Free value, to build references between resources", Optional),
+                    "remote_file" => string_attr("A file standing for the remote object, read at create and refresh", Optional),
+                    "remote_value" => string_attr("remote_file's trimmed text as last read", Computed),
                 },
                 ..Default::default()
             },
@@ -184,6 +210,10 @@ impl Resource for ThingResource {
         private_state: Self::PrivateState<'a>,
         _provider_meta_state: Self::ProviderMetaState<'a>,
     ) -> Option<(Self::State<'a>, Self::PrivateState<'a>)> {
+        let mut state = state;
+        if let Some(now) = state.remote_now() {
+            state.remote_value = Value::Value(Cow::Owned(now));
+        }
         Some((state, private_state))
     }
 
@@ -268,7 +298,10 @@ impl Resource for ThingResource {
             return None;
         }
         let mut state = planned_state;
-        if state.read_result.is_unknown() || state.read_content.is_unknown() {
+        if state.read_result.is_unknown()
+            || state.read_content.is_unknown()
+            || state.remote_value.is_unknown()
+        {
             state.apply_probe();
         }
         Some((state, planned_private_state))

@@ -130,6 +130,7 @@ pub(super) fn check_drift_detection(
     schedule_ok.then(|| crate::policy::DriftDetection {
         schedule: spec.schedule.trim().to_string(),
         projects: chosen,
+        show_principals: spec.show_principals.unwrap_or(false),
     })
 }
 

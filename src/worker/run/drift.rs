@@ -13,6 +13,7 @@ use crate::db::runs;
 use crate::drift::scheduled_report::{
     findings_from_plan, inputs_moved, DriftReport, RootReport, RootState,
 };
+use crate::enrich::UnixSeconds;
 use crate::inputs;
 use crate::jobs::{ClaimedJob, DriftJob, JobError, RunCommand, RunJob};
 use crate::policy::{short_sha, ResolvedProject};
@@ -20,6 +21,7 @@ use crate::redact::{Placeholders, Redactor};
 use crate::run_planner::record::RunStatus;
 use crate::state::AppState;
 use crate::tfrun::{self, setup_from_config, TerraformSetup};
+use crate::worker::drift_who::{self, WhoLookup};
 use crate::worker::{github_error, installation_client, payload};
 
 /// Who drift runs are recorded as (and the STS source identity they carry).
@@ -172,7 +174,7 @@ impl RunCtx<'_> {
             log.as_bytes(),
             &run_aad(run_id, BlobPurpose::RawLog),
         );
-        let findings = out
+        let mut findings = out
             .plan_json
             .as_deref()
             .and_then(|json| findings_from_plan(json, &mut |text| redactor.redact(text, ph)));
@@ -184,11 +186,22 @@ impl RunCtx<'_> {
         runs::finish(db, run_id, status, None, Some(&sealed_log), None)
             .await
             .map_err(JobError::Transient)?;
-        let Some((outside_terraform, next_apply)) = findings else {
+        let Some((outside_terraform, next_apply)) = findings.as_mut() else {
             return Ok(RootState::Failed {
                 reason: format!("the plan failed; an admin can run `tfgate logs {run_id}`"),
             });
         };
+        let last_apply = runs::last_apply_started(db, &repo, project, workspace)
+            .await
+            .map_err(JobError::Transient)?;
+        let lookup = WhoLookup {
+            policy: self.policy,
+            project: p,
+            run_id,
+            last_apply: last_apply.map(|ms| UnixSeconds(ms / 1000)),
+        };
+        let mut redact = |text: &str| redactor.redact(text, ph);
+        drift_who::fill(self.state, &lookup, outside_terraform, &mut redact).await;
         let applied = crate::db::inputs::last_applied(db, &repo, project, workspace)
             .await
             .map_err(JobError::Transient)?;
@@ -198,8 +211,8 @@ impl RunCtx<'_> {
             .map(|(k, f)| (k.clone(), f.as_hex().to_string()))
             .collect();
         Ok(RootState::Checked {
-            outside_terraform,
-            next_apply,
+            outside_terraform: std::mem::take(outside_terraform),
+            next_apply: std::mem::take(next_apply),
             inputs_moved: inputs_moved(&live_hex, &applied),
         })
     }
