@@ -41,5 +41,6 @@ pub mod state;
 pub mod terraform;
 pub mod tfrun;
 pub mod tool_release;
+pub mod ui;
 pub mod webhook;
 pub mod worker;

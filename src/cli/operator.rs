@@ -77,7 +77,7 @@ pub fn format_time(ms: i64) -> String {
 }
 
 /// A duration in seconds or minutes.
-fn format_duration(ms: i64) -> String {
+pub fn format_duration(ms: i64) -> String {
     if ms < 60_000 {
         format!("{:.1}s", ms as f64 / 1000.0)
     } else {

@@ -165,6 +165,18 @@ pub struct ConfigArgs {
     /// Seconds one GitHub API call may take before it counts as failed (default 30).
     #[arg(long, env = "TFGATE_GITHUB_TIMEOUT_SECS", global = true)]
     pub github_timeout_secs: Option<u64>,
+    /// The GitHub App's OAuth client id, for signing in to `/ui` (default: the one the
+    /// manifest flow stored).
+    #[arg(long, env = "TFGATE_OAUTH_CLIENT_ID", global = true)]
+    pub oauth_client_id: Option<String>,
+    /// The GitHub App's OAuth client secret (default: the one the manifest flow stored).
+    #[arg(
+        long,
+        env = "TFGATE_OAUTH_CLIENT_SECRET",
+        global = true,
+        hide_env_values = true
+    )]
+    pub oauth_client_secret: Option<String>,
 }
 
 /// The optional `tfgate.toml`; keys are the flag names with `_` (e.g. `data_dir`).
@@ -210,6 +222,8 @@ pub(super) struct ConfigFile {
     pub(super) aws_endpoint_url: Option<String>,
     pub(super) work_dir: Option<PathBuf>,
     pub(super) cloudtrail_endpoint_url: Option<String>,
+    pub(super) oauth_client_id: Option<String>,
+    pub(super) oauth_client_secret: Option<String>,
     pub(super) enrich_schedule: Option<String>,
     pub(super) retention_days: Option<u32>,
     pub(super) github_timeout_secs: Option<u64>,
@@ -264,6 +278,11 @@ impl ConfigArgs {
                 .cloudtrail_endpoint_url
                 .clone()
                 .or(file.cloudtrail_endpoint_url),
+            oauth_client_id: self.oauth_client_id.clone().or(file.oauth_client_id),
+            oauth_client_secret: self
+                .oauth_client_secret
+                .clone()
+                .or(file.oauth_client_secret),
             enrich_schedule: self.enrich_schedule.clone().or(file.enrich_schedule),
             retention_days: self.retention_days.or(file.retention_days),
             github_timeout_secs: self.github_timeout_secs.or(file.github_timeout_secs),

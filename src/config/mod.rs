@@ -68,6 +68,9 @@ pub struct Config {
     pub aws_endpoint_url: Option<String>,
     pub work_dir: PathBuf,
     pub cloudtrail_endpoint_url: Option<String>,
+    /// The App's OAuth client for `/ui` sign-in (`None`: the manifest flow's, if stored).
+    pub oauth_client_id: Option<String>,
+    pub oauth_client_secret: Option<SecretString>,
     /// Delays between CloudTrail polls (about 15 minutes in all by default).
     pub enrich_schedule: Vec<std::time::Duration>,
     /// Days rows are kept before pruning (`None`: forever); see [`crate::db::retention`].
@@ -102,6 +105,8 @@ impl Config {
             retention_days: retention_days(&v)?,
             github_timeout: github_timeout(v.github_timeout_secs)?,
             cloudtrail_endpoint_url: v.cloudtrail_endpoint_url,
+            oauth_client_id: v.oauth_client_id,
+            oauth_client_secret: v.oauth_client_secret.map(SecretString::from),
             enrich_schedule: enrich_schedule(v.enrich_schedule.as_deref())?,
             encryption_key: v.encryption_key.map(SecretString::from),
             aws_region: v.aws_region.unwrap_or_else(|| "us-east-1".into()),

@@ -15,6 +15,7 @@ pub mod retention;
 pub mod runs;
 pub mod server_settings;
 pub mod sqlite_intake;
+pub mod ui_queries;
 mod wal_read_ahead;
 
 use std::str::FromStr;

@@ -26,6 +26,11 @@ pub struct AppCredentials {
     pub html_url: Option<String>,
     pub webhook_secret: Option<String>,
     pub pem: String,
+    /// The App's OAuth client (for `/ui` sign-in), as the manifest conversion returns it.
+    #[serde(default)]
+    pub client_id: Option<String>,
+    #[serde(default)]
+    pub client_secret: Option<String>,
 }
 
 impl std::fmt::Debug for AppCredentials {

@@ -195,6 +195,10 @@ struct Conversion {
     #[serde(default)]
     webhook_secret: Option<String>,
     pem: String,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    client_secret: Option<String>,
 }
 
 /// `POST /app-manifests/{code}/conversions` (no authentication).
@@ -229,6 +233,8 @@ pub async fn exchange_code(api_url: &str, code: &str) -> Result<AppCredentials> 
         html_url: c.html_url,
         webhook_secret: c.webhook_secret,
         pem: c.pem,
+        client_id: c.client_id,
+        client_secret: c.client_secret,
     })
 }
 

@@ -24,7 +24,8 @@ const READYZ: &str = "/readyz";
 const METRICS: &str = "/metrics";
 const SETUP: &str = "/";
 const SETUP_CALLBACK: &str = "/setup/callback";
-/// Every route, so that the latency metric's `route` label is one of these (or `unmatched`).
+/// Every route, so that the latency metric's `route` label is one of these (or `unmatched`;
+/// the web UI's pages are all `/ui`).
 const ROUTES: [&str; 5] = [WEBHOOKS, HEALTHZ, METRICS, SETUP, SETUP_CALLBACK];
 
 pub fn router(state: Arc<AppState>) -> Router {
@@ -39,6 +40,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route(METRICS, get(ops::metrics))
         .route(SETUP, get(setup::index))
         .route(SETUP_CALLBACK, get(setup::callback))
+        .merge(crate::ui::routes())
         .layer(CatchPanicLayer::custom(answer_panic))
         .layer(middleware::from_fn_with_state(
             state.clone(),
@@ -73,6 +75,9 @@ async fn record_latency(State(state): State<Arc<AppState>>, req: Request, next: 
 }
 
 fn route_label(matched: Option<&MatchedPath>) -> &'static str {
+    if matched.is_some_and(|m| m.as_str().starts_with(crate::ui::UI)) {
+        return crate::ui::UI;
+    }
     matched
         .and_then(|m| ROUTES.iter().find(|r| **r == m.as_str()))
         .copied()

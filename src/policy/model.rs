@@ -53,6 +53,8 @@ pub struct RepoPolicy {
     pub gitops: Vec<GitopsFolder>,
     /// Scheduled drift detection (`drift_detection:`).
     pub drift_detection: Option<DriftDetection>,
+    /// Who administers these repositories in the web UI (`admins:`).
+    pub admins: super::schema::AdminsSpec,
 }
 
 /// When the default branch's roots are checked for drift, and which.

@@ -87,6 +87,22 @@ pub struct PolicyFile {
     /// Scheduled drift detection on the default branch (`tfgate drift run` runs it by hand).
     #[serde(default)]
     pub drift_detection: Option<DriftDetectionSpec>,
+    /// Who administers this file's repositories in the web UI (`/ui`): they see everything of
+    /// them and may act (release locks, retry or cancel jobs, show raw logs).
+    #[serde(default)]
+    pub admins: AdminsSpec,
+}
+
+/// `admins: {users: [alice], teams: [acme/platform]}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdminsSpec {
+    /// GitHub logins.
+    #[serde(default)]
+    pub users: Vec<String>,
+    /// Teams as `org/team-slug`.
+    #[serde(default)]
+    pub teams: Vec<String>,
 }
 
 /// `drift_detection: {schedule: "0 6 * * *", projects: [eks], report: issue}`.

@@ -61,6 +61,17 @@ pub(crate) fn validate_file(
     let (module_repos, registry_tokens) = private_sources::check(&mut c, file);
     let gitops = private_sources::check_gitops(&mut c, file);
     let drift_detection = private_sources::check_drift_detection(&mut c, file, &projects);
+    for (i, team) in file.admins.teams.iter().enumerate() {
+        let ok = team
+            .split_once('/')
+            .is_some_and(|(org, slug)| !org.is_empty() && !slug.is_empty() && !slug.contains('/'));
+        if !ok {
+            c.at(
+                &[key("admins"), key("teams"), idx(i)],
+                format!("team `{team}` must be written `org/team-slug`"),
+            );
+        }
+    }
     if !c.problems.is_empty() {
         return Err(c.problems);
     }
@@ -88,6 +99,7 @@ pub(crate) fn validate_file(
         registry_tokens,
         gitops,
         drift_detection,
+        admins: file.admins.clone(),
     })
 }
 

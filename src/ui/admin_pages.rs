@@ -1,0 +1,511 @@
+//! Locks (and releasing one), the queue (cancel, retry), the audit log (and its CSV), shared
+//! inputs and policies.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Form;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::rows::{self, audit_matches};
+use super::{forbidden, internal, message, not_found, render, secured, signed_in};
+use crate::cli::operator::{format_time, parse_lock_id, parse_since};
+use crate::db::operator::{self, AuditFilter};
+use crate::db::{now_ms, ui_queries};
+use crate::redact::{Placeholders, RedactionConfig, Redactor};
+use crate::state::AppState;
+
+pub async fn locks(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: Uri) -> Response {
+    let all = match operator::locks(&state.db).await {
+        Ok(all) => all,
+        Err(e) => return internal(&e),
+    };
+    let repos = all.iter().map(|l| l.repo.clone()).collect();
+    let frame = match signed_in(&state, &headers, &uri, true, &repos).await {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    let shown: Vec<_> = all
+        .iter()
+        .filter(|l| frame.sees(Some(&l.repo)))
+        .map(|l| rows::lock_view(l, frame.acts_on(&l.repo)))
+        .collect();
+    render("locks.html", &frame, json!({ "locks": shown }))
+}
+
+#[derive(Deserialize)]
+pub struct ReleaseForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    id: String,
+}
+
+pub async fn release_lock(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    uri: Uri,
+    Form(form): Form<ReleaseForm>,
+) -> Response {
+    let Ok((repo, project, workspace)) = parse_lock_id(&form.id) else {
+        return message(
+            StatusCode::BAD_REQUEST,
+            "Not a lock",
+            "That is not a lock id.",
+        );
+    };
+    let frame = match signed_in(
+        &state,
+        &headers,
+        &uri,
+        false,
+        &BTreeSet::from([repo.clone()]),
+    )
+    .await
+    {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    if let Err(answer) = frame.check_csrf(&form.csrf) {
+        return answer;
+    }
+    if !frame.acts_on(&repo) {
+        return forbidden("Only an admin of this repository's policy may release its locks.");
+    }
+    let released = match operator::release_lock(&state.db, &repo, &project, &workspace).await {
+        Ok(r) => r,
+        Err(e) => return internal(&e),
+    };
+    let Some((pr, released)) = released else {
+        return not_found("That lock is not held any more.");
+    };
+    let detail = format!("{project} ({workspace}) via the web UI");
+    if let Err(answer) = super::record_audit(
+        &state,
+        &frame,
+        Some(&repo),
+        Some(pr),
+        "lock.release",
+        "released",
+        detail,
+    )
+    .await
+    {
+        return answer;
+    }
+    let text = if released.kept_until_run_ends > 0 {
+        format!(
+            "{} is released when the run on it ends (it was held by PR #{pr}).",
+            form.id
+        )
+    } else {
+        format!("{} is released (it was held by PR #{pr}).", form.id)
+    };
+    let all = operator::locks(&state.db).await.unwrap_or_default();
+    let shown: Vec<_> = all
+        .iter()
+        .filter(|l| frame.sees(Some(&l.repo)))
+        .map(|l| rows::lock_view(l, frame.acts_on(&l.repo)))
+        .collect();
+    render(
+        "locks.html",
+        &frame,
+        json!({ "locks": shown, "notice": text }),
+    )
+}
+
+fn redactor() -> Option<Redactor> {
+    Redactor::new(&RedactionConfig::default()).ok()
+}
+
+pub async fn queue(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: Uri) -> Response {
+    queue_page(&state, &headers, &uri, None).await
+}
+
+async fn queue_page(
+    state: &AppState,
+    headers: &HeaderMap,
+    uri: &Uri,
+    notice: Option<String>,
+) -> Response {
+    let jobs = match crate::jobs::queue::recent(&state.db, 300).await {
+        Ok(jobs) => jobs,
+        Err(e) => return internal(&e),
+    };
+    let wanted = ["queued", "running", "failed", "interrupted"];
+    let jobs: Vec<_> = jobs
+        .into_iter()
+        .filter(|j| wanted.contains(&j.status.as_str()))
+        .collect();
+    let repos = jobs.iter().filter_map(|j| j.repo.clone()).collect();
+    let frame = match signed_in(state, headers, uri, notice.is_none(), &repos).await {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    let Some(redactor) = redactor() else {
+        return internal(&anyhow::anyhow!(
+            "the built-in redaction rules did not load"
+        ));
+    };
+    let mut ph = Placeholders::new();
+    let shown: Vec<_> = jobs
+        .iter()
+        .filter(|j| frame.sees(j.repo.as_deref()))
+        .map(|j| {
+            let admin = j
+                .repo
+                .as_deref()
+                .map_or(frame.viewer.is_admin(), |r| frame.acts_on(r));
+            json!({
+                "id": j.id, "kind": j.kind, "repo": j.repo, "pr": j.pr, "status": j.status,
+                "attempts": j.attempts,
+                // Internal errors can quote provider or GitHub text: redacted like a comment.
+                "last_error": j.last_error.as_deref().map(|e| redactor.redact(e, &mut ph)),
+                "can_cancel": admin && j.status == "queued",
+                "can_retry": admin && j.status == "failed" && j.kind != "run",
+            })
+        })
+        .collect();
+    render(
+        "queue.html",
+        &frame,
+        json!({ "jobs": shown, "notice": notice }),
+    )
+}
+
+#[derive(Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+pub async fn queue_action(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    uri: Uri,
+    Path((id, action)): Path<(i64, String)>,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let job = match ui_queries::job_repo_and_kind(&state.db, id).await {
+        Ok(Some(job)) => job,
+        Ok(None) => return not_found("There is no such job."),
+        Err(e) => return internal(&e),
+    };
+    let repos = job.0.iter().cloned().collect();
+    let frame = match signed_in(&state, &headers, &uri, false, &repos).await {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    if let Err(answer) = frame.check_csrf(&form.csrf) {
+        return answer;
+    }
+    let admin = job
+        .0
+        .as_deref()
+        .map_or(frame.viewer.is_admin(), |r| frame.acts_on(r));
+    if !admin {
+        return forbidden("Only an admin of this repository's policy may change its jobs.");
+    }
+    let done = match action.as_str() {
+        "cancel" => ui_queries::cancel_queued_job(&state.db, id).await,
+        "retry" => ui_queries::retry_failed_job(&state.db, id).await,
+        _ => return not_found("There is no such action."),
+    };
+    let done = match done {
+        Ok(done) => done,
+        Err(e) => return internal(&e),
+    };
+    let result = if done { action.as_str() } else { "refused" };
+    let detail = format!("job {id} ({}) via the web UI", job.1);
+    if let Err(answer) = super::record_audit(
+        &state,
+        &frame,
+        job.0.as_deref(),
+        None,
+        &format!("job.{action}"),
+        result,
+        detail,
+    )
+    .await
+    {
+        return answer;
+    }
+    if done {
+        state.wake.notify_one();
+    }
+    let notice = if done {
+        format!("Job {id}: {action} done.")
+    } else if action == "retry" {
+        format!("Job {id} was not retried: only failed jobs that are not Terraform runs are (run the command on the PR again).")
+    } else {
+        format!("Job {id} was not cancelled: it is no longer queued.")
+    };
+    queue_page(&state, &headers, &uri, Some(notice)).await
+}
+
+#[derive(Deserialize, Default)]
+pub struct AuditQuery {
+    #[serde(default)]
+    repo: String,
+    #[serde(default)]
+    user: String,
+    #[serde(default)]
+    command: String,
+    #[serde(default)]
+    decision: String,
+    #[serde(default)]
+    since: String,
+}
+
+async fn audit_rows(state: &AppState, q: &AuditQuery) -> anyhow::Result<Vec<operator::AuditRow>> {
+    let since_ms = match q.since.trim() {
+        "" => None,
+        s => Some(parse_since(s, now_ms()).map_err(anyhow::Error::msg)?),
+    };
+    let filter = AuditFilter {
+        repo: Some(q.repo.trim().to_string()).filter(|s| !s.is_empty()),
+        user: Some(q.user.trim().to_string()).filter(|s| !s.is_empty()),
+        since_ms,
+        limit: 2000,
+    };
+    let rows = operator::audit(&state.db, &filter).await?;
+    Ok(rows
+        .into_iter()
+        .filter(|a| audit_matches(a, q.command.trim(), q.decision.trim()))
+        .collect())
+}
+
+pub async fn audit_page(
+    state: &AppState,
+    headers: &HeaderMap,
+    uri: &Uri,
+    q: AuditQuery,
+) -> Response {
+    let found = audit_rows(state, &q).await;
+    let repos: BTreeSet<String> = found
+        .iter()
+        .flatten()
+        .filter_map(|a| a.repo.clone())
+        .collect();
+    let frame = match signed_in(state, headers, uri, true, &repos).await {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    let (rows, notice) = match found {
+        Ok(rows) => (rows, None),
+        Err(e) => (vec![], Some(format!("{e}"))),
+    };
+    let shown: Vec<_> = rows
+        .iter()
+        .filter(|a| frame.sees(a.repo.as_deref()))
+        .take(500)
+        .map(rows::audit_view)
+        .collect();
+    let query = uri.query().unwrap_or("").to_string();
+    let filter = json!({"repo": q.repo, "user": q.user, "command": q.command, "decision": q.decision, "since": q.since});
+    render(
+        "audit.html",
+        &frame,
+        json!({"rows": shown, "filter": filter, "query": query, "notice": notice}),
+    )
+}
+
+pub async fn audit(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<AuditQuery>,
+) -> Response {
+    audit_page(&state, &headers, &uri, q).await
+}
+
+pub async fn audit_csv(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<AuditQuery>,
+) -> Response {
+    let rows = match audit_rows(&state, &q).await {
+        Ok(rows) => rows,
+        Err(e) => return message(StatusCode::BAD_REQUEST, "Bad filter", &e.to_string()),
+    };
+    let repos = rows.iter().filter_map(|a| a.repo.clone()).collect();
+    let frame = match signed_in(&state, &headers, &uri, true, &repos).await {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    let shown: Vec<_> = rows
+        .into_iter()
+        .filter(|a| frame.sees(a.repo.as_deref()))
+        .collect();
+    secured(
+        (
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+                (
+                    header::CONTENT_DISPOSITION,
+                    "attachment; filename=\"tfgate-audit.csv\"",
+                ),
+            ],
+            rows::audit_csv(&shown),
+        )
+            .into_response(),
+    )
+}
+
+pub async fn inputs(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: Uri) -> Response {
+    let applied = match ui_queries::applied_inputs(&state.db).await {
+        Ok(rows) => rows,
+        Err(e) => return internal(&e),
+    };
+    let repos = applied.iter().map(|i| i.repo.clone()).collect();
+    let frame = match signed_in(&state, &headers, &uri, true, &repos).await {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    let key = crate::inputs::fingerprint_key(&state);
+    let mut live: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
+    let mut shown = Vec::new();
+    for i in applied.iter().filter(|i| frame.sees(Some(&i.repo))) {
+        let now = live
+            .entry((i.repo.clone(), i.project.clone()))
+            .or_insert_with(|| {
+                let Some(policy) = frame.policies.for_repo(&i.repo) else {
+                    return BTreeMap::new();
+                };
+                let Some(project) = policy.project(&i.project) else {
+                    return BTreeMap::new();
+                };
+                crate::inputs::live_inputs(&key, policy, project)
+                    .fingerprints
+                    .iter()
+                    .map(|(name, f)| (name.clone(), f.as_hex().to_string()))
+                    .collect()
+            });
+        let (state_id, text) = match now.get(&i.input) {
+            Some(hex) if *hex == i.fingerprint => {
+                ("unchanged", "unchanged since the last apply".to_string())
+            }
+            Some(hex) => (
+                "moved",
+                format!(
+                    "changed since the last apply (now {})",
+                    &hex[..12.min(hex.len())]
+                ),
+            ),
+            None => ("unknown", "not set on this server any more".to_string()),
+        };
+        shown.push(json!({
+            "repo": i.repo, "project": i.project, "workspace": i.workspace, "input": i.input,
+            "fingerprint": &i.fingerprint[..12.min(i.fingerprint.len())],
+            "when": format_time(i.applied_ms), "run_id": i.run_id, "state": state_id, "state_text": text,
+        }));
+    }
+    render("inputs.html", &frame, json!({ "inputs": shown }))
+}
+
+#[derive(Deserialize, Default)]
+pub struct ExplainQuery {
+    #[serde(default)]
+    user: String,
+    #[serde(default)]
+    command: String,
+    #[serde(default)]
+    repo: String,
+    #[serde(default)]
+    project: String,
+    #[serde(default)]
+    permission: String,
+}
+
+/// The role's name without its ARN (no account id on a page).
+fn role_name(arn: &str) -> String {
+    arn.rsplit('/').next().unwrap_or("").to_string()
+}
+
+pub async fn policies(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<ExplainQuery>,
+) -> Response {
+    let frame = match signed_in(&state, &headers, &uri, true, &BTreeSet::new()).await {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    if !frame.viewer.is_admin() {
+        return forbidden("Policies are shown to policy admins only.");
+    }
+    let files: Vec<_> = frame
+        .policies
+        .policies()
+        .iter()
+        .filter(|p| frame.viewer.admin_files.contains(&p.file))
+        .map(|p| {
+            let projects: Vec<_> = p.projects.iter().map(|r| json!({
+                "name": r.spec.id.0, "dir": r.spec.dir, "workspace": r.spec.workspace,
+                "plan_role": role_name(&r.plan_role),
+                "apply_role": r.apply_role.as_deref().map(role_name).unwrap_or_default(),
+                "apply": if p.apply_requirements.is_empty() { "no requirements".to_string() } else {
+                    p.apply_requirements.iter().map(|a| format!("{a:?}").to_lowercase()).collect::<Vec<_>>().join(", ") },
+            })).collect();
+            let admins: Vec<String> = p.admins.users.iter().chain(p.admins.teams.iter()).cloned().collect();
+            json!({"file": p.file, "repos": p.repos, "admins": admins, "projects": projects})
+        })
+        .collect();
+    let answer =
+        (!q.user.trim().is_empty() && !q.repo.trim().is_empty()).then(|| explain(&frame, &q));
+    let source = match &state.config.policy_repo {
+        Some((owner, name)) => format!("the admin repository {owner}/{name}"),
+        None => format!("the directory {}", state.config.policy_dir.display()),
+    };
+    let ask = json!({"user": q.user, "command": q.command, "repo": q.repo, "project": q.project, "permission": q.permission});
+    render(
+        "policies.html",
+        &frame,
+        json!({"files": files, "answer": answer, "ask": ask, "source": source, "commit": state.policies.commit()}),
+    )
+}
+
+/// "May USER COMMAND in REPO (PROJECT) with PERMISSION?" on a fresh PR by someone else.
+fn explain(frame: &super::Frame, q: &ExplainQuery) -> String {
+    use crate::policy::{Actor, GitHubPermission, PolicyCommand, PrFacts, Target};
+    let Some(policy) = frame.policies.for_repo(q.repo.trim()) else {
+        return format!(
+            "No policy covers {}: tfgate ignores its commands.",
+            q.repo.trim()
+        );
+    };
+    if !frame.viewer.admin_files.contains(&policy.file) {
+        return "That repository's policy is not one you administer.".into();
+    }
+    let Some(command) = PolicyCommand::parse(q.command.trim()) else {
+        return format!("Unknown command `{}`.", q.command);
+    };
+    let permission: GitHubPermission =
+        serde_json::from_value(json!(q.permission.trim())).unwrap_or(GitHubPermission::Read);
+    let actor = Actor {
+        login: q.user.trim().to_string(),
+        permission,
+        teams: vec![],
+        is_bot: false,
+    };
+    let target = Target {
+        project: Some(q.project.trim().to_string()).filter(|p| !p.is_empty()),
+        dir: None,
+        workspace: None,
+    };
+    let facts = PrFacts {
+        number: 1,
+        author: "someone-else".into(),
+        head_sha: "0".repeat(40),
+        base_ref: "main".into(),
+        default_branch: "main".into(),
+        ..Default::default()
+    };
+    crate::policy::explain(&actor, command, &target, &facts, policy)
+}

@@ -1,0 +1,87 @@
+//! The UI's HTML templates (`templates/ui/`), embedded, HTML-escaped by default.
+
+use std::sync::OnceLock;
+
+use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+
+pub const PAGES: [(&str, &str); 12] = [
+    ("base.html", include_str!("../../templates/ui/base.html")),
+    (
+        "message.html",
+        include_str!("../../templates/ui/message.html"),
+    ),
+    (
+        "_runs_table.html",
+        include_str!("../../templates/ui/_runs_table.html"),
+    ),
+    (
+        "_locks_table.html",
+        include_str!("../../templates/ui/_locks_table.html"),
+    ),
+    (
+        "overview.html",
+        include_str!("../../templates/ui/overview.html"),
+    ),
+    ("runs.html", include_str!("../../templates/ui/runs.html")),
+    ("run.html", include_str!("../../templates/ui/run.html")),
+    ("locks.html", include_str!("../../templates/ui/locks.html")),
+    ("queue.html", include_str!("../../templates/ui/queue.html")),
+    ("audit.html", include_str!("../../templates/ui/audit.html")),
+    (
+        "inputs.html",
+        include_str!("../../templates/ui/inputs.html"),
+    ),
+    (
+        "policies.html",
+        include_str!("../../templates/ui/policies.html"),
+    ),
+];
+
+pub const CSS: &str = include_str!("../../templates/ui/ui.css");
+
+pub fn environment() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        env.set_auto_escape_callback(|_| AutoEscape::Html);
+        env.set_undefined_behavior(UndefinedBehavior::Chainable);
+        for (name, text) in PAGES {
+            env.add_template(name, text)
+                .unwrap_or_else(|e| panic!("templates/ui/{name}: {e}"));
+        }
+        env
+    })
+}
+
+/// Renders page `name` with `ctx`.
+pub fn render(name: &str, ctx: minijinja::Value) -> Result<String, minijinja::Error> {
+    environment().get_template(name)?.render(ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_template_file_is_embedded_and_parses() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/templates/ui");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".html"))
+            .collect();
+        on_disk.sort();
+        let mut embedded: Vec<String> = PAGES.iter().map(|(n, _)| n.to_string()).collect();
+        embedded.sort();
+        assert_eq!(embedded, on_disk);
+        let _ = environment();
+    }
+
+    #[test]
+    fn values_are_html_escaped() {
+        let ctx = minijinja::context! { title => "<script>x</script>", text => "a & b" };
+        let html = render("message.html", ctx).unwrap();
+        assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"));
+        assert!(html.contains("a &amp; b"));
+    }
+}
