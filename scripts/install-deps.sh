@@ -8,7 +8,8 @@
 # (a few hundred milliseconds). Needs root for apt (Debian 12).
 #
 # What goes where:
-#   apt : postgresql bubblewrap protobuf-compiler libprotobuf-dev wrk jq curl (system-wide)
+#   apt : postgresql bubblewrap protobuf-compiler libprotobuf-dev wrk jq curl chromium
+#         chromium-driver (system-wide)
 #   pip : moto[server] into .tools/venv (never touches the system Python)
 #   npm : Prism, GitHub's REST spec, webhook examples, @octokit/webhooks into .tools/node
 #   spec: .tools/github-spec.json, the REST spec prepared for Prism
@@ -22,7 +23,8 @@ VENV="$TOOLS/venv"
 NODE_PREFIX="$TOOLS/node"
 
 # ---- pinned versions -------------------------------------------------------
-APT_PACKAGES=(postgresql bubblewrap protobuf-compiler libprotobuf-dev wrk jq curl)
+# chromium + chromium-driver: the web UI's browser tests (tests/ui_browser.rs).
+APT_PACKAGES=(postgresql bubblewrap protobuf-compiler libprotobuf-dev wrk jq curl chromium chromium-driver)
 MOTO_VERSION="5.2.5"
 # Prism 5.15+ requires Node >= 24; 5.14.2 is the newest that runs on Node 20.
 NPM_PACKAGES=(

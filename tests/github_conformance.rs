@@ -174,6 +174,21 @@ async fn every_github_call_conforms_to_the_official_spec() {
     api::team_member(&gh, "octo-org", "platform", "alice")
         .await
         .expect("team membership");
+    // The web UI's calls with a signed-in person's token.
+    let user_api = tfgate::ui::oauth::UserApi::new(&url, std::time::Duration::from_secs(30));
+    assert!(!user_api
+        .user_login("gho_person")
+        .await
+        .expect("GET /user")
+        .is_empty());
+    user_api
+        .can_read("gho_person", "octo-org/infra")
+        .await
+        .expect("GET /repos/{owner}/{repo}");
+    user_api
+        .team_member("gho_person", "octo-org", "platform", "alice")
+        .await
+        .expect("team membership with a person's token");
     // Reviews (and each reviewer's permission), commits, changed files, check runs of the
     // head and the base/head comparison, each list paged.
     facts::pr_facts(&gh, &r, 7).await.expect("PR facts");

@@ -15,10 +15,10 @@ pub async fn run_statuses_since(db: &Db, since_ms: i64) -> Result<Vec<(String, i
         .context("reading run statuses")
 }
 
-/// `(repo, sealed result)` of apply publications since `since_ms` (newest 500).
-pub async fn apply_results_since(db: &Db, since_ms: i64) -> Result<Vec<(String, String)>> {
+/// `(repo, created_at ms, sealed result)` of apply publications since `since_ms` (newest 500).
+pub async fn apply_results_since(db: &Db, since_ms: i64) -> Result<Vec<(String, i64, String)>> {
     sqlx::query_as(
-        "SELECT repo, result FROM publications WHERE command = 'apply' AND created_at >= $1 \
+        "SELECT repo, created_at, result FROM publications WHERE command = 'apply' AND created_at >= $1 \
          ORDER BY id DESC LIMIT 500",
     )
     .bind(since_ms)

@@ -6,15 +6,14 @@ use std::collections::BTreeMap;
 use crate::github::manifest::html_escape;
 
 /// Colours per outcome, in stacking order (bottom first). Anything else is grey.
-const OUTCOMES: [(&str, &str); 5] = [
+const OUTCOMES: [(&str, &str); 4] = [
     ("succeeded", "#2da44e"),
-    ("no changes", "#8c959f"),
     ("failed", "#cf222e"),
     ("interrupted", "#bf8700"),
     ("other", "#6e7781"),
 ];
 
-/// One day's runs by outcome (`succeeded`, `failed`, `interrupted`, `no changes`, `other`).
+/// One day's runs by outcome (`succeeded`, `failed`, `interrupted`, `other`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DayRuns {
     /// `YYYY-MM-DD`.

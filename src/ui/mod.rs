@@ -9,7 +9,7 @@
 mod access;
 mod admin_pages;
 mod charts;
-mod oauth;
+pub mod oauth;
 mod pages;
 mod rows;
 mod session;

@@ -98,51 +98,93 @@ pub async fn exchange_code(
     }
 }
 
-fn api(state: &AppState, route: &str) -> String {
-    format!(
-        "{}{route}",
-        state.config.github_api_url.trim_end_matches('/')
-    )
+/// GitHub's REST API called with the signed-in person's token (every route is in GitHub's
+/// OpenAPI description; `tests/github_conformance.rs` checks them against it).
+pub struct UserApi {
+    http: reqwest::Client,
+    api_url: String,
 }
 
-/// `GET /user`: the login of the token's owner.
-pub async fn user_login(state: &AppState, token: &str) -> Result<String> {
-    #[derive(Deserialize)]
-    struct User {
-        login: String,
+impl UserApi {
+    pub fn new(api_url: &str, timeout: std::time::Duration) -> UserApi {
+        UserApi {
+            http: reqwest::Client::builder()
+                .timeout(timeout)
+                .user_agent("tfgate")
+                .build()
+                .expect("a reqwest client builds"),
+            api_url: api_url.trim_end_matches('/').to_string(),
+        }
     }
-    let user: User = http(state)
-        .get(api(state, "/user"))
-        .bearer_auth(token)
-        .header("Accept", "application/vnd.github+json")
-        .header("X-GitHub-Api-Version", "2022-11-28")
-        .send()
-        .await
-        .context("calling GET /user")?
-        .error_for_status()
-        .context("GET /user")?
-        .json()
-        .await
-        .context("reading GET /user")?;
-    Ok(user.login)
-}
 
-/// `GET /repos/{owner}/{repo}` with the person's token: 200 means they can read it; 404 and
-/// 403 mean they cannot.
-pub async fn can_read(state: &AppState, token: &str, repo: &str) -> Result<bool> {
-    let resp = http(state)
-        .get(api(state, &format!("/repos/{repo}")))
-        .bearer_auth(token)
-        .header("Accept", "application/vnd.github+json")
-        .header("X-GitHub-Api-Version", "2022-11-28")
-        .send()
-        .await
-        .context("calling GET /repos/{owner}/{repo}")?;
-    match resp.status().as_u16() {
-        200 => Ok(true),
-        401 => bail!("the GitHub token no longer works; sign in again"),
-        403 | 404 => Ok(false),
-        other => bail!("GET /repos/{{owner}}/{{repo}} answered {other}"),
+    pub fn of(state: &AppState) -> UserApi {
+        UserApi::new(&state.config.github_api_url, state.config.github_timeout)
+    }
+
+    fn get(&self, route: &str, token: &str) -> reqwest::RequestBuilder {
+        self.http
+            .get(format!("{}{route}", self.api_url))
+            .bearer_auth(token)
+            .header("Accept", "application/vnd.github+json")
+            .header("X-GitHub-Api-Version", "2022-11-28")
+    }
+
+    /// `GET /user`: the login of the token's owner.
+    pub async fn user_login(&self, token: &str) -> Result<String> {
+        #[derive(Deserialize)]
+        struct User {
+            login: String,
+        }
+        let user: User = self
+            .get("/user", token)
+            .send()
+            .await
+            .context("calling GET /user")?
+            .error_for_status()
+            .context("GET /user")?
+            .json()
+            .await
+            .context("reading GET /user")?;
+        Ok(user.login)
+    }
+
+    /// `GET /repos/{owner}/{repo}`: 200 means the person can read it; 404 and 403 mean not.
+    pub async fn can_read(&self, token: &str, repo: &str) -> Result<bool> {
+        let resp = self
+            .get(&format!("/repos/{repo}"), token)
+            .send()
+            .await
+            .context("calling GET /repos/{owner}/{repo}")?;
+        match resp.status().as_u16() {
+            200 => Ok(true),
+            401 => bail!("the GitHub token no longer works; sign in again"),
+            403 | 404 => Ok(false),
+            other => bail!("GET /repos/{{owner}}/{{repo}} answered {other}"),
+        }
+    }
+
+    /// `GET /orgs/{org}/teams/{team_slug}/memberships/{username}`: an active member?
+    pub async fn team_member(
+        &self,
+        token: &str,
+        org: &str,
+        slug: &str,
+        login: &str,
+    ) -> Result<bool> {
+        let route = format!("/orgs/{org}/teams/{slug}/memberships/{login}");
+        let resp = self
+            .get(&route, token)
+            .send()
+            .await
+            .context("calling GET /orgs/{org}/teams/{team_slug}/memberships/{username}")?;
+        match resp.status().as_u16() {
+            200 => {
+                let body: serde_json::Value = resp.json().await?;
+                Ok(body["state"] == "active")
+            }
+            403 | 404 => Ok(false),
+            other => bail!("a team membership answered {other}"),
+        }
     }
 }
 

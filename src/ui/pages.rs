@@ -100,22 +100,34 @@ pub async fn overview(
         .filter(|(repo, _, _)| frame.sees(Some(repo)))
         .map(|(_, at, status)| (at, status))
         .collect();
-    let comments: Vec<_> = applies
+    let opened: Vec<(i64, crate::render::ApplyComment)> = applies
         .iter()
-        .filter(|(repo, _)| frame.sees(Some(repo)))
-        .filter_map(|(_, sealed)| open_job_payload(&state.seal_key, PUBLICATION_AAD, sealed).ok())
-        .filter_map(|plain| match serde_json::from_str(&plain) {
-            Ok(RunResult::Apply { comment, .. }) => Some(comment),
-            _ => None,
+        .filter(|(repo, _, _)| frame.sees(Some(repo)))
+        .filter_map(|(_, at, sealed)| {
+            let plain = open_job_payload(&state.seal_key, PUBLICATION_AAD, sealed).ok()?;
+            match serde_json::from_str(&plain) {
+                Ok(RunResult::Apply { comment, .. }) => Some((*at, comment)),
+                _ => None,
+            }
         })
         .collect();
-    let by_category = rows::failures_by_category(&comments);
+    let (week, month_comments): (Vec<_>, Vec<_>) = (
+        opened
+            .iter()
+            .filter(|(at, _)| *at >= now - 7 * DAY_MS)
+            .map(|(_, c)| c.clone())
+            .collect(),
+        opened.into_iter().map(|(_, c)| c).collect(),
+    );
+    let by_category = rows::failures_by_category(&month_comments);
+    let week_by_category = rows::failures_by_category(&week);
     let ctx = json!({
         "queue_depth": depth,
         "running": running,
         "recent": recent,
         "locks": locks,
-        "failures_7d": by_category.values().sum::<u32>(),
+        "failures_7d": week_by_category.values().sum::<u32>(),
+        "failures_7d_by_category": week_by_category,
         "runs_chart": charts::runs_per_day(&rows::runs_per_day(&month, now, 30)),
         "failures_chart": charts::failures_by_category(&by_category),
     });
@@ -326,5 +338,5 @@ fn redacted(frame: &Frame, repo: &str, text: &str) -> anyhow::Result<String> {
         secret_values: policy.map(crate::inputs::all_values).unwrap_or_default(),
     })
     .map_err(|e| anyhow::anyhow!("redaction rules: {e}"))?;
-    Ok(redactor.redact(text, &mut Placeholders::new()))
+    Ok(redactor.redact(&rows::readable_log(text), &mut Placeholders::new()))
 }

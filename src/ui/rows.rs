@@ -191,6 +191,27 @@ pub fn audit_csv(rows: &[AuditRow]) -> String {
     out
 }
 
+/// Terraform's `-json` lines as `level  message` (other lines as they are), for reading.
+pub fn readable_log(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() / 2);
+    for line in text.lines() {
+        let parsed: Option<serde_json::Value> = line
+            .trim_start()
+            .starts_with('{')
+            .then(|| serde_json::from_str(line).ok())
+            .flatten();
+        match parsed
+            .as_ref()
+            .and_then(|v| Some((v.get("@level")?.as_str()?, v.get("@message")?.as_str()?)))
+        {
+            Some((level, message)) => out.push_str(&format!("{level:<5}  {message}")),
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,6 +284,15 @@ mod tests {
             lines[3]
         );
         assert_eq!(lines.len(), 5);
+    }
+
+    #[test]
+    fn json_log_lines_become_level_and_message() {
+        let log = "{\"@level\":\"info\",\"@message\":\"Terraform 1.0.3\",\"type\":\"version\"}\nplain text\n{\"@level\":\"error\",\"@message\":\"Error: denied\"}\n{broken";
+        assert_eq!(
+            readable_log(log),
+            "info   Terraform 1.0.3\nplain text\nerror  Error: denied\n{broken\n"
+        );
     }
 
     #[test]

@@ -135,7 +135,7 @@ pub async fn callback(
     };
     let signed = async {
         let token = oauth::exchange_code(&state, &client, &q.code, &callback).await?;
-        let login = oauth::user_login(&state, &token).await?;
+        let login = oauth::UserApi::of(&state).user_login(&token).await?;
         anyhow::Ok((token, login))
     }
     .await;

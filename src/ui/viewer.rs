@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::access::{admin_files, admin_teams, Viewer};
-use super::oauth;
+use super::oauth::UserApi;
 use super::session::UiSession;
 use crate::policy::PolicySet;
 use crate::state::AppState;
@@ -68,14 +68,14 @@ pub async fn viewer(
     policies: &PolicySet,
     repos: &BTreeSet<String>,
 ) -> Viewer {
+    let api = UserApi::of(state);
     let mut member_of = BTreeSet::new();
     for team in admin_teams(policies.policies()) {
         let Some((org, slug)) = team.split_once('/') else {
             continue;
         };
-        let route = format!("/orgs/{org}/teams/{slug}/memberships/{}", s.login);
         let is_member = ask(state, s, format!("team {team}"), || {
-            team_member(state, &s.token, route)
+            api.team_member(&s.token, org, slug, &s.login)
         })
         .await;
         if is_member {
@@ -95,7 +95,7 @@ pub async fn viewer(
             state,
             s,
             format!("read {}", repo.to_ascii_lowercase()),
-            || oauth::can_read(state, &s.token, repo),
+            || api.can_read(&s.token, repo),
         )
         .await;
         if readable {
@@ -103,29 +103,4 @@ pub async fn viewer(
         }
     }
     v
-}
-
-async fn team_member(state: &AppState, token: &str, route: String) -> anyhow::Result<bool> {
-    let url = format!(
-        "{}{route}",
-        state.config.github_api_url.trim_end_matches('/')
-    );
-    let resp = reqwest::Client::builder()
-        .timeout(state.config.github_timeout)
-        .user_agent("tfgate")
-        .build()?
-        .get(url)
-        .bearer_auth(token)
-        .header("Accept", "application/vnd.github+json")
-        .header("X-GitHub-Api-Version", "2022-11-28")
-        .send()
-        .await?;
-    match resp.status().as_u16() {
-        200 => {
-            let body: serde_json::Value = resp.json().await?;
-            Ok(body["state"] == "active")
-        }
-        403 | 404 => Ok(false),
-        other => anyhow::bail!("team membership answered {other}"),
-    }
 }
