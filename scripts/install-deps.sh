@@ -23,8 +23,9 @@ VENV="$TOOLS/venv"
 NODE_PREFIX="$TOOLS/node"
 
 # ---- pinned versions -------------------------------------------------------
-# chromium + chromium-driver: the web UI's browser tests (tests/ui_browser.rs).
-APT_PACKAGES=(postgresql bubblewrap protobuf-compiler libprotobuf-dev wrk jq curl chromium chromium-driver)
+# chromium + chromium-driver: the web UI's browser tests (tests/ui_browser.rs); libssl-dev and
+# pkg-config: its WebDriver client (fantoccini) is built with native-tls (OpenSSL).
+APT_PACKAGES=(postgresql bubblewrap protobuf-compiler libprotobuf-dev wrk jq curl chromium chromium-driver libssl-dev pkg-config)
 MOTO_VERSION="5.2.5"
 # Prism 5.15+ requires Node >= 24; 5.14.2 is the newest that runs on Node 20.
 NPM_PACKAGES=(

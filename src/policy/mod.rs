@@ -17,6 +17,7 @@ mod problem;
 mod requirements;
 pub(crate) mod resolve;
 pub mod schema;
+mod schema_ops;
 pub mod store;
 pub(crate) mod validate;
 pub(crate) mod values;

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub use super::schema_ops::{AdminsSpec, DriftDetectionSpec};
+
 /// One policy file: the rules for every repository matching `repos`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -91,36 +93,6 @@ pub struct PolicyFile {
     /// them and may act (release locks, retry or cancel jobs, show raw logs).
     #[serde(default)]
     pub admins: AdminsSpec,
-}
-
-/// `admins: {users: [alice], teams: [acme/platform]}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct AdminsSpec {
-    /// GitHub logins.
-    #[serde(default)]
-    pub users: Vec<String>,
-    /// Teams as `org/team-slug`.
-    #[serde(default)]
-    pub teams: Vec<String>,
-}
-
-/// `drift_detection: {schedule: "0 6 * * *", projects: [eks], report: issue}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct DriftDetectionSpec {
-    /// When: cron syntax, five fields, UTC.
-    pub schedule: String,
-    /// The projects checked (names). Default: every project of the file.
-    #[serde(default)]
-    pub projects: Option<Vec<String>>,
-    /// Where findings go: `issue` (one issue per repository, updated in place).
-    #[serde(default)]
-    pub report: Option<String>,
-    /// Name IAM users (and federated users) who changed a resource outside Terraform. Off by
-    /// default: the report then gives their type only. Role sessions are always named.
-    #[serde(default)]
-    pub show_principals: Option<bool>,
 }
 
 /// A folder merge deploys: `{path: deploy/apps/**, kind: argocd}`.

@@ -77,6 +77,7 @@ mod readme_tests {
         all.extend(fields::<CloudTrail>());
         all.extend(fields::<RequiredCheck>());
         all.extend(fields::<DriftDetectionSpec>());
+        all.extend(fields::<AdminsSpec>());
         assert!(all.len() > 40, "field extraction failed: {all:?}");
         for field in all {
             assert!(

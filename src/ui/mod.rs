@@ -11,6 +11,7 @@ mod admin_pages;
 mod charts;
 pub mod oauth;
 mod pages;
+mod policy_pages;
 mod rows;
 mod session;
 mod signin;
@@ -52,7 +53,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/ui/audit", get(admin_pages::audit))
         .route("/ui/audit.csv", get(admin_pages::audit_csv))
         .route("/ui/inputs", get(admin_pages::inputs))
-        .route("/ui/policies", get(admin_pages::policies))
+        .route("/ui/policies", get(policy_pages::policies))
 }
 
 /// The headers every UI answer carries: no script may run, nothing may frame the page, no

@@ -42,29 +42,53 @@ async fn result_of_job(state: &AppState, job_id: Option<i64>) -> anyhow::Result<
     Ok(Some(serde_json::from_str(&plain)?))
 }
 
+type OverviewData = (
+    Vec<RunListRow>,
+    Vec<crate::db::operator::LockRow>,
+    Vec<(String, i64, String)>,
+    Vec<(String, i64, String)>,
+    i64,
+);
+
+async fn overview_data(state: &AppState, now: i64) -> anyhow::Result<OverviewData> {
+    let filter = RunFilter {
+        limit: 200,
+        ..RunFilter::default()
+    };
+    let recent = operator::runs(&state.db, &filter).await?;
+    let locks = operator::locks(&state.db).await?;
+    let month = ui_queries::run_statuses_since(&state.db, now - 30 * DAY_MS).await?;
+    let applies = ui_queries::apply_results_since(&state.db, now - 30 * DAY_MS).await?;
+    let depth = crate::jobs::queue::queue_depth(&state.db).await?;
+    Ok((recent, locks, month, applies, depth))
+}
+
+/// Apply results the frame may see, opened: `(created ms, comment)`.
+fn apply_comments(
+    state: &AppState,
+    frame: &Frame,
+    applies: &[(String, i64, String)],
+) -> Vec<(i64, crate::render::ApplyComment)> {
+    applies
+        .iter()
+        .filter(|(repo, _, _)| frame.sees(Some(repo)))
+        .filter_map(|(_, at, sealed)| {
+            let plain = open_job_payload(&state.seal_key, PUBLICATION_AAD, sealed).ok()?;
+            match serde_json::from_str(&plain) {
+                Ok(RunResult::Apply { comment, .. }) => Some((*at, comment)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 pub async fn overview(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     uri: Uri,
 ) -> Response {
     let now = now_ms();
-    let loaded = async {
-        let recent = operator::runs(
-            &state.db,
-            &RunFilter {
-                limit: 200,
-                ..RunFilter::default()
-            },
-        )
-        .await?;
-        let locks = operator::locks(&state.db).await?;
-        let month = ui_queries::run_statuses_since(&state.db, now - 30 * DAY_MS).await?;
-        let applies = ui_queries::apply_results_since(&state.db, now - 30 * DAY_MS).await?;
-        let depth = crate::jobs::queue::queue_depth(&state.db).await?;
-        anyhow::Ok((recent, locks, month, applies, depth))
-    }
-    .await;
-    let (recent, locks, month, applies, depth) = match loaded {
+    let (recent, locks, month, applies, depth) = match overview_data(&state, now).await {
         Ok(all) => all,
         Err(e) => return internal(&e),
     };
@@ -100,17 +124,7 @@ pub async fn overview(
         .filter(|(repo, _, _)| frame.sees(Some(repo)))
         .map(|(_, at, status)| (at, status))
         .collect();
-    let opened: Vec<(i64, crate::render::ApplyComment)> = applies
-        .iter()
-        .filter(|(repo, _, _)| frame.sees(Some(repo)))
-        .filter_map(|(_, at, sealed)| {
-            let plain = open_job_payload(&state.seal_key, PUBLICATION_AAD, sealed).ok()?;
-            match serde_json::from_str(&plain) {
-                Ok(RunResult::Apply { comment, .. }) => Some((*at, comment)),
-                _ => None,
-            }
-        })
-        .collect();
+    let opened = apply_comments(&state, &frame, &applies);
     let (week, month_comments): (Vec<_>, Vec<_>) = (
         opened
             .iter()

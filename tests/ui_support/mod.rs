@@ -187,8 +187,6 @@ impl Browser {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        // Both rustls providers are compiled into the test graph; name one.
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let profile = tempfile::tempdir().unwrap();
         let caps = json!({"goog:chromeOptions": {
             "binary": "/usr/bin/chromium",
@@ -201,8 +199,7 @@ impl Browser {
             serde_json::from_value(caps).unwrap();
         let mut last = None;
         for _ in 0..100 {
-            match fantoccini::ClientBuilder::rustls()
-                .expect("rustls")
+            match fantoccini::ClientBuilder::native()
                 .capabilities(caps.clone())
                 .connect(&format!("http://127.0.0.1:{port}"))
                 .await

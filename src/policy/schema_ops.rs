@@ -1,0 +1,34 @@
+//! Policy-file keys for operating tfgate rather than running Terraform: scheduled drift
+//! detection and who administers the repositories in the web UI.
+
+use serde::{Deserialize, Serialize};
+
+/// `drift_detection: {schedule: "0 6 * * *", projects: [eks], report: issue}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriftDetectionSpec {
+    /// When: cron syntax, five fields, UTC.
+    pub schedule: String,
+    /// The projects checked (names). Default: every project of the file.
+    #[serde(default)]
+    pub projects: Option<Vec<String>>,
+    /// Where findings go: `issue` (one issue per repository, updated in place).
+    #[serde(default)]
+    pub report: Option<String>,
+    /// Name IAM users (and federated users) who changed a resource outside Terraform. Off by
+    /// default: the report then gives their type only. Role sessions are always named.
+    #[serde(default)]
+    pub show_principals: Option<bool>,
+}
+
+/// `admins: {users: [alice], teams: [acme/platform]}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdminsSpec {
+    /// GitHub logins.
+    #[serde(default)]
+    pub users: Vec<String>,
+    /// Teams as `org/team-slug`.
+    #[serde(default)]
+    pub teams: Vec<String>,
+}

@@ -1,0 +1,116 @@
+//! The policies page: the files a person administers, their projects (roles by name, never
+//! an ARN) and the `policy explain` form.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, Uri};
+use axum::response::Response;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{forbidden, render, signed_in};
+use crate::state::AppState;
+
+#[derive(Deserialize, Default)]
+pub struct ExplainQuery {
+    #[serde(default)]
+    user: String,
+    #[serde(default)]
+    command: String,
+    #[serde(default)]
+    repo: String,
+    #[serde(default)]
+    project: String,
+    #[serde(default)]
+    permission: String,
+}
+
+/// The role's name without its ARN (no account id on a page).
+fn role_name(arn: &str) -> String {
+    arn.rsplit('/').next().unwrap_or("").to_string()
+}
+
+pub async fn policies(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<ExplainQuery>,
+) -> Response {
+    let frame = match signed_in(&state, &headers, &uri, true, &BTreeSet::new()).await {
+        Ok(f) => f,
+        Err(answer) => return answer,
+    };
+    if !frame.viewer.is_admin() {
+        return forbidden("Policies are shown to policy admins only.");
+    }
+    let files: Vec<_> = frame
+        .policies
+        .policies()
+        .iter()
+        .filter(|p| frame.viewer.admin_files.contains(&p.file))
+        .map(|p| {
+            let projects: Vec<_> = p.projects.iter().map(|r| json!({
+                "name": r.spec.id.0, "dir": r.spec.dir, "workspace": r.spec.workspace,
+                "plan_role": role_name(&r.plan_role),
+                "apply_role": r.apply_role.as_deref().map(role_name).unwrap_or_default(),
+                "apply": if p.apply_requirements.is_empty() { "no requirements".to_string() } else {
+                    p.apply_requirements.iter().map(|a| format!("{a:?}").to_lowercase()).collect::<Vec<_>>().join(", ") },
+            })).collect();
+            let admins: Vec<String> = p.admins.users.iter().chain(p.admins.teams.iter()).cloned().collect();
+            json!({"file": p.file, "repos": p.repos, "admins": admins, "projects": projects})
+        })
+        .collect();
+    let answer =
+        (!q.user.trim().is_empty() && !q.repo.trim().is_empty()).then(|| explain(&frame, &q));
+    let source = match &state.config.policy_repo {
+        Some((owner, name)) => format!("the admin repository {owner}/{name}"),
+        None => format!("the directory {}", state.config.policy_dir.display()),
+    };
+    let ask = json!({"user": q.user, "command": q.command, "repo": q.repo, "project": q.project, "permission": q.permission});
+    render(
+        "policies.html",
+        &frame,
+        json!({"files": files, "answer": answer, "ask": ask, "source": source, "commit": state.policies.commit()}),
+    )
+}
+
+/// "May USER COMMAND in REPO (PROJECT) with PERMISSION?" on a fresh PR by someone else.
+fn explain(frame: &super::Frame, q: &ExplainQuery) -> String {
+    use crate::policy::{Actor, GitHubPermission, PolicyCommand, PrFacts, Target};
+    let Some(policy) = frame.policies.for_repo(q.repo.trim()) else {
+        return format!(
+            "No policy covers {}: tfgate ignores its commands.",
+            q.repo.trim()
+        );
+    };
+    if !frame.viewer.admin_files.contains(&policy.file) {
+        return "That repository's policy is not one you administer.".into();
+    }
+    let Some(command) = PolicyCommand::parse(q.command.trim()) else {
+        return format!("Unknown command `{}`.", q.command);
+    };
+    let permission: GitHubPermission =
+        serde_json::from_value(json!(q.permission.trim())).unwrap_or(GitHubPermission::Read);
+    let actor = Actor {
+        login: q.user.trim().to_string(),
+        permission,
+        teams: vec![],
+        is_bot: false,
+    };
+    let target = Target {
+        project: Some(q.project.trim().to_string()).filter(|p| !p.is_empty()),
+        dir: None,
+        workspace: None,
+    };
+    let facts = PrFacts {
+        number: 1,
+        author: "someone-else".into(),
+        head_sha: "0".repeat(40),
+        base_ref: "main".into(),
+        default_branch: "main".into(),
+        ..Default::default()
+    };
+    crate::policy::explain(&actor, command, &target, &facts, policy)
+}
