@@ -127,6 +127,7 @@ async fn admins_answer_the_four_questions_and_others_see_only_what_they_may() {
         "failures by category:\n{overview}"
     );
     assert_clean("overview", &overview);
+    browser.record_weight("overview", &overview);
     browser.screenshot("overview").await;
 
     // "What did run N do?"
@@ -140,6 +141,7 @@ async fn admins_answer_the_four_questions_and_others_see_only_what_they_may() {
         assert!(run.contains(want), "run page lacks {want}:\n{run}");
     }
     assert_clean("run page (redacted log)", &run);
+    browser.record_weight("run", &run);
     browser.screenshot("run").await;
     let raw = browser
         .submit(
@@ -166,11 +168,14 @@ async fn admins_answer_the_four_questions_and_others_see_only_what_they_may() {
         "{inputs}"
     );
     assert_clean("inputs", &inputs);
+    browser.record_weight("inputs", &inputs);
 
     // "Who applied, and who was denied?"
     let audit = browser
         .open(&format!("{base}/ui/audit?command=apply&decision=deny"))
         .await;
+    browser.record_weight("audit", &audit);
+    assert_clean("audit", &audit);
     assert!(
         audit.contains("bob") && !audit.contains(">alice<"),
         "{audit}"
@@ -201,6 +206,8 @@ async fn admins_answer_the_four_questions_and_others_see_only_what_they_may() {
 
     // "Who holds the lock on eks?" PR 2; alice releases it, and that is audited.
     let locks = browser.open(&format!("{base}/ui/locks")).await;
+    browser.record_weight("locks", &locks);
+    assert_clean("locks", &locks);
     assert!(locks.contains("#2") && locks.contains(">eks<"), "{locks}");
     let released = browser
         .submit(
@@ -229,6 +236,7 @@ async fn admins_answer_the_four_questions_and_others_see_only_what_they_may() {
     for page in ["queue", "policies", "runs"] {
         let html = browser.open(&format!("{base}/ui/{page}")).await;
         assert_clean(page, &html);
+        browser.record_weight(page, &html);
     }
 
     // bob can read the repository on GitHub: he sees its runs, may not act.

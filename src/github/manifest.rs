@@ -19,6 +19,8 @@ pub fn manifest(public_url: &str, name: &str) -> serde_json::Value {
         "url": public_url,
         "hook_attributes": { "url": format!("{public_url}/webhooks"), "active": true },
         "redirect_url": format!("{public_url}/setup/callback"),
+        // Where GitHub sends people back after signing in to the web UI (`/ui`).
+        "callback_urls": [format!("{public_url}/ui/callback")],
         "public": false,
         "default_permissions": {
             "contents": "read",
@@ -250,6 +252,7 @@ mod tests {
             "https://tfgate.example/webhooks"
         );
         assert_eq!(m["redirect_url"], "https://tfgate.example/setup/callback");
+        assert_eq!(m["callback_urls"][0], "https://tfgate.example/ui/callback");
         assert_eq!(m["default_permissions"]["pull_requests"], "write");
         assert_eq!(m["default_permissions"]["contents"], "read");
         assert_eq!(m["default_permissions"].as_object().unwrap().len(), 6);

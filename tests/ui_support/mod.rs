@@ -244,6 +244,19 @@ impl Browser {
         panic!("the browser never reached {path}");
     }
 
+    /// Appends `PAGE BYTES` (the HTML the browser holds) to `target/ui-screenshots/page-weights.txt`.
+    pub fn record_weight(&self, page: &str, html: &str) {
+        use std::io::Write;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ui-screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("page-weights.txt"))
+            .unwrap();
+        writeln!(f, "{page}\t{}", html.len()).unwrap();
+    }
+
     /// Saves a screenshot under `target/ui-screenshots/NAME.png`; returns its path.
     pub async fn screenshot(&self, name: &str) -> std::path::PathBuf {
         let png = self.client.screenshot().await.unwrap();
