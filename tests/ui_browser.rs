@@ -239,6 +239,19 @@ async fn admins_answer_the_four_questions_and_others_see_only_what_they_may() {
         browser.record_weight(page, &html);
     }
 
+    // "May bob apply eks?" The policies page answers with the rule.
+    let explain = browser
+        .open(&format!("{base}/ui/policies?user=bob&command=apply&repo=Codertocat/Hello-World&project=eks&permission=write"))
+        .await;
+    let answer = explain
+        .split("<pre class=\"explain\">")
+        .nth(1)
+        .unwrap_or("");
+    assert!(
+        answer.contains("decision: deny") && answer.contains("permission.not_listed"),
+        "{explain}"
+    );
+
     // bob can read the repository on GitHub: he sees its runs, may not act.
     browser
         .submit("form[action='/ui/logout'] button", "/ui/logout")

@@ -68,11 +68,20 @@ pub async fn policies(
         Some((owner, name)) => format!("the admin repository {owner}/{name}"),
         None => format!("the directory {}", state.config.policy_dir.display()),
     };
+    // Files on disk that would not load now: the loaded set stays until they are fixed.
+    let problems: Vec<String> = match &state.config.policy_repo {
+        Some(_) => vec![],
+        None => match crate::policy::store::load_dir(&state.config.policy_dir) {
+            Ok(Ok(_)) => vec![],
+            Ok(Err(found)) => found.iter().map(|p| p.to_string()).collect(),
+            Err(e) => vec![format!("{e:#}")],
+        },
+    };
     let ask = json!({"user": q.user, "command": q.command, "repo": q.repo, "project": q.project, "permission": q.permission});
     render(
         "policies.html",
         &frame,
-        json!({"files": files, "answer": answer, "ask": ask, "source": source, "commit": state.policies.commit()}),
+        json!({"files": files, "answer": answer, "ask": ask, "source": source, "commit": state.policies.commit(), "problems": problems}),
     )
 }
 
