@@ -102,6 +102,24 @@ async fn drift_check(h: &Harness) {
     h.run_jobs_except(&[]).await;
 }
 
+/// Serves a repository whose `infra/app` root (state `key` in moto) holds `resources`, with
+/// alice allowed to write; the returned directory must outlive the test's runs.
+fn serve_app_root(h: &Harness, key: &str, resources: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("infra/app")).unwrap();
+    std::fs::write(
+        dir.path().join("infra/app/main.tf"),
+        moto_root_tf(key, resources),
+    )
+    .unwrap();
+    h.github.serve_repo(dir.path());
+    h.github.with(|g| {
+        g.files = vec!["infra/app/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    dir
+}
+
 /// Terraform's objects are private; moto wants a signed request but does not check the
 /// signature.
 const SIGNED: &str = "AWS4-HMAC-SHA256 Credential=testing/20240101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0";
@@ -144,19 +162,8 @@ async fn drift_is_reported_in_one_issue_that_closes_when_fixed() {
     create_state_bucket().await;
     let id = uuid::Uuid::new_v4().simple().to_string();
     let key = format!("{id}.tfstate");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("infra/app")).unwrap();
     let resource = format!("resource \"fake_thing\" \"web\" {{\n  name = \"web-{id}\"\n}}\n");
-    std::fs::write(
-        dir.path().join("infra/app/main.tf"),
-        moto_root_tf(&key, &resource),
-    )
-    .unwrap();
-    h.github.serve_repo(dir.path());
-    h.github.with(|g| {
-        g.files = vec!["infra/app/main.tf".into()];
-        g.permissions.insert("alice".into(), "write".into());
-    });
+    let _repo = serve_app_root(&h, &key, &resource);
     let plan = h.comment(1, "/plan", "alice").await.join("\n");
     assert!(plan.contains("| `app` |"), "{plan}");
     let apply = h.comment(1, "/apply", "alice").await.join("\n");
@@ -341,24 +348,12 @@ async fn the_report_names_who_changed_a_resource_outside_terraform() {
     let (web, db) = (remote.join("web"), remote.join("db"));
     std::fs::write(&web, "80").unwrap();
     std::fs::write(&db, "small").unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("infra/app")).unwrap();
     let resources = format!(
         "resource \"fake_thing\" \"web\" {{\n  name = \"web-{id}\"\n  remote_file = \"{}\"\n}}\nresource \"fake_thing\" \"db\" {{\n  name = \"db-{id}\"\n  remote_file = \"{}\"\n}}\n",
         web.display(),
         db.display()
     );
-    let key = format!("{id}.tfstate");
-    std::fs::write(
-        dir.path().join("infra/app/main.tf"),
-        moto_root_tf(&key, &resources),
-    )
-    .unwrap();
-    h.github.serve_repo(dir.path());
-    h.github.with(|g| {
-        g.files = vec!["infra/app/main.tf".into()];
-        g.permissions.insert("alice".into(), "write".into());
-    });
+    let _repo = serve_app_root(&h, &format!("{id}.tfstate"), &resources);
     h.comment(1, "/plan", "alice").await;
     let apply = h.comment(1, "/apply", "alice").await.join("\n");
     assert!(

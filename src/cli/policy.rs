@@ -102,14 +102,7 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
                 .with_context(|| format!("reading {}", path.display()))?,
         )
         .with_context(|| format!("parsing {}", path.display()))?,
-        None => PrFacts {
-            number: 1,
-            author: "someone-else".into(),
-            head_sha: "0".repeat(40),
-            base_ref: "main".into(),
-            default_branch: "main".into(),
-            ..Default::default()
-        },
+        None => PrFacts::hypothetical(),
     };
     let actor = Actor {
         login: a.user.to_string(),

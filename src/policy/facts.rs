@@ -165,6 +165,19 @@ pub struct PrFacts {
 }
 
 impl PrFacts {
+    /// A fresh PR #1 by someone else against `main`, with no reviews or checks: what
+    /// `policy explain` assumes when it is given no facts.
+    pub fn hypothetical() -> PrFacts {
+        PrFacts {
+            number: 1,
+            author: "someone-else".into(),
+            head_sha: "0".repeat(40),
+            base_ref: "main".into(),
+            default_branch: "main".into(),
+            ..Default::default()
+        }
+    }
+
     /// What the PR changes, for choosing the roots it affects.
     pub fn changes(&self) -> PrChanges<'_> {
         PrChanges {

@@ -25,10 +25,7 @@ pub async fn locks(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: 
         Err(e) => return internal(&e),
     };
     let repos = all.iter().map(|l| l.repo.clone()).collect();
-    let frame = match signed_in(&state, &headers, &uri, true, &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
     let shown: Vec<_> = all
         .iter()
         .filter(|l| frame.sees(Some(&l.repo)))
@@ -70,9 +67,7 @@ pub async fn release_lock(
         Ok(f) => f,
         Err(answer) => return answer,
     };
-    if let Err(answer) = frame.check_csrf(&form.csrf) {
-        return answer;
-    }
+    or_answer!(frame.check_csrf(&form.csrf));
     if !frame.acts_on(&repo) {
         return forbidden("Only an admin of this repository's policy may release its locks.");
     }
@@ -142,10 +137,7 @@ async fn queue_page(
         .filter(|j| wanted.contains(&j.status.as_str()))
         .collect();
     let repos = jobs.iter().filter_map(|j| j.repo.clone()).collect();
-    let frame = match signed_in(state, headers, uri, notice.is_none(), &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(state, headers, uri, notice.is_none(), &repos).await);
     let Some(redactor) = redactor() else {
         return internal(&anyhow::anyhow!(
             "the built-in redaction rules did not load"
@@ -196,13 +188,8 @@ pub async fn queue_action(
         Err(e) => return internal(&e),
     };
     let repos = job.0.iter().cloned().collect();
-    let frame = match signed_in(&state, &headers, &uri, false, &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
-    if let Err(answer) = frame.check_csrf(&form.csrf) {
-        return answer;
-    }
+    let frame = or_answer!(signed_in(&state, &headers, &uri, false, &repos).await);
+    or_answer!(frame.check_csrf(&form.csrf));
     let admin = job
         .0
         .as_deref()
@@ -291,10 +278,7 @@ pub async fn audit_page(
         .flatten()
         .filter_map(|a| a.repo.clone())
         .collect();
-    let frame = match signed_in(state, headers, uri, true, &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(state, headers, uri, true, &repos).await);
     let (rows, notice) = match found {
         Ok(rows) => (rows, None),
         Err(e) => (vec![], Some(format!("{e}"))),
@@ -334,10 +318,7 @@ pub async fn audit_csv(
         Err(e) => return message(StatusCode::BAD_REQUEST, "Bad filter", &e.to_string()),
     };
     let repos = rows.iter().filter_map(|a| a.repo.clone()).collect();
-    let frame = match signed_in(&state, &headers, &uri, true, &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
     let shown: Vec<_> = rows
         .into_iter()
         .filter(|a| frame.sees(a.repo.as_deref()))
@@ -363,10 +344,7 @@ pub async fn inputs(State(state): State<Arc<AppState>>, headers: HeaderMap, uri:
         Err(e) => return internal(&e),
     };
     let repos = applied.iter().map(|i| i.repo.clone()).collect();
-    let frame = match signed_in(&state, &headers, &uri, true, &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
     let key = crate::inputs::fingerprint_key(&state);
     let mut live: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
     let mut shown = Vec::new();

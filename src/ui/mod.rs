@@ -6,6 +6,16 @@
 // Helpers return `Err(Response)`: the answer to send instead, which is what a handler returns.
 #![allow(clippy::result_large_err)]
 
+/// The value of a `Result<T, Response>`, or return the answer it holds.
+macro_rules! or_answer {
+    ($result:expr) => {
+        match $result {
+            Ok(value) => value,
+            Err(answer) => return answer,
+        }
+    };
+}
+
 mod access;
 mod admin_pages;
 mod charts;

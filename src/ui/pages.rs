@@ -100,10 +100,7 @@ pub async fn overview(
             .chain(month.iter().map(|m| m.0.as_str()))
             .chain(applies.iter().map(|a| a.0.as_str())),
     );
-    let frame = match signed_in(&state, &headers, &uri, true, &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
     let visible: Vec<&RunListRow> = recent
         .iter()
         .filter(|r| frame.sees(Some(&r.repo)))
@@ -172,10 +169,7 @@ pub async fn runs(
         Err(e) => return internal(&e),
     };
     let repos = repos_of(list.iter().map(|r| r.repo.as_str()));
-    let frame = match signed_in(&state, &headers, &uri, true, &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
     let now = now_ms();
     let shown: Vec<_> = list
         .iter()
@@ -227,18 +221,13 @@ async fn run_page(
         Err(e) => return internal(&e),
     };
     let repos = repos_of(found.iter().map(|(r, _)| r.repo.as_str()));
-    let frame = match signed_in(state, headers, uri, raw.is_none(), &repos).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(state, headers, uri, raw.is_none(), &repos).await);
     let Some((run, _record)) = found.filter(|(r, _)| frame.sees(Some(&r.repo))) else {
         return not_found("There is no such run, or you cannot read its repository on GitHub.");
     };
     let can_act = frame.acts_on(&run.repo);
     if let Some(sent) = &raw {
-        if let Err(answer) = frame.check_csrf(sent) {
-            return answer;
-        }
+        or_answer!(frame.check_csrf(sent));
         if !can_act {
             return super::forbidden(
                 "Only an admin of this repository's policy may read raw logs.",

@@ -38,10 +38,7 @@ pub async fn policies(
     uri: Uri,
     Query(q): Query<ExplainQuery>,
 ) -> Response {
-    let frame = match signed_in(&state, &headers, &uri, true, &BTreeSet::new()).await {
-        Ok(f) => f,
-        Err(answer) => return answer,
-    };
+    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &BTreeSet::new()).await);
     if !frame.viewer.is_admin() {
         return forbidden("Policies are shown to policy admins only.");
     }
@@ -113,13 +110,6 @@ fn explain(frame: &super::Frame, q: &ExplainQuery) -> String {
         dir: None,
         workspace: None,
     };
-    let facts = PrFacts {
-        number: 1,
-        author: "someone-else".into(),
-        head_sha: "0".repeat(40),
-        base_ref: "main".into(),
-        default_branch: "main".into(),
-        ..Default::default()
-    };
+    let facts = PrFacts::hypothetical();
     crate::policy::explain(&actor, command, &target, &facts, policy)
 }

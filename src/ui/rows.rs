@@ -11,17 +11,11 @@ use crate::cli::operator::{format_duration, format_time, lock_id};
 use crate::db::operator::{AuditRow, LockRow, RunListRow};
 use crate::render::{ApplyComment, ApplyResult};
 
+/// A run as the tables show it: the row, its start and its duration.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunView {
-    pub id: i64,
-    pub repo: String,
-    pub pr: i64,
-    pub project: String,
-    pub workspace: String,
-    pub command: String,
-    pub status: String,
-    pub actor: String,
-    pub head_sha: String,
+    #[serde(flatten)]
+    pub row: RunListRow,
     pub when: String,
     pub took: String,
 }
@@ -33,15 +27,7 @@ pub fn run_view(r: &RunListRow, now_ms: i64) -> RunView {
         (None, _) => String::new(),
     };
     RunView {
-        id: r.id,
-        repo: r.repo.clone(),
-        pr: r.pr,
-        project: r.project.clone(),
-        workspace: r.workspace.clone(),
-        command: r.command.clone(),
-        status: r.status.clone(),
-        actor: r.actor.clone(),
-        head_sha: r.head_sha.clone(),
+        row: r.clone(),
         when: format_time(r.created_ms),
         took,
     }
@@ -125,28 +111,18 @@ pub fn failures_by_category(results: &[ApplyComment]) -> BTreeMap<String, u32> {
     counts
 }
 
+/// An audit line as the page shows it: the row and its time.
 #[derive(Debug, Clone, Serialize)]
 pub struct AuditView {
+    #[serde(flatten)]
+    pub row: AuditRow,
     pub when: String,
-    pub actor: String,
-    pub repo: Option<String>,
-    pub pr: Option<i64>,
-    pub action: String,
-    pub rule: Option<String>,
-    pub result: String,
-    pub detail: Option<String>,
 }
 
 pub fn audit_view(a: &AuditRow) -> AuditView {
     AuditView {
+        row: a.clone(),
         when: format_time(a.at_ms),
-        actor: a.actor.clone(),
-        repo: a.repo.clone(),
-        pr: a.pr,
-        action: a.action.clone(),
-        rule: a.rule.clone(),
-        result: a.result.clone(),
-        detail: a.detail.clone(),
     }
 }
 
