@@ -26,7 +26,7 @@ const NEVER: [&str; 6] = [
 
 fn policy(var: &str) -> String {
     with_test_network(&format!(
-        "repos: [\"Codertocat/Hello-World\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/tfgate-plan\n  apply_role: arn:aws:iam::111111111111:role/tfgate-apply\napply_requirements: []\npermissions:\n  apply:\n    users: [alice]\nadmins:\n  users: [alice]\n  teams: [Codertocat/platform]\ninputs:\n  - name: ADMIN_CIDRS\n    variable: admin_cidrs\n    source: env:{var}\nprojects:\n  - name: eks\n    dir: infra/eks\n    inputs: [ADMIN_CIDRS]\n"
+        "repos: [\"Codertocat/Hello-World\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/tfgate-plan\n  apply_role: arn:aws:iam::111111111111:role/tfgate-apply\nallow_repo_layout: true\napply_requirements: []\npermissions:\n  apply:\n    users: [alice]\nadmins:\n  users: [alice]\n  teams: [Codertocat/platform]\ninputs:\n  - name: ADMIN_CIDRS\n    variable: admin_cidrs\n    source: env:{var}\nprojects:\n  - name: eks\n    dir: infra/eks\n    inputs: [ADMIN_CIDRS]\n"
     ))
 }
 
@@ -67,6 +67,9 @@ async fn seed(h: &Harness, var: &str) {
     };
     write(false);
     h.github.with(|g| {
+        let layout = "projects:\n  - name: dns\n    dir: infra/dns\n".to_string();
+        g.contents
+            .insert((g.pr.default_branch.clone(), "tfgate.yaml".into()), layout);
         g.files = vec!["infra/eks/main.tf".into()];
         g.permissions.insert("alice".into(), "write".into());
         g.permissions.insert("bob".into(), "write".into());
@@ -250,6 +253,25 @@ async fn admins_answer_the_four_questions_and_others_see_only_what_they_may() {
     assert!(
         answer.contains("decision: deny") && answer.contains("permission.not_listed"),
         "{explain}"
+    );
+
+    // The projects a PR of the repository gets: the policy's and its tfgate.yaml's.
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path(
+            "/repos/Codertocat/Hello-World/installation",
+        ))
+        .respond_with(
+            wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({"id": 1})),
+        )
+        .mount(&h.github.server)
+        .await;
+    let effective = browser
+        .open(&format!("{base}/ui/policies?of=Codertocat/Hello-World"))
+        .await;
+    let table = effective.split("class=\"effective\"").nth(1).unwrap_or("");
+    assert!(
+        table.contains("<td>dns</td>") && table.contains("<td>eks</td>"),
+        "{effective}"
     );
 
     // bob can read the repository on GitHub: he sees its runs, may not act.

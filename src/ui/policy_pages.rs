@@ -10,8 +10,12 @@ use axum::response::Response;
 use serde::Deserialize;
 use serde_json::json;
 
+use anyhow::Context;
+
 use super::{forbidden, render, signed_in};
+use crate::policy::RepoPolicy;
 use crate::state::AppState;
+use crate::webhook::event::RepoRef;
 
 #[derive(Deserialize, Default)]
 pub struct ExplainQuery {
@@ -25,6 +29,62 @@ pub struct ExplainQuery {
     project: String,
     #[serde(default)]
     permission: String,
+    /// "Effective projects of" this repository.
+    #[serde(default)]
+    of: String,
+}
+
+/// A policy's projects for the page: names, roots, roles by name, apply requirements.
+fn projects_json(p: &RepoPolicy) -> Vec<serde_json::Value> {
+    let apply = if p.apply_requirements.is_empty() {
+        "no requirements".to_string()
+    } else {
+        let names: Vec<String> = p
+            .apply_requirements
+            .iter()
+            .map(|a| format!("{a:?}").to_lowercase())
+            .collect();
+        names.join(", ")
+    };
+    p.projects
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.spec.id.0, "dir": r.spec.dir, "workspace": r.spec.workspace,
+                "plan_role": role_name(&r.plan_role),
+                "apply_role": r.apply_role.as_deref().map(role_name).unwrap_or_default(),
+                "apply": apply,
+            })
+        })
+        .collect()
+}
+
+/// The projects a PR of `repo` gets: the policy's, plus those of the default branch's
+/// `tfgate.yaml` when the policy allows repository layouts; and the layout's problems.
+async fn effective(
+    state: &AppState,
+    policy: &RepoPolicy,
+    repo: &str,
+) -> anyhow::Result<(Vec<serde_json::Value>, Vec<String>)> {
+    if !policy.allow_repo_layout {
+        return Ok((projects_json(policy), vec![]));
+    }
+    let app = state.github().context("no GitHub App is configured yet")?;
+    let (owner, name) = repo.split_once('/').context("a repository is owner/name")?;
+    let installation_id = app.repository_installation(owner, name).await?;
+    let gh = app.installation(installation_id)?;
+    let r = RepoRef {
+        installation_id,
+        owner: owner.into(),
+        name: name.into(),
+    };
+    let (merged, problems) = crate::worker::layout::policy_for_pr(&gh, &r, policy)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok((
+        projects_json(&merged),
+        problems.iter().map(|p| p.to_string()).collect(),
+    ))
 }
 
 /// The role's name without its ARN (no account id on a page).
@@ -48,14 +108,14 @@ pub async fn policies(
         .iter()
         .filter(|p| frame.viewer.admin_files.contains(&p.file))
         .map(|p| {
-            let projects: Vec<_> = p.projects.iter().map(|r| json!({
-                "name": r.spec.id.0, "dir": r.spec.dir, "workspace": r.spec.workspace,
-                "plan_role": role_name(&r.plan_role),
-                "apply_role": r.apply_role.as_deref().map(role_name).unwrap_or_default(),
-                "apply": if p.apply_requirements.is_empty() { "no requirements".to_string() } else {
-                    p.apply_requirements.iter().map(|a| format!("{a:?}").to_lowercase()).collect::<Vec<_>>().join(", ") },
-            })).collect();
-            let admins: Vec<String> = p.admins.users.iter().chain(p.admins.teams.iter()).cloned().collect();
+            let projects = projects_json(p);
+            let admins: Vec<String> = p
+                .admins
+                .users
+                .iter()
+                .chain(p.admins.teams.iter())
+                .cloned()
+                .collect();
             json!({"file": p.file, "repos": p.repos, "admins": admins, "projects": projects})
         })
         .collect();
@@ -74,11 +134,29 @@ pub async fn policies(
             Err(e) => vec![format!("{e:#}")],
         },
     };
+    let of = q.of.trim();
+    let effective_of = match frame
+        .policies
+        .for_repo(of)
+        .filter(|p| !of.is_empty() && frame.viewer.admin_files.contains(&p.file))
+    {
+        None if of.is_empty() => json!(null),
+        None => json!({"repo": of, "error": "no policy you administer covers it"}),
+        Some(policy) => match effective(&state, policy, of).await {
+            Ok((projects, problems)) => {
+                json!({"repo": of, "file": policy.file, "projects": projects, "problems": problems})
+            }
+            Err(e) => {
+                tracing::warn!(repo = %of, error = %format!("{e:#}"), "ui: effective projects");
+                json!({"repo": of, "error": "its tfgate.yaml could not be read from GitHub (see the server log)"})
+            }
+        },
+    };
     let ask = json!({"user": q.user, "command": q.command, "repo": q.repo, "project": q.project, "permission": q.permission});
     render(
         "policies.html",
         &frame,
-        json!({"files": files, "answer": answer, "ask": ask, "source": source, "commit": state.policies.commit(), "problems": problems}),
+        json!({"files": files, "answer": answer, "ask": ask, "source": source, "commit": state.policies.commit(), "problems": problems, "effective": effective_of, "of": of}),
     )
 }
 

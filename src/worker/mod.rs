@@ -14,7 +14,7 @@ mod drift_who;
 mod events;
 mod failed;
 mod gitops_check;
-mod layout;
+pub mod layout;
 mod pr_changes;
 mod publish;
 
