@@ -96,21 +96,16 @@ async fn published_comment(
     db: &Db,
     job_id: Option<i64>,
 ) -> Result<Option<String>> {
-    use crate::run_planner::outbox::{RunResult, PUBLICATION_AAD};
-    let Some(job_id) = job_id else {
-        return Ok(None);
-    };
-    let Some(publication) = publications::of_job(db, job_id).await? else {
-        return Ok(None);
-    };
-    let Some(row) = publications::get(db, publication).await? else {
+    use crate::run_planner::outbox::RunResult;
+    let Some(row) = (match job_id {
+        Some(job_id) => publications::row_of_job(db, job_id).await?,
+        None => None,
+    }) else {
         return Ok(None);
     };
     let key = crate::crypto::load_or_create_key(&config.data_dir, config.encryption_key.as_ref())
         .context("loading the encryption key")?;
-    let plain = crate::crypto::open_job_payload(&key, PUBLICATION_AAD, &row.result)
-        .map_err(|e| anyhow::anyhow!("opening the stored result: {e}"))?;
-    let result: RunResult = serde_json::from_str(&plain).context("decoding the stored result")?;
+    let result = RunResult::open_sealed(&key, &row.result)?;
     let renderer = crate::state::renderer_for(config)?;
     let text = match &result {
         RunResult::Plan { comment } => renderer.render_plan(comment),

@@ -86,6 +86,14 @@ pub async fn of_job(db: &Db, job_id: i64) -> Result<Option<i64>> {
         .context("looking up a run job's result")
 }
 
+/// The publication a run job recorded, read whole (`None` for a job that recorded none).
+pub async fn row_of_job(db: &Db, job_id: i64) -> Result<Option<PublicationRow>> {
+    match of_job(db, job_id).await? {
+        Some(id) => get(db, id).await,
+        None => Ok(None),
+    }
+}
+
 pub async fn get(db: &Db, id: i64) -> Result<Option<PublicationRow>> {
     type Row = (i64, i64, String, String, Option<i64>, Option<i64>);
     let row: Option<Row> = sqlx::query_as(

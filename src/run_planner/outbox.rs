@@ -28,6 +28,15 @@ pub enum RunResult {
 }
 
 impl RunResult {
+    /// The result a run job sealed (the `result` column of a publication).
+    pub fn open_sealed(key: &crate::crypto::SealKey, sealed: &str) -> anyhow::Result<RunResult> {
+        let plain = crate::crypto::open_job_payload(key, PUBLICATION_AAD, sealed)
+            .map_err(|e| anyhow::anyhow!("opening the stored result: {e}"))?;
+        serde_json::from_str(&plain).map_err(|e| anyhow::anyhow!("decoding the stored result: {e}"))
+    }
+}
+
+impl RunResult {
     pub fn command(&self) -> &'static str {
         match self {
             RunResult::Plan { .. } => "plan",

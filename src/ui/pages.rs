@@ -13,11 +13,11 @@ use serde_json::json;
 
 use super::rows::{self, run_view};
 use super::{charts, internal, not_found, render, signed_in, Frame};
-use crate::crypto::{open, open_job_payload, run_aad, BlobPurpose};
+use crate::crypto::{open, run_aad, BlobPurpose};
 use crate::db::operator::{self, RunFilter, RunListRow};
 use crate::db::{now_ms, publications, runs as run_rows, ui_queries};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
-use crate::run_planner::outbox::{RunResult, PUBLICATION_AAD};
+use crate::run_planner::outbox::RunResult;
 use crate::state::AppState;
 
 const DAY_MS: i64 = 86_400_000;
@@ -31,15 +31,10 @@ async fn result_of_job(state: &AppState, job_id: Option<i64>) -> anyhow::Result<
     let Some(job_id) = job_id else {
         return Ok(None);
     };
-    let Some(id) = publications::of_job(&state.db, job_id).await? else {
-        return Ok(None);
-    };
-    let Some(row) = publications::get(&state.db, id).await? else {
-        return Ok(None);
-    };
-    let plain = open_job_payload(&state.seal_key, PUBLICATION_AAD, &row.result)
-        .map_err(|e| anyhow::anyhow!("opening a stored result: {e}"))?;
-    Ok(Some(serde_json::from_str(&plain)?))
+    match publications::row_of_job(&state.db, job_id).await? {
+        Some(row) => Ok(Some(RunResult::open_sealed(&state.seal_key, &row.result)?)),
+        None => Ok(None),
+    }
 }
 
 type OverviewData = (
@@ -72,13 +67,12 @@ fn apply_comments(
     applies
         .iter()
         .filter(|(repo, _, _)| frame.sees(Some(repo)))
-        .filter_map(|(_, at, sealed)| {
-            let plain = open_job_payload(&state.seal_key, PUBLICATION_AAD, sealed).ok()?;
-            match serde_json::from_str(&plain) {
+        .filter_map(
+            |(_, at, sealed)| match RunResult::open_sealed(&state.seal_key, sealed) {
                 Ok(RunResult::Apply { comment, .. }) => Some((*at, comment)),
                 _ => None,
-            }
-        })
+            },
+        )
         .collect()
 }
 

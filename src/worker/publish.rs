@@ -10,9 +10,7 @@ use std::sync::Arc;
 use crate::github::InstallationClient;
 use anyhow::anyhow;
 
-use super::run::PUBLICATION_AAD;
 use super::{cloudtrail_poll, installation_client, payload};
-use crate::crypto::open_job_payload;
 use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::github::{check_runs, lists};
@@ -40,10 +38,8 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     if row.published_at.is_some() {
         return Ok(());
     }
-    let plain = open_job_payload(&state.seal_key, PUBLICATION_AAD, &row.result)
-        .map_err(|e| JobError::Permanent(anyhow!("opening publication {}: {e}", row.id)))?;
-    let result: RunResult = serde_json::from_str(&plain)
-        .map_err(|e| JobError::Permanent(anyhow!("decoding publication {}: {e}", row.id)))?;
+    let result = RunResult::open_sealed(&state.seal_key, &row.result)
+        .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
     let (app, gh) = installation_client(state, &publish.repo)?;
     let target = Target {
         gh: &gh,
