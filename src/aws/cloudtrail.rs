@@ -105,17 +105,35 @@ pub fn throttle_backoff(attempt: u32) -> Duration {
     Duration::from_secs(1u64 << attempt.saturating_sub(1).min(4))
 }
 
+/// How far one read of a query's pages goes.
+#[derive(Debug, Clone, Copy)]
+pub struct PageLimits {
+    /// Pages read before stopping with what was read (50 events a page).
+    pub pages: usize,
+    /// Throttled answers waited out ([`throttle_backoff`]) before giving up.
+    pub throttled: u32,
+}
+
+/// Enrichment's poll: [`MAX_PAGES_PER_POLL`] pages, [`MAX_THROTTLE_RETRIES`] throttled waits.
+pub const POLL_LIMITS: PageLimits = PageLimits {
+    pages: MAX_PAGES_PER_POLL,
+    throttled: MAX_THROTTLE_RETRIES,
+};
+
 /// What stopped one poll short of reading every page.
-enum PollEnd {
+pub enum PollEnd {
     Complete(Vec<LookupEventRecord>),
     Throttled,
     Failed(LookupError),
 }
 
-async fn read_all_pages<S, F>(
+/// Every event of `query`, page by page at the shared rate, up to `limits`: the events read
+/// (all pages, or as many as `limits.pages` allows), or why it stopped.
+pub async fn read_all_pages<S, F>(
     client: &aws_sdk_cloudtrail::Client,
     limiter: &RateLimiter,
     query: &LookupQuery,
+    limits: PageLimits,
     sleep: &S,
 ) -> PollEnd
 where
@@ -125,10 +143,12 @@ where
     let mut events = Vec::new();
     let mut token = None;
     let mut throttled = 0;
-    for _ in 0..MAX_PAGES_PER_POLL {
+    let mut pages = 0;
+    while pages < limits.pages {
         limiter.acquire().await;
         match lookup_events(client, query, token.clone()).await {
             Ok((page, next)) => {
+                pages += 1;
                 events.extend(page);
                 match next {
                     Some(next) => token = Some(next),
@@ -137,7 +157,7 @@ where
             }
             Err(LookupError::Throttled) => {
                 throttled += 1;
-                if throttled > MAX_THROTTLE_RETRIES {
+                if throttled > limits.throttled {
                     return PollEnd::Throttled;
                 }
                 sleep(throttle_backoff(throttled)).await;
@@ -169,7 +189,7 @@ where
     let mut last_failure = None;
     for wait in schedule {
         sleep(*wait).await;
-        match read_all_pages(client, limiter, query, &sleep).await {
+        match read_all_pages(client, limiter, query, POLL_LIMITS, &sleep).await {
             PollEnd::Complete(events) => {
                 any_complete_poll = true;
                 if let Some(call) = match_events(&events, failure, session_name) {

@@ -14,8 +14,8 @@ mod cloudtrail_tests;
 mod sts_tests;
 
 pub use cloudtrail::{
-    cloudtrail_client, lookup_events, poll_until_found, throttle_backoff, LookupError,
-    MAX_PAGES_PER_POLL, MAX_THROTTLE_RETRIES,
+    cloudtrail_client, lookup_events, poll_until_found, read_all_pages, throttle_backoff,
+    LookupError, PageLimits, PollEnd, MAX_PAGES_PER_POLL, MAX_THROTTLE_RETRIES,
 };
 pub use config::{
     config_with_credentials, load_base_config, static_config, AwsSettings, ENDPOINT_URL_ENV,

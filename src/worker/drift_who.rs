@@ -6,20 +6,22 @@
 
 use std::time::Duration;
 
-use crate::aws::{lookup_events, lookup_events_limiter, throttle_backoff, LookupError};
+use crate::aws::{lookup_events_limiter, read_all_pages, PageLimits, PollEnd};
 use crate::drift::scheduled_report::ResourceFinding;
 use crate::drift::who_changed::{
     latest_outside_change, lookup_window, OwnSessions, WhoChanged, MAX_RESOURCES_PER_ROOT,
 };
-use crate::enrich::{LookupAttribute, LookupEventRecord, LookupQuery, UnixSeconds, MAX_RESULTS};
+use crate::enrich::{LookupAttribute, LookupQuery, UnixSeconds, MAX_RESULTS};
 use crate::policy::{RepoPolicy, ResolvedProject};
 use crate::state::AppState;
 use crate::worker::cloudtrail_poll::{account_of, read_role_client};
 
-/// LookupEvents pages read per resource name (50 events each).
-const MAX_PAGES: usize = 4;
-/// Throttled answers waited out per resource name before giving it up.
-const MAX_THROTTLED: u32 = 3;
+/// Per resource name: 4 LookupEvents pages (50 events each), 3 throttled answers waited out
+/// (1, 2, 4 s) before giving the name up.
+const LIMITS: PageLimits = PageLimits {
+    pages: 4,
+    throttled: 3,
+};
 
 /// The inputs of one root's look-ups.
 pub struct WhoLookup<'a> {
@@ -64,37 +66,19 @@ pub async fn fill(
     let session = format!("tfgate-{}-read", lookup.run_id);
     let answers = match read_role_client(state, read_role, &session).await {
         Ok((_, client)) => {
-            let limiter = lookup_events_limiter(&account, &state.config.aws_region);
-            let now = UnixSeconds(chrono::Utc::now().timestamp());
-            let (start, end) = lookup_window(lookup.last_apply, now);
+            let asker = Asker {
+                client,
+                limiter: lookup_events_limiter(&account, &state.config.aws_region),
+                window: lookup_window(
+                    lookup.last_apply,
+                    UnixSeconds(chrono::Utc::now().timestamp()),
+                ),
+                own,
+                show_principals,
+            };
             let mut answers = Vec::new();
             for f in findings.iter().take(MAX_RESOURCES_PER_ROOT) {
-                let mut who = WhoChanged::NotFound;
-                for name in &f.lookup_names {
-                    let query = LookupQuery {
-                        attribute: LookupAttribute::ResourceName,
-                        value: name.clone(),
-                        start_time: start,
-                        end_time: end,
-                        max_results: MAX_RESULTS,
-                    };
-                    match events_of(&client, &limiter, &query).await {
-                        Ok(events) => {
-                            if let Some(change) =
-                                latest_outside_change(&events, &own, show_principals)
-                            {
-                                who = WhoChanged::Found(change);
-                                break;
-                            }
-                        }
-                        Err(e) => {
-                            tracing::warn!(project = %p.spec.id.0, error = %e, "drift: CloudTrail lookup failed");
-                            who = WhoChanged::Unavailable;
-                            break;
-                        }
-                    }
-                }
-                answers.push(who);
+                answers.push(asker.who_changed(&f.lookup_names, &p.spec.id.0).await);
             }
             answers
         }
@@ -109,31 +93,43 @@ pub async fn fill(
     }
 }
 
-/// Every event of `query`, up to [`MAX_PAGES`] pages, waiting out throttling a few times.
-async fn events_of(
-    client: &aws_sdk_cloudtrail::Client,
-    limiter: &crate::aws::RateLimiter,
-    query: &LookupQuery,
-) -> Result<Vec<LookupEventRecord>, LookupError> {
-    let mut events = Vec::new();
-    let (mut token, mut pages, mut throttled) = (None, 0, 0);
-    while pages < MAX_PAGES {
-        limiter.acquire().await;
-        match lookup_events(client, query, token.clone()).await {
-            Ok((page, next)) => {
-                pages += 1;
-                events.extend(page);
-                match next {
-                    Some(next) => token = Some(next),
-                    None => break,
-                }
+/// One root's CloudTrail session and what decides the answers.
+struct Asker {
+    client: aws_sdk_cloudtrail::Client,
+    limiter: std::sync::Arc<crate::aws::RateLimiter>,
+    window: (UnixSeconds, UnixSeconds),
+    own: OwnSessions,
+    show_principals: bool,
+}
+
+impl Asker {
+    /// Looks a resource up by each of its names in turn, until one finds the change.
+    async fn who_changed(&self, names: &[String], project: &str) -> WhoChanged {
+        for name in names {
+            let query = LookupQuery {
+                attribute: LookupAttribute::ResourceName,
+                value: name.clone(),
+                start_time: self.window.0,
+                end_time: self.window.1,
+                max_results: MAX_RESULTS,
+            };
+            let sleep = |d: Duration| tokio::time::sleep(d);
+            let events =
+                match read_all_pages(&self.client, &self.limiter, &query, LIMITS, &sleep).await {
+                    PollEnd::Complete(events) => events,
+                    PollEnd::Throttled => {
+                        tracing::warn!(%project, "drift: CloudTrail kept throttling the lookup");
+                        return WhoChanged::Unavailable;
+                    }
+                    PollEnd::Failed(e) => {
+                        tracing::warn!(%project, error = %e, "drift: CloudTrail lookup failed");
+                        return WhoChanged::Unavailable;
+                    }
+                };
+            if let Some(change) = latest_outside_change(&events, &self.own, self.show_principals) {
+                return WhoChanged::Found(change);
             }
-            Err(LookupError::Throttled) if throttled < MAX_THROTTLED => {
-                throttled += 1;
-                tokio::time::sleep(throttle_backoff(throttled).min(Duration::from_secs(4))).await;
-            }
-            Err(e) => return Err(e),
         }
+        WhoChanged::NotFound
     }
-    Ok(events)
 }
