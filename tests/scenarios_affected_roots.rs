@@ -34,12 +34,7 @@ projects:
 const NET_MODULE: &str = "terraform {\n  required_providers {\n    fake = { source = \"tfgate/fake\", version = \"0.1.0\" }\n  }\n}\nvariable \"name\" {\n  type = string\n}\nresource \"fake_thing\" \"net\" {\n  name = var.name\n}\n";
 
 async fn state_bucket() -> String {
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap_or_default();
-    reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await
-        .unwrap();
+    create_state_bucket().await;
     uuid::Uuid::new_v4().simple().to_string()[..8].to_string()
 }
 

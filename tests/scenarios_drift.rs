@@ -91,12 +91,7 @@ impl Story {
         else {
             panic!("env input expected")
         };
-        let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
-        reqwest::Client::new()
-            .put(format!("{moto}/tfstate"))
-            .send()
-            .await
-            .unwrap();
+        create_state_bucket().await;
         h.github.with(|g| {
             g.permissions.insert("alice".into(), "write".into());
         });

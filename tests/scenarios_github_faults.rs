@@ -35,11 +35,7 @@ async fn start() -> Option<(Harness, tempfile::TempDir)> {
         args.github_timeout_secs = Some(2);
     })
     .await?;
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
-    let _ = reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await;
+    create_state_bucket().await;
     let run = uuid::Uuid::new_v4().simple().to_string();
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path().join("infra/eks");

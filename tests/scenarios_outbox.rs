@@ -29,11 +29,7 @@ fn policy() -> String {
 
 /// A repository with one root whose state is in moto's S3; alice may plan and apply.
 async fn setup(h: &Harness) -> tempfile::TempDir {
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
-    let _ = reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await;
+    create_state_bucket().await;
     let run = uuid::Uuid::new_v4().simple().to_string();
     let repo = tempfile::tempdir().unwrap();
     let dir = repo.path().join("infra/eks");

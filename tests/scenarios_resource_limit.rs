@@ -16,12 +16,7 @@ async fn plan_past_the_output_cap_tells_the_pr_which_limit() {
     })
     .await
     .unwrap();
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
-    let _ = reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await
-        .unwrap();
+    create_state_bucket().await;
     let repo = tempfile::tempdir().unwrap();
     let dir = repo.path().join("infra/big");
     std::fs::create_dir_all(&dir).unwrap();

@@ -42,11 +42,7 @@ async fn backend_config_completes_a_partial_backend_at_init() {
     if moto.is_empty() {
         return;
     }
-    reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await
-        .unwrap();
+    create_state_bucket().await;
     let partial = "terraform {\n  required_providers {\n    fake = { source = \"tfgate/fake\", version = \"0.1.0\" }\n  }\n  backend \"s3\" {}\n}\nresource \"fake_thing\" \"a\" {\n  name = \"a\"\n}\n";
     let key = format!("settings-{}.tfstate", uuid::Uuid::new_v4().simple());
     let extra = format!(

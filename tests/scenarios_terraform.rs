@@ -58,15 +58,6 @@ fn write_repo(dir: &Path, run: &str, cluster_fails: bool) {
     }
 }
 
-async fn create_state_bucket() {
-    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap();
-    let _ = reqwest::Client::new()
-        .put(format!("{moto}/tfstate"))
-        .send()
-        .await
-        .unwrap();
-}
-
 async fn setup(h: &Harness, run: &str, cluster_fails: bool) -> tempfile::TempDir {
     create_state_bucket().await;
     let repo = tempfile::tempdir().unwrap();
