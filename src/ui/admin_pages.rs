@@ -169,18 +169,12 @@ async fn queue_page(
     )
 }
 
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf: String,
-}
-
 pub async fn queue_action(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     uri: Uri,
     Path((id, action)): Path<(i64, String)>,
-    Form(form): Form<CsrfForm>,
+    Form(form): Form<super::CsrfForm>,
 ) -> Response {
     let job = match ui_queries::job_repo_and_kind(&state.db, id).await {
         Ok(Some(job)) => job,

@@ -66,6 +66,14 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/ui/policies", get(policy_pages::policies))
 }
 
+/// A form that carries nothing but the session's CSRF token (sign out, show raw log, cancel
+/// or retry a job).
+#[derive(serde::Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf: String,
+}
+
 /// The headers every UI answer carries: no script may run, nothing may frame the page, no
 /// answer is cached or sniffed, no referrer leaves.
 fn secured(mut resp: Response) -> Response {

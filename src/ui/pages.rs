@@ -11,7 +11,7 @@ use axum::Form;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::rows::{self, run_view};
+use super::rows::{self, run_view, DAY_MS};
 use super::{charts, internal, not_found, render, signed_in, Frame};
 use crate::crypto::{open, run_aad, BlobPurpose};
 use crate::db::operator::{self, RunFilter, RunListRow};
@@ -19,8 +19,6 @@ use crate::db::{now_ms, publications, runs as run_rows, ui_queries};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::run_planner::outbox::RunResult;
 use crate::state::AppState;
-
-const DAY_MS: i64 = 86_400_000;
 
 fn repos_of<'a>(names: impl Iterator<Item = &'a str>) -> BTreeSet<String> {
     names.map(str::to_string).collect()
@@ -116,16 +114,13 @@ pub async fn overview(
         .map(|(_, at, status)| (at, status))
         .collect();
     let opened = apply_comments(&state, &frame, &applies);
-    let (week, month_comments): (Vec<_>, Vec<_>) = (
+    let by_category = rows::failures_by_category(opened.iter().map(|(_, c)| c));
+    let week_by_category = rows::failures_by_category(
         opened
             .iter()
             .filter(|(at, _)| *at >= now - 7 * DAY_MS)
-            .map(|(_, c)| c.clone())
-            .collect(),
-        opened.into_iter().map(|(_, c)| c).collect(),
+            .map(|(_, c)| c),
     );
-    let by_category = rows::failures_by_category(&month_comments);
-    let week_by_category = rows::failures_by_category(&week);
     let ctx = json!({
         "queue_depth": depth,
         "running": running,
@@ -186,19 +181,13 @@ pub async fn run(
     run_page(&state, &headers, &uri, id, None).await
 }
 
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf: String,
-}
-
 /// The run page with the raw log: admins only, CSRF-checked, audited.
 pub async fn raw_log(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
     uri: Uri,
     Path(id): Path<i64>,
-    Form(form): Form<CsrfForm>,
+    Form(form): Form<super::CsrfForm>,
 ) -> Response {
     run_page(&state, &headers, &uri, id, Some(form.csrf)).await
 }

@@ -11,6 +11,9 @@ use crate::cli::operator::{format_duration, format_time, lock_id};
 use crate::db::operator::{AuditRow, LockRow, RunListRow};
 use crate::render::{ApplyComment, ApplyResult};
 
+/// Milliseconds in a day.
+pub const DAY_MS: i64 = 86_400_000;
+
 /// A run as the tables show it: the row, its start and its duration.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunView {
@@ -72,7 +75,6 @@ pub fn outcome_of(status: &str) -> &'static str {
 
 /// Runs per day (UTC) for the `days` days ending with `now_ms`'s day, oldest first.
 pub fn runs_per_day(runs: &[(i64, String)], now_ms: i64, days: i64) -> Vec<DayRuns> {
-    const DAY_MS: i64 = 86_400_000;
     let today = now_ms.div_euclid(DAY_MS);
     let first = today - days + 1;
     let mut out: Vec<DayRuns> = (first..=today)
@@ -95,7 +97,9 @@ pub fn runs_per_day(runs: &[(i64, String)], now_ms: i64, days: i64) -> Vec<DayRu
 }
 
 /// Failed resources per category label in apply results.
-pub fn failures_by_category(results: &[ApplyComment]) -> BTreeMap<String, u32> {
+pub fn failures_by_category<'a>(
+    results: impl IntoIterator<Item = &'a ApplyComment>,
+) -> BTreeMap<String, u32> {
     let mut counts = BTreeMap::new();
     for comment in results {
         for row in comment.roots.iter().flat_map(|r| r.rows.iter()) {

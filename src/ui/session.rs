@@ -84,17 +84,21 @@ pub fn open_session(key: &SealKey, value: &str, now: i64) -> Option<UiSession> {
     (now < session.expires_at).then_some(session)
 }
 
-/// The `Set-Cookie` value: HttpOnly, SameSite=Lax, path `/ui`, `Secure` unless the server is
-/// reached over loopback HTTP.
-pub fn set_cookie(value: &str, secure: bool) -> String {
+/// A `Set-Cookie` value for the UI: path `/ui`, HttpOnly, SameSite=Lax, `Secure` unless the
+/// server is reached over loopback HTTP; `max_age` 0 deletes the cookie.
+pub fn cookie(name: &str, value: &str, max_age: i64, secure: bool) -> String {
     let secure = if secure { "; Secure" } else { "" };
-    format!("{COOKIE_NAME}={value}; Path=/ui; Max-Age={SESSION_SECONDS}; HttpOnly; SameSite=Lax{secure}")
+    format!("{name}={value}; Path=/ui; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}")
+}
+
+/// The session cookie carrying `value`, for [`SESSION_SECONDS`].
+pub fn set_cookie(value: &str, secure: bool) -> String {
+    cookie(COOKIE_NAME, value, SESSION_SECONDS, secure)
 }
 
 /// The `Set-Cookie` value that signs out.
 pub fn clear_cookie(secure: bool) -> String {
-    let secure = if secure { "; Secure" } else { "" };
-    format!("{COOKIE_NAME}=; Path=/ui; Max-Age=0; HttpOnly; SameSite=Lax{secure}")
+    cookie(COOKIE_NAME, "", 0, secure)
 }
 
 /// Our cookie's value in a `Cookie` request header.

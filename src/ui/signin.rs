@@ -69,11 +69,7 @@ pub async fn start(state: &AppState, return_to: &str) -> Response {
     let url = oauth::authorize_url(&state.config.github_url, &client.id, &callback, &nonce);
     let secure = session::secure_cookies(state.config.public_url.as_deref());
     let value = format!("{nonce}.{}", urlencoding(safe_return(return_to)));
-    let cookie = format!(
-        "{STATE_COOKIE}={value}; Path=/ui; Max-Age=600; HttpOnly; SameSite=Lax{}",
-        if secure { "; Secure" } else { "" }
-    );
-    redirect(&url, &[cookie])
+    redirect(&url, &[session::cookie(STATE_COOKIE, &value, 600, secure)])
 }
 
 fn urlencoding(path: &str) -> String {
@@ -154,26 +150,19 @@ pub async fn callback(
     let s = UiSession::start(&login, &token, chrono::Utc::now().timestamp());
     let key = session::cookie_key(&state.seal_key);
     let secure = session::secure_cookies(state.config.public_url.as_deref());
-    let clear_state = format!("{STATE_COOKIE}=; Path=/ui; Max-Age=0; HttpOnly; SameSite=Lax");
     redirect(
         safe_return(&return_to),
         &[
             session::set_cookie(&session::seal_session(&key, &s), secure),
-            clear_state,
+            session::cookie(STATE_COOKIE, "", 0, secure),
         ],
     )
-}
-
-#[derive(Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf: String,
 }
 
 pub async fn logout(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
-    Form(form): Form<CsrfForm>,
+    Form(form): Form<super::CsrfForm>,
 ) -> Response {
     let Some(s) = super::session_of(&state, &headers) else {
         return message(StatusCode::OK, "Signed out", "You are signed out.");
