@@ -28,8 +28,8 @@ pub struct ResourceFinding {
     pub action: String,
     /// `path: before → after`, redacted.
     pub attributes: Vec<String>,
-    /// The names CloudTrail may file the resource under (never shown): see
-    /// [`super::who_changed::resource_names`].
+    /// The names CloudTrail may file the resource under (never shown; resources changed
+    /// outside Terraform only): see [`super::who_changed::resource_names`].
     pub lookup_names: Vec<String>,
     /// Who changed it outside Terraform, as one redacted line (resources changed outside
     /// Terraform, when the policy gives a CloudTrail read role).
@@ -253,11 +253,15 @@ pub fn findings_from_plan(
     redact: &mut dyn FnMut(&str) -> String,
 ) -> Option<(Vec<ResourceFinding>, Vec<ResourceFinding>)> {
     let plan = parse_plan_json(plan_json).ok()?;
+    // Only what changed outside Terraform is looked up in CloudTrail.
     let outside = plan
         .resource_drift
         .iter()
         .filter(|rc| rc.mode != "data")
-        .map(|rc| finding(rc, redact))
+        .map(|rc| ResourceFinding {
+            lookup_names: lookup_names(rc),
+            ..finding(rc, redact)
+        })
         .collect();
     let next = plan
         .resource_changes
@@ -287,17 +291,22 @@ fn finding(rc: &ResourceChange<'_>, redact: &mut dyn FnMut(&str) -> String) -> R
             format!("{}: {} → {}", code_span(&path, false), before, after)
         })
         .collect();
-    let before: Option<Value> = rc
-        .change
-        .before
-        .and_then(|raw| serde_json::from_str(raw.get()).ok());
     ResourceFinding {
         address: redact(&rc.address),
         action: rc.change.actions.join("+"),
         attributes,
-        lookup_names: super::who_changed::resource_names(before.as_ref()),
+        lookup_names: Vec::new(),
         who: None,
     }
+}
+
+/// The names CloudTrail may file the resource under, from its prior state.
+fn lookup_names(rc: &ResourceChange<'_>) -> Vec<String> {
+    let before: Option<Value> = rc
+        .change
+        .before
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+    super::who_changed::resource_names(before.as_ref())
 }
 
 /// A value as a short code span: redacted, cut to [`MAX_VALUE_CHARS`].

@@ -63,12 +63,14 @@ fn a_real_drift_plan_gives_both_lists_with_before_and_after() {
 
 #[test]
 fn findings_carry_the_names_cloudtrail_knows_them_by() {
-    let (outside, _) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
+    let (outside, next) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
     assert_eq!(
         outside[0].lookup_names,
         ["f6f74ca6-e8ef-e51f-522c-433b9ed5038f"]
     );
     assert_eq!(outside[0].who, None);
+    // What the next apply changes is never looked up.
+    assert!(next.iter().all(|f| f.lookup_names.is_empty()));
 }
 
 #[test]
