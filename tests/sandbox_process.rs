@@ -21,6 +21,7 @@ fn shell_spec(workdir: &Path) -> SandboxSpec {
         terraform_bin: PathBuf::from("/bin/sh"),
         plugin_cache: None,
         extra_ro_binds: vec![],
+        rw_binds: vec![],
         env: BTreeMap::from([
             ("PATH".to_string(), "/usr/bin:/bin".to_string()),
             ("TFGATE_ALLOWED".to_string(), "allowed-value".to_string()),
