@@ -111,6 +111,10 @@ async fn plan_twice_with_refreshed_tokens(backend: Backend, captured: &Captured)
         logs.lines().count() > 50,
         "too few records to mean anything"
     );
+    assert!(
+        logs.contains(" tfgate::"),
+        "tfgate's own records are captured"
+    );
     for token in issued.iter().map(String::as_str).chain([REGISTRY_TOKEN]) {
         assert!(!logs.contains(token), "{token} is in the logs");
     }
