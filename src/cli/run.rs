@@ -38,6 +38,31 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The largest state file copied.
+const STATE_CAP: u64 = 256 * 1024 * 1024;
+
+/// Copies `from/terraform.tfstate` to `to/terraform.tfstate` when it is a regular file; a link
+/// is neither read (the directory may be a PR's checkout, or the sandbox's work) nor written
+/// through (the file is replaced only when it is a regular file or absent).
+fn copy_state(from: &Path, to: &Path) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Some(state) = crate::checkout::read_no_follow(&from.join("terraform.tfstate"), STATE_CAP)
+    else {
+        return Ok(());
+    };
+    let dest = to.join("terraform.tfstate");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&dest)
+        .with_context(|| format!("writing {} (a regular file, not a link)", dest.display()))?;
+    file.write_all(&state)
+        .with_context(|| format!("writing {}", dest.display()))
+}
+
 fn meta() -> CommentMeta {
     CommentMeta {
         pr: 0,
@@ -108,9 +133,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
     let work = tempfile::Builder::new().prefix("tfgate-run-").tempdir()?;
     let root_rel = "root";
     copy_tree(run.dir, &work.path().join(root_rel))?;
-    if let Ok(state) = std::fs::read(run.dir.join("terraform.tfstate")) {
-        std::fs::write(work.path().join(root_rel).join("terraform.tfstate"), state)?;
-    }
+    copy_state(run.dir, &work.path().join(root_rel))?;
     // The admin's own tool: any provider the mirror (or the registry) has.
     let settings = RunSettings {
         network: run.network,
@@ -165,9 +188,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         &mut ph,
     );
     if run.keep_state {
-        if let Ok(state) = std::fs::read(work.path().join(root_rel).join("terraform.tfstate")) {
-            std::fs::write(run.dir.join("terraform.tfstate"), state)?;
-        }
+        copy_state(&work.path().join(root_rel), run.dir)?;
     }
     let ok = model.status == ApplyStatus::Succeeded;
     let md = renderer.render_apply(&ApplyComment {
@@ -176,4 +197,33 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         notes: applied.egress_note(&root.project).into_iter().collect(),
     })?;
     Ok((i32::from(!ok), md))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn state_is_copied_only_between_regular_files() {
+        let (from, to, outside) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        let secret = outside.path().join("credentials");
+        std::fs::write(&secret, "secret").unwrap();
+        let state = |dir: &Path| dir.join("terraform.tfstate");
+        symlink(&secret, state(from.path())).unwrap();
+        copy_state(from.path(), to.path()).unwrap();
+        assert!(!state(to.path()).exists(), "a linked state is not read");
+        std::fs::remove_file(state(from.path())).unwrap();
+        std::fs::write(state(from.path()), "{}").unwrap();
+        copy_state(from.path(), to.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(state(to.path())).unwrap(), "{}");
+        std::fs::remove_file(state(to.path())).unwrap();
+        symlink(&secret, state(to.path())).unwrap();
+        assert!(copy_state(from.path(), to.path()).is_err());
+        assert_eq!(std::fs::read_to_string(&secret).unwrap(), "secret");
+    }
 }
