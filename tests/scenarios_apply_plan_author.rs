@@ -243,3 +243,37 @@ scenario!(
         assert_eq!(posted.last(), Some(&2), "{posted:?}");
     }
 );
+
+scenario!(
+    a_flagged_plan_made_after_the_apply_was_accepted_is_not_applied,
+    policy = &policy(),
+    |h| {
+        if !terraform_tools_available() {
+            return;
+        }
+        let _repo = setup(&h).await;
+        // bob's `/plan` and maya's `/apply` are both accepted before bob's plan runs: the apply
+        // job names no plan, and the run finds bob's.
+        let before = h.github.comments().len();
+        let plan = pr_comment("/plan -p db -- -replace=fake_thing.main", "bob");
+        h.deliver("issue_comment", &plan).await;
+        let apply = pr_comment("/apply -p db", "maya");
+        h.deliver("issue_comment", &apply).await;
+        h.run_jobs().await;
+        let replies: Vec<String> = h.github.comments()[before..]
+            .iter()
+            .map(|c| c.body.clone())
+            .collect();
+        let reply = replies.join("\n----\n");
+        assert!(
+            reply.contains("was made by `bob` with the flags `-replace=fake_thing.main`")
+                && reply.contains("That plan was made after this `/apply` was accepted"),
+            "{reply}"
+        );
+        assert_eq!(
+            count(&h, "SELECT COUNT(*) FROM runs WHERE command = 'apply'").await,
+            0,
+            "nothing was applied"
+        );
+    }
+);
