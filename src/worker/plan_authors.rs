@@ -10,6 +10,7 @@ use anyhow::anyhow;
 use super::authorize::audit;
 use super::comment::Replies;
 use super::github_error;
+use crate::command::CommandKind;
 use crate::db::runs::{self, RunRow};
 use crate::github::{api, GitHubApp, InstallationClient};
 use crate::inputs;
@@ -83,7 +84,7 @@ pub(super) async fn check_plan_authors(
         }
         let Some(target) = allowed
             .iter()
-            .find(|a| a.project.as_deref() == Some(&name))
+            .find(|a| is_apply_of(a, &name))
             .map(|a| a.target.clone())
         else {
             continue;
@@ -107,10 +108,7 @@ pub(super) async fn check_plan_authors(
             }
             PlanAuthorCheck::Refuse(why) => why,
         };
-        allowed.retain(|a| {
-            !(a.project.as_deref() == Some(&name)
-                && a.command.kind == crate::command::CommandKind::Apply)
-        });
+        allowed.retain(|a| !is_apply_of(a, &name));
         let detail = format!("{name}: plan run {} by {}", row.id, plan.login);
         audit(
             ctx.state,
@@ -130,6 +128,10 @@ pub(super) async fn check_plan_authors(
         }));
     }
     Ok(ids)
+}
+
+fn is_apply_of(allowed: &AllowedTarget, project: &str) -> bool {
+    allowed.command.kind == CommandKind::Apply && allowed.project.as_deref() == Some(project)
 }
 
 /// The plan's author as policy sees them: permission on the repository, the teams the policy
