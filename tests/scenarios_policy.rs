@@ -353,6 +353,7 @@ async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
         actor: "alice".into(),
         head_sha: String::new(),
         plan_runs: Default::default(),
+        plan_authors_checked: false,
         terraform_args: vec![],
         accept_inputs: vec![],
         comment_id: None,

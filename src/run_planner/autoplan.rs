@@ -64,6 +64,7 @@ pub fn autoplan(
         actor: pr.author.clone(),
         head_sha: pr.head_sha.clone(),
         plan_runs: Default::default(),
+        plan_authors_checked: false,
         terraform_args: Vec::new(),
         accept_inputs: Vec::new(),
         comment_id: None,

@@ -15,6 +15,7 @@ mod events;
 mod failed;
 mod gitops_check;
 pub mod layout;
+mod plan_authors;
 mod pr_changes;
 mod publish;
 

@@ -257,6 +257,7 @@ pub fn apply_root(
         config_errors,
         pending_enrichment: false,
         denials,
+        plan: None,
     }
 }
 

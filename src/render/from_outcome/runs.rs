@@ -147,6 +147,7 @@ pub fn apply_model(
                 .collect(),
             pending_enrichment: false,
             denials: Vec::new(),
+            plan: None,
         };
     };
     let outcome = apply_outcome(&stream, planned);

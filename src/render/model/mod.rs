@@ -7,9 +7,11 @@
 use serde::{Deserialize, Serialize};
 
 mod notes;
+mod plan_author;
 mod reports;
 
 pub use notes::{BlockedCount, RunNote, SkipReason, ToolProblem};
+pub use plan_author::{AppliedPlan, PlanAuthorRefused, PlanRefusal};
 pub use reports::{CancelReport, CancelledRun, InputRow, InputsReport};
 
 /// Facts shared by every comment: where it goes and which run produced it.
@@ -189,6 +191,9 @@ pub struct RootApply {
     /// and the minimal statement an admin could add.
     #[serde(default)]
     pub denials: Vec<crate::enrich::EnrichmentView>,
+    /// The plan run applied (none for a root skipped before its plan was chosen).
+    #[serde(default)]
+    pub plan: Option<AppliedPlan>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -347,6 +352,10 @@ pub enum NoticeBody {
     PlanSpent {
         project: String,
     },
+    /// `/apply` of a plan made with flags that change the apply, by someone the policy does not
+    /// let apply the root (or who was not checked): refused; the root needs a new `/plan` by
+    /// someone who may apply it.
+    PlanAuthorRefused(PlanAuthorRefused),
     /// A command that could not finish; `what` says what failed (never provider text).
     JobFailed {
         what: String,

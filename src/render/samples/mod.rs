@@ -190,19 +190,29 @@ pub(super) fn apply_root(status: ApplyStatus, rows: Vec<ApplyRow>) -> RootApply 
         config_errors: vec![],
         pending_enrichment: false,
         denials: Vec::new(),
+        plan: None,
     }
 }
 
 pub fn apply_success() -> ApplyComment {
+    let mut root = apply_root(
+        ApplyStatus::Succeeded,
+        vec![
+            row("aws_iam_role.node", "create", ApplyResult::Done),
+            row("aws_eks_node_group.main", "create", ApplyResult::Done),
+        ],
+    );
+    root.plan = Some(AppliedPlan {
+        run_id: 41,
+        author: "maya".into(),
+        flags: Some(vec![
+            "-target=module.eks".into(),
+            "-replace=aws_eks_node_group.main".into(),
+        ]),
+    });
     ApplyComment {
         meta: meta(21),
-        roots: vec![apply_root(
-            ApplyStatus::Succeeded,
-            vec![
-                row("aws_iam_role.node", "create", ApplyResult::Done),
-                row("aws_eks_node_group.main", "create", ApplyResult::Done),
-            ],
-        )],
+        roots: vec![root],
         notes: vec![],
     }
 }
@@ -378,6 +388,17 @@ pub fn notices() -> Vec<Notice> {
         NoticeBody::PlanSpent {
             project: "eks".into(),
         },
+        NoticeBody::PlanAuthorRefused(PlanAuthorRefused {
+            project: "db".into(),
+            plan: AppliedPlan {
+                run_id: 41,
+                author: "bob".into(),
+                flags: Some(vec!["-replace=aws_db_instance.main".into()]),
+            },
+            why: PlanRefusal::AuthorMayNotApply {
+                reason: "@bob cannot apply `db`: it needs maintain permission on this repository (@bob has write).".into(),
+            },
+        }),
         NoticeBody::MergedUnapplied {
             roots: vec![crate::render::UnappliedRoot {
                 project: "eks".into(),

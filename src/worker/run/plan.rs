@@ -223,9 +223,11 @@ impl RunCtx<'_> {
         out: &PlanOutput,
     ) -> Result<(), JobError> {
         let key = &self.state.seal_key;
+        // A failed plan's file is never kept: only a `planned` run is ever applied.
         let sealed_plan = out
             .plan_file
             .as_ref()
+            .filter(|_| status == RunStatus::Planned)
             .map(|f| seal(key, f, &run_aad(run_id, BlobPurpose::Plan)));
         let log = match &out.plan {
             Some(s) => s.stdout.as_str(),
