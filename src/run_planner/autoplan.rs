@@ -98,6 +98,7 @@ mod tests {
             author: "alice".into(),
             sender: "alice".into(),
             merged: false,
+            before: Some("h1".into()),
         }
     }
 

@@ -18,6 +18,8 @@ use crate::webhook::event::{InstallationJob, PullRequestJob, PushJob, ReviewJob}
 
 pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let pr: PullRequestJob = payload(job)?;
+    // First, so that a command decided after this delivery knows who pushed.
+    super::pushers::record(state, &pr).await?;
     if is_policy_repo(state, &pr.repo) {
         // The admin repository: its PRs get the policy check, never a plan.
         if pr.action != "closed" {

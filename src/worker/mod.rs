@@ -17,6 +17,7 @@ mod gitops_check;
 pub mod layout;
 mod pr_changes;
 mod publish;
+mod pushers;
 
 mod run;
 
