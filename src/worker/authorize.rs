@@ -70,6 +70,7 @@ pub async fn authorize(
         facts::pr_facts_waiting(gh, &comment.repo, comment.number, facts::MERGEABLE_WAIT)
             .await
             .map_err(github_error)?;
+    super::pushers::complete_push_facts(state, &comment.repo, &mut pr_facts).await?;
     let (policy, layout_problems) = policy_for_pr(gh, &comment.repo, policy).await?;
     if needs_affected_roots(commands) {
         if let Some(notice) =

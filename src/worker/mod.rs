@@ -18,6 +18,7 @@ pub mod layout;
 mod plan_authors;
 mod pr_changes;
 mod publish;
+mod pushers;
 
 mod run;
 
