@@ -12,7 +12,7 @@ use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::from_outcome::{apply_model, plan_model};
 use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus};
-use crate::terraform::{parse_plan_json, plan_summary};
+use crate::terraform::{parse_plan_json, plan_references, plan_summary};
 use crate::tfrun::{self, setup_from_config, RunSettings};
 
 /// Copy a directory tree (regular files and dirs; `.terraform` and state files skipped).
@@ -145,7 +145,13 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
     let (Some(plan_file), Some(plan_json)) = (plan.plan_file, plan.plan_json) else {
         return Ok((1, plan_md));
     };
-    let planned = plan_summary(&parse_plan_json(&plan_json)?).change_refs();
+    let (planned, references) = {
+        let parsed = parse_plan_json(&plan_json)?;
+        (
+            plan_summary(&parsed).change_refs(),
+            plan_references(&parsed),
+        )
+    };
     let applied = tfrun::apply(
         &setup,
         work.path(),
@@ -161,6 +167,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         &applied.init.stderr_tail,
         applied.apply.as_ref().map(|a| a.stdout.as_str()),
         &planned,
+        &references,
         &redactor,
         &mut ph,
     );

@@ -84,8 +84,18 @@ fn apply_partial_failure_gives_advice_once_per_category() {
     let text = renderer()
         .render_apply(&samples::apply_partial_failure())
         .unwrap();
-    // two propagation-delay rows, one advice line for that category
-    assert_eq!(text.matches("| propagation delay |").count(), 2);
+    // two propagation-delay rows, one advice line for that category; the row whose resource
+    // refers to one created earlier in the apply names it, and the wait is said once
+    assert_eq!(text.matches("| propagation delay |").count(), 1);
+    assert_eq!(
+        text.matches("| propagation delay: refers to `aws_iam_instance_profile.node`, created 4 s earlier in this apply |").count(),
+        1
+    );
+    assert_eq!(
+        text.matches("⏳ `aws_launch_template.node` failed right after")
+            .count(),
+        1
+    );
     assert_eq!(text.matches("- **propagation delay**:").count(), 1);
     assert_eq!(text.matches("- **permission missing**:").count(), 1);
     snap_text("apply_partial_failure_gives_advice_once_per_category", text);

@@ -170,6 +170,7 @@ fn row(address: &str, action: &str, result: ApplyResult) -> ApplyRow {
         iam_action: None,
         deny_kind_label: None,
         location: None,
+        fresh_cause: None,
     }
 }
 
@@ -267,7 +268,13 @@ pub fn apply_partial_failure() -> ApplyComment {
         vec![
             row("aws_iam_instance_profile.node", "create", ApplyResult::Done),
             permission_missing_row(),
-            propagation_row("aws_launch_template.node"),
+            ApplyRow {
+                fresh_cause: Some(FreshCauseView {
+                    address: "aws_iam_instance_profile.node".into(),
+                    seconds_earlier: Some(4),
+                }),
+                ..propagation_row("aws_launch_template.node")
+            },
             propagation_row("module.nodes.aws_autoscaling_group.this[\"a\"]"),
             row("aws_eks_addon.coredns", "create", ApplyResult::NotReached),
         ],
