@@ -68,6 +68,11 @@ fn plan_drift_warning_comes_first() {
          input `ADMIN_CIDRS` changed since the last apply (fingerprint 3f2a…→9c1b…); \
          no file in this PR sets it."
     ));
+    assert!(text.contains(
+        "⚠ `aws_security_group.admin` (`ingress`) changes because shared input `ADMIN_CIDRS` \
+         changed since the last apply (fingerprint 3f2a…→9c1b…); this PR also edits \
+         `infra/eks/security.tf`, which sets `ingress`."
+    ));
     snap_text("plan_drift_warning_comes_first", text);
 }
 

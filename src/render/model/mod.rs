@@ -143,6 +143,13 @@ pub struct DriftWarning {
     pub fingerprint_after: String,
     /// A file of this PR that explains the change, if one does.
     pub explained_by: Option<String>,
+    /// Drift the PR also touches: a file of this PR that edits the resource's expressions (or
+    /// what they refer to). The shared input's part of the change is still unreviewed.
+    #[serde(default)]
+    pub also_edited_in: Option<String>,
+    /// The attribute paths that file sets (empty: it declares the resource).
+    #[serde(default)]
+    pub also_sets: Vec<String>,
 }
 
 // ---------------------------------------------------------------- apply
