@@ -1,8 +1,9 @@
 //! Possible propagation delay from the apply's own context, end to end with real Terraform
 //! 1.0.3 and the test provider: a resource that refers to one created earlier in the same apply
 //! and fails with a not-found shape naming its id is told as "possibly propagation delay",
-//! naming the fresh resource; the same text when the referenced resource existed before the
-//! apply keeps its base category (`not found`).
+//! naming the fresh resource (also when only its configuration, not the text, refers to it);
+//! the same texts when the referenced resource existed before the apply keep their base
+//! category (`not found`).
 
 mod support;
 
@@ -27,12 +28,20 @@ projects:
 /// `InvalidGroup.NotFound`), naming `fake_thing.a`'s id.
 const NOT_FOUND: &str = "creating EC2 Instance: InvalidGroup.NotFound: The security group '${fake_thing.a.id}' does not exist";
 
-/// `a` always; `b`, referring to `a` and failing with [`NOT_FOUND`], when `with_b`.
+/// The same shape naming a group that is no resource of this root.
+const NOT_FOUND_OTHER: &str =
+    "creating EC2 Instance: InvalidGroup.NotFound: The security group 'sg-0123456789abcdef0' does not exist";
+
+/// `a` always; when `with_b`, `b` failing with [`NOT_FOUND`] (its text refers to `a`) and `c`
+/// referring to `a` only through its configuration, failing with [`NOT_FOUND_OTHER`].
 fn write_repo(dir: &Path, run: &str, with_b: bool) {
     let mut body = format!("resource \"fake_thing\" \"a\" {{\n  name = \"a-{run}\"\n}}\n");
     if with_b {
         body.push_str(&format!(
             "resource \"fake_thing\" \"b\" {{\n  name = \"b-{run}\"\n  fail_with = {NOT_FOUND:?}\n}}\n"
+        ));
+        body.push_str(&format!(
+            "resource \"fake_thing\" \"c\" {{\n  name = \"c-{run}\"\n  depends_value = fake_thing.a.id\n  fail_with = {NOT_FOUND_OTHER:?}\n}}\n"
         ));
     }
     let d = dir.join("infra/app");
@@ -106,8 +115,15 @@ scenario!(
                 && failed.contains(" earlier in this apply"),
             "{apply}"
         );
+        // `c`'s text names nothing fresh: the configuration reference, stored with the plan
+        // for its apply, is what tells.
         assert!(
-            apply.contains("⏳ `fake_thing.b` failed right after a resource it refers to was created in this apply")
+            row(&apply, "fake_thing.c")
+                .contains("possibly propagation delay: refers to `fake_thing.a`, created "),
+            "{apply}"
+        );
+        assert!(
+            apply.contains("⏳ `fake_thing.b`, `fake_thing.c` failed right after resources they refer to were created in this apply")
                 && apply.contains("the PR author can plan `app` again and `/apply`"),
             "{apply}"
         );
@@ -135,11 +151,13 @@ scenario!(
         let plan = comment(&h, "/plan").await;
         assert!(plan.contains("fake_thing.b"), "{plan}");
         let apply = comment(&h, "/apply").await;
-        let failed = row(&apply, "fake_thing.b");
-        assert!(
-            failed.contains("`InvalidGroup.NotFound`") && failed.contains("| not found |"),
-            "{apply}"
-        );
+        for address in ["fake_thing.b", "fake_thing.c"] {
+            let failed = row(&apply, address);
+            assert!(
+                failed.contains("`InvalidGroup.NotFound`") && failed.contains("| not found |"),
+                "{apply}"
+            );
+        }
         assert!(
             !apply.contains("propagation") && !apply.contains("refers to `"),
             "{apply}"

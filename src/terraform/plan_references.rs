@@ -35,6 +35,15 @@ impl PlanReferences {
     pub fn is_empty(&self) -> bool {
         self.refers_to.is_empty() && self.known_names.is_empty()
     }
+
+    /// Keeps only the names `keep` accepts (the worker drops any a redaction rule touches:
+    /// a shared input's value, an account id, an address, before they are stored).
+    pub fn retain_names(&mut self, keep: impl Fn(&str) -> bool) {
+        for names in self.known_names.values_mut() {
+            names.retain(|n| keep(n));
+        }
+        self.known_names.retain(|_, names| !names.is_empty());
+    }
 }
 
 /// The absolute configuration address (no instance keys) of an instance address:

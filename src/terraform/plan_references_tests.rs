@@ -117,6 +117,9 @@ fn a_plan_without_configuration_refers_to_nothing_and_round_trips() {
     let back: PlanReferences =
         serde_json::from_str(&serde_json::to_string(&refs).unwrap()).unwrap();
     assert_eq!(back, refs);
+    let mut filtered = refs.clone();
+    filtered.retain_names(|n| n != "abc");
+    assert!(filtered.known_names.is_empty() && filtered.is_empty());
     assert_eq!(
         serde_json::from_str::<PlanReferences>("{}").unwrap(),
         PlanReferences::default()

@@ -116,7 +116,8 @@ impl RunCtx<'_> {
         let drift = self.drift(p, &live, &out, &prepared, results).await?;
         let shown = redact_drift_warnings(drift.warnings, redactor, ph);
         results.drift_warnings.extend(shown);
-        let (planned, references) = planned_changes(out.plan_json.as_deref());
+        let (planned, mut references) = planned_changes(out.plan_json.as_deref());
+        references.retain_names(|n| redactor.redact(n, &mut Placeholders::new()) == n);
         let record = PlanRecord {
             counts: model.counts,
             planned,
