@@ -226,7 +226,13 @@ fn a_drifted_input_on_a_resource_the_pr_also_edits_names_both() {
         ])
     };
     // (PR files, HCL, the file named beside the drift, the paths it sets)
-    let cases: Vec<(Vec<&str>, HclIndex, Option<&str>, Vec<&str>)> = vec![
+    type Case = (
+        Vec<&'static str>,
+        HclIndex,
+        Option<&'static str>,
+        Vec<&'static str>,
+    );
+    let cases: Vec<Case> = vec![
         (vec![], HclIndex::default(), None, vec![]),
         (vec!["README.md"], HclIndex::default(), None, vec![]),
         // The resource's own file: it sets the attribute the input reaches.

@@ -105,7 +105,7 @@ impl ApplyContext {
             .fresh
             .iter()
             .filter(|f| f.address != address)
-            .filter(|f| failed_seq.is_none_or(|s| f.seq < s))
+            .filter(|f| failed_seq.map_or(true, |s| f.seq < s))
             .filter(|f| match (f.completed_ms, failed_ms) {
                 (Some(done), Some(failed)) => done <= failed,
                 _ => true,

@@ -91,7 +91,8 @@ fn references() -> PlanReferences {
 #[test]
 fn fresh_resources_are_creates_with_their_ids_names_and_times() {
     let ctx = ApplyContext::new(&stream(), &references());
-    let fresh: Vec<(&str, Option<&str>, &[String], Option<i64>)> = ctx
+    type Row<'a> = (&'a str, Option<&'a str>, &'a [String], Option<i64>);
+    let fresh: Vec<Row<'_>> = ctx
         .fresh
         .iter()
         .map(|f| {
