@@ -12,7 +12,9 @@ use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::from_outcome::{apply_model, plan_model};
 use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus};
-use crate::terraform::{parse_plan_json, plan_summary};
+use crate::terraform::{
+    parse_plan_json, plan_references, plan_summary, PlanReferences, PlannedChangeRef,
+};
 use crate::tfrun::{self, setup_from_config, RunSettings};
 
 /// Copy a directory tree (regular files and dirs; `.terraform` and state files skipped).
@@ -128,6 +130,15 @@ async fn local_setup(config: &Config) -> Result<tfrun::TerraformSetup> {
     Ok(setup)
 }
 
+/// What the plan changes, and what each change refers to (for the apply's classification).
+fn planned_of(plan_json: &str) -> Result<(Vec<PlannedChangeRef>, PlanReferences)> {
+    let parsed = parse_plan_json(plan_json)?;
+    Ok((
+        plan_summary(&parsed).change_refs(),
+        plan_references(&parsed),
+    ))
+}
+
 pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, String)> {
     let setup = local_setup(config).await?;
     let work = tempfile::Builder::new().prefix("tfgate-run-").tempdir()?;
@@ -168,7 +179,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
     let (Some(plan_file), Some(plan_json)) = (plan.plan_file, plan.plan_json) else {
         return Ok((1, plan_md));
     };
-    let planned = plan_summary(&parse_plan_json(&plan_json)?).change_refs();
+    let (planned, references) = planned_of(&plan_json)?;
     let applied = tfrun::apply(
         &setup,
         work.path(),
@@ -184,6 +195,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         &applied.init.stderr_tail,
         applied.apply.as_ref().map(|a| a.stdout.as_str()),
         &planned,
+        &references,
         &redactor,
         &mut ph,
     );

@@ -14,7 +14,7 @@ mod load;
 mod marker;
 pub mod model;
 mod plan_view;
-mod samples;
+pub(crate) mod samples;
 mod templates;
 
 #[cfg(test)]

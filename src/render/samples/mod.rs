@@ -144,14 +144,25 @@ pub fn plan_failed_config_error() -> PlanComment {
 pub fn plan_with_drift() -> PlanComment {
     let mut comment = plan_with_changes();
     comment.meta.pr = 20;
-    comment.drift_warnings = vec![DriftWarning {
+    let cluster = DriftWarning {
         address: "aws_eks_cluster.this".into(),
         attribute_paths: vec!["vpc_config.public_access_cidrs".into()],
         input_name: "ADMIN_CIDRS".into(),
         fingerprint_before: "3f2a9e01".into(),
         fingerprint_after: "9c1b77aa".into(),
         explained_by: None,
-    }];
+        also_edited_in: None,
+        also_sets: Vec::new(),
+    };
+    // The PR edits this one's block too: both causes are named.
+    let admin_sg = DriftWarning {
+        address: "aws_security_group.admin".into(),
+        attribute_paths: vec!["ingress".into()],
+        also_edited_in: Some("infra/eks/security.tf".into()),
+        also_sets: vec!["ingress".into()],
+        ..cluster.clone()
+    };
+    comment.drift_warnings = vec![cluster, admin_sg];
     comment.denials = vec![
         "`bootstrap/argocd` is never applied by comment (policy rule `bootstrap-local-only`)"
             .into(),
@@ -170,6 +181,7 @@ fn row(address: &str, action: &str, result: ApplyResult) -> ApplyRow {
         iam_action: None,
         deny_kind_label: None,
         location: None,
+        fresh_cause: None,
     }
 }
 
@@ -277,7 +289,13 @@ pub fn apply_partial_failure() -> ApplyComment {
         vec![
             row("aws_iam_instance_profile.node", "create", ApplyResult::Done),
             permission_missing_row(),
-            propagation_row("aws_launch_template.node"),
+            ApplyRow {
+                fresh_cause: Some(FreshCauseView {
+                    address: "aws_iam_instance_profile.node".into(),
+                    seconds_earlier: Some(4),
+                }),
+                ..propagation_row("aws_launch_template.node")
+            },
             propagation_row("module.nodes.aws_autoscaling_group.this[\"a\"]"),
             row("aws_eks_addon.coredns", "create", ApplyResult::NotReached),
         ],

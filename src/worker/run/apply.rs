@@ -224,6 +224,7 @@ impl RunCtx<'_> {
             &out.init.stderr_tail,
             stream,
             &record.planned_refs(),
+            &record.references,
             tools.redactor,
             ph,
         );
