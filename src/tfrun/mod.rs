@@ -114,6 +114,8 @@ pub struct StepOutput {
     pub duration: Duration,
     /// Connections the step's egress proxy refused.
     pub blocked: Vec<DenyReason>,
+    /// `host:port` of the refused connections an allowlist entry would admit.
+    pub blocked_endpoints: Vec<String>,
     /// stdout lines too long for the line callback (dropped from it, still in `stdout`).
     pub overlong_lines: u64,
 }
@@ -137,6 +139,7 @@ impl From<RunOutput> for StepOutput {
             stderr_tail: o.stderr_tail,
             duration: o.duration,
             blocked: Vec::new(),
+            blocked_endpoints: Vec::new(),
             overlong_lines: o.overlong_lines,
         }
     }
@@ -156,6 +159,8 @@ pub struct PlanOutput {
     pub missing_workspace: Option<String>,
     /// Connections refused by the egress proxy in any step.
     pub blocked: Vec<DenyReason>,
+    /// `host:port` of the refused connections an allowlist entry would admit, in any step.
+    pub blocked_endpoints: Vec<String>,
     /// The resource limit `show -json` hit (its output is not kept otherwise).
     pub show_limit: Option<ResourceLimit>,
 }
@@ -169,6 +174,8 @@ pub struct ApplyOutput {
     pub missing_workspace: Option<String>,
     /// Connections refused by the egress proxy in any step.
     pub blocked: Vec<DenyReason>,
+    /// `host:port` of the refused connections an allowlist entry would admit, in any step.
+    pub blocked_endpoints: Vec<String>,
 }
 
 impl PlanOutput {
@@ -279,7 +286,9 @@ async fn step(
         )
     })?;
     let mut out = StepOutput::from(out);
-    out.blocked = egress.finish();
+    let refused = egress.finish();
+    out.blocked = refused.reasons;
+    out.blocked_endpoints = refused.endpoints;
     Ok(out)
 }
 
@@ -298,6 +307,7 @@ pub async fn plan(
     if !init.ok {
         return Ok(PlanOutput {
             blocked: init.blocked.clone(),
+            blocked_endpoints: init.blocked_endpoints.clone(),
             init,
             plan: None,
             plan_json: None,
@@ -310,6 +320,7 @@ pub async fn plan(
     if !plan.ok {
         return Ok(PlanOutput {
             blocked: [&init.blocked[..], &plan.blocked[..]].concat(),
+            blocked_endpoints: [&init.blocked_endpoints[..], &plan.blocked_endpoints[..]].concat(),
             init,
             plan: Some(plan),
             plan_json: None,
@@ -338,6 +349,7 @@ pub async fn plan(
     let show_limit = show.limit();
     Ok(PlanOutput {
         blocked: [&init.blocked[..], &plan.blocked[..], &show.blocked[..]].concat(),
+        blocked_endpoints: [&init.blocked_endpoints[..], &plan.blocked_endpoints[..]].concat(),
         init,
         plan: Some(plan),
         plan_json: show.ok.then_some(show.stdout),
@@ -382,6 +394,7 @@ pub async fn apply(
     if !init.ok {
         return Ok(ApplyOutput {
             blocked: init.blocked.clone(),
+            blocked_endpoints: init.blocked_endpoints.clone(),
             init,
             apply: None,
             missing_workspace,
@@ -400,6 +413,7 @@ pub async fn apply(
     .await?;
     Ok(ApplyOutput {
         blocked: [&init.blocked[..], &apply.blocked[..]].concat(),
+        blocked_endpoints: [&init.blocked_endpoints[..], &apply.blocked_endpoints[..]].concat(),
         init,
         apply: Some(apply),
         missing_workspace: None,
