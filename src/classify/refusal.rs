@@ -12,6 +12,8 @@
 use std::net::IpAddr;
 
 use once_cell::sync::Lazy;
+
+use super::Category;
 use regex::Regex;
 
 /// What the caller knows about the run beyond its error text.
@@ -45,7 +47,7 @@ pub fn sandbox_refusal(text: &str, facts: &SandboxFacts) -> Option<Refusal> {
     if !facts.egress_filtered {
         return None;
     }
-    if let Some(endpoint) = facts.proxy_refused.first() {
+    if let Some(endpoint) = facts.proxy_refused.first().filter(|_| network_shaped(text)) {
         return Some(Refusal::EgressBlocked {
             endpoint: Some(endpoint.clone()),
         });
@@ -53,6 +55,19 @@ pub fn sandbox_refusal(text: &str, facts: &SandboxFacts) -> Option<Refusal> {
     direct_dial_refused(text, &facts.relayed_ports).map(|endpoint| Refusal::EgressBlocked {
         endpoint: Some(endpoint),
     })
+}
+
+/// A failure a refused proxied connection can explain: one the classifier finds no AWS cause
+/// for (an `AccessDenied` while the proxy refused some other call stays what it is).
+fn network_shaped(text: &str) -> bool {
+    let ctx = super::ClassifyContext {
+        has_address: false,
+        ..Default::default()
+    };
+    matches!(
+        super::classify(text, &ctx).category,
+        Category::Unknown | Category::ConfigurationError | Category::Timeout
+    )
 }
 
 /// `dial tcp 127.0.0.1:9000: connect: connection refused` (Go's wording), for an endpoint the
@@ -173,12 +188,22 @@ mod tests {
             proxy_refused: vec!["db.internal:5432".into(), "x:1".into()],
             ..sandboxed(&[3128])
         };
-        assert_eq!(
-            sandbox_refusal("Forbidden", &facts),
-            Some(Refusal::EgressBlocked {
-                endpoint: Some("db.internal:5432".into())
-            })
-        );
+        for text in [
+            "fetch failed: HTTP 403",
+            "Forbidden",
+            "RequestError: send request failed",
+        ] {
+            assert_eq!(
+                sandbox_refusal(text, &facts),
+                Some(Refusal::EgressBlocked {
+                    endpoint: Some("db.internal:5432".into())
+                }),
+                "{text}"
+            );
+        }
+        // A failure with an AWS cause of its own is not the proxy's doing.
+        let denied = "creating EC2 Instance: UnauthorizedOperation: You are not authorized to perform this operation.\n\tstatus code: 403, request id: 5a1b";
+        assert_eq!(sandbox_refusal(denied, &facts), None);
     }
 
     /// Terraform 1.0.3's `init` when no installation method includes the provider (wrapped as

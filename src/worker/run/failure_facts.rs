@@ -15,7 +15,7 @@ use crate::render::from_outcome::{mark_refusal, name_denied_role, refusal_plan};
 use crate::render::{RootApply, RootPlan};
 use crate::sandbox::SandboxMode;
 use crate::terraform::parse_ui_stream;
-use crate::tfrun::{ApplyOutput, PlanOutput, RunSettings, TerraformSetup};
+use crate::tfrun::{ApplyOutput, PlanOutput, RunSettings, StepOutput, TerraformSetup};
 use crate::worker::cloudtrail_poll;
 
 use super::prepare::Prepared;
@@ -45,18 +45,24 @@ pub(super) fn sandbox_facts(
     }
 }
 
-/// tfgate's own refusal in a failed run's output (`init`'s error output and the step's
-/// stream), if it is one.
+/// The output of the step that failed: `init`'s error output when it failed, else the
+/// plan's or apply's stream.
+fn failed_output<'a>(init: &'a StepOutput, stream: Option<&'a str>) -> &'a str {
+    match init.ok {
+        false => &init.stderr_tail,
+        true => stream.unwrap_or_default(),
+    }
+}
+
+/// tfgate's own refusal in the output of a failed step, if it is one.
 pub(super) fn refusal_of(
     setup: &TerraformSetup,
     settings: &RunSettings,
-    outputs: &[&str],
+    failed_output: &str,
     proxy_refused: &[String],
 ) -> Option<Refusal> {
     let facts = sandbox_facts(setup.mode, settings, proxy_refused);
-    outputs
-        .iter()
-        .find_map(|text| sandbox_refusal(text, &facts))
+    sandbox_refusal(failed_output, &facts)
 }
 
 /// A failed apply's model, explained: tfgate's own refusal takes the place of the
@@ -69,8 +75,8 @@ pub(super) fn explain_failed_apply(
     model: &mut RootApply,
 ) {
     let stream = out.apply.as_ref().map(|s| s.stdout.as_str());
-    let outputs = [out.init.stderr_tail.as_str(), stream.unwrap_or_default()];
-    match refusal_of(setup, settings, &outputs, &out.blocked_endpoints) {
+    let failed = failed_output(&out.init, stream);
+    match refusal_of(setup, settings, failed, &out.blocked_endpoints) {
         Some(refusal) => mark_refusal(model, &refusal, redactor, ph),
         None => {
             let role = p.apply_role.as_deref().unwrap_or(&p.plan_role);
@@ -92,9 +98,9 @@ impl RunCtx<'_> {
         model: &mut RootPlan,
     ) -> Vec<PendingFailure> {
         let stdout = out.plan.as_ref().map(|s| s.stdout.as_str());
-        let outputs = [out.init.stderr_tail.as_str(), stdout.unwrap_or_default()];
+        let failed = failed_output(&out.init, stdout);
         let refused = &out.blocked_endpoints;
-        if let Some(refusal) = refusal_of(setup, &prepared.settings, &outputs, refused) {
+        if let Some(refusal) = refusal_of(setup, &prepared.settings, failed, refused) {
             *model = refusal_plan(&root_ident(p), &refusal, redactor, ph);
             return Vec::new();
         }
