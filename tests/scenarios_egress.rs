@@ -66,6 +66,13 @@ async fn a_plan_time_fetch_of_a_host_port_not_allowlisted_is_blocked_and_reporte
         reply.contains("blocked: 1 connection to a host not on the egress allowlist"),
         "{reply}"
     );
+    // The proxy's refusal makes the failure tfgate's own, with the policy key to edit (the
+    // endpoint, spelled `127.1`, is neither a plain address nor a name: not shown).
+    assert!(
+        reply.contains("| — |  | egress blocked |") || reply.contains("| egress blocked |"),
+        "{reply}"
+    );
+    assert!(reply.contains("under `egress:`"), "{reply}");
     assert_eq!(
         service.connections(),
         0,
@@ -133,4 +140,43 @@ async fn a_backend_pointed_at_a_host_port_not_allowlisted_never_reaches_it() {
         0,
         "the host service saw a connection"
     );
+}
+
+/// A root whose S3 backend (moto, on the host's 127.0.0.1) is not on the egress allowlist: the
+/// backend's Go client dials loopback directly, the sandbox's loopback has no relay on that
+/// port, and `init` fails with "connection refused". The comment says egress blocked, names
+/// the endpoint (loopback: shown as it is) and `egress:`, not a configuration error.
+async fn a_backend_endpoint_off_the_allowlist_is_egress_blocked(backend: Backend) {
+    let moto = std::env::var("TFGATE_TEST_MOTO_URL").unwrap_or_default();
+    let Some(endpoint) = moto
+        .strip_prefix("http://")
+        .map(|e| e.trim_end_matches('/'))
+    else {
+        return;
+    };
+    create_state_bucket().await;
+    // No `egress:` for moto (the test policies' usual `test_network` would add it).
+    let policy = "repos: [\"Codertocat/Hello-World\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/tfgate-plan\n  apply_role: arn:aws:iam::111111111111:role/tfgate-apply\n  providers: [\"tfgate/*\"]\nprojects:\n  - name: app\n    dir: infra/app\n";
+    let key = format!("egress-{}.tfstate", uuid::Uuid::new_v4().simple());
+    let main_tf = moto_root_tf(&key, "resource \"fake_thing\" \"a\" {\n  name = \"a\"\n}\n");
+    let Some((h, _repo)) = policy_root_harness(backend, policy, &main_tf).await else {
+        return;
+    };
+    let reply = h.comment(1, "/plan", "alice").await.join("\n");
+    assert!(reply.contains("❌ failed"), "{reply}");
+    assert!(reply.contains("| — |  | egress blocked |  |  |"), "{reply}");
+    let advice = format!("`{endpoint}` is not on this project's egress allowlist: an admin can add it under `egress:`");
+    assert!(reply.contains(&advice), "{reply}");
+    assert!(!reply.contains("configuration error"), "{reply}");
+    assert!(!reply.contains("RequestError"), "{reply}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn egress_blocked_backend_sqlite() {
+    a_backend_endpoint_off_the_allowlist_is_egress_blocked(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn egress_blocked_backend_postgres() {
+    a_backend_endpoint_off_the_allowlist_is_egress_blocked(Backend::Postgres).await;
 }

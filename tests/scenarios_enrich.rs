@@ -174,3 +174,115 @@ async fn enrichment_sqlite() {
 async fn enrichment_postgres() {
     enrichment_names_the_denied_action(Backend::Postgres).await;
 }
+
+/// A plan-time denial: the plan role may not read what the root looks up (a bare
+/// `UnauthorizedOperation` at plan time, no action in the text).
+fn plan_denial() -> String {
+    format!("reading EC2 VPC: UnauthorizedOperation: You are not authorized to perform this operation.\n\tstatus code: 403, request id: {PLAN_REQUEST_ID}")
+}
+
+const PLAN_REQUEST_ID: &str = "5a1b2c3d-0000-4000-8000-0000000000aa";
+
+/// A CloudTrail that has the plan role's denied `DescribeVpcs` record from the first lookup.
+async fn plan_role_cloudtrail() -> MockServer {
+    let cloudtrail = MockServer::start().await;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let record = json!({
+        "eventVersion": "1.09", "eventSource": "ec2.amazonaws.com", "eventName": "DescribeVpcs",
+        "eventTime": "2026-12-02T10:00:00Z", "eventType": "AwsApiCall", "awsRegion": "us-east-1",
+        "errorCode": "Client.UnauthorizedOperation",
+        "errorMessage": "You are not authorized to perform this operation. User: arn:aws:sts::111111111111:assumed-role/tfgate-plan/tfgate-1 is not authorized to perform: ec2:DescribeVpcs because no identity-based policy allows the ec2:DescribeVpcs action.",
+        "requestID": PLAN_REQUEST_ID, "eventID": "1a4debbb-0000-4000-8000-0000000000ab",
+        "readOnly": true, "managementEvent": true, "recipientAccountId": "111111111111",
+        "userIdentity": {"type": "AssumedRole", "arn": "arn:aws:sts::111111111111:assumed-role/tfgate-plan/tfgate-1", "accountId": "111111111111"}
+    });
+    Mock::given(method("POST"))
+        .and(header_regex("x-amz-target", "LookupEvents"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("content-type", "application/x-amz-json-1.1")
+                .set_body_json(json!({"Events": [{
+                    "EventId": "1a4debbb-0000-4000-8000-0000000000ab", "EventName": "DescribeVpcs",
+                    "ReadOnly": "true", "EventTime": now as f64, "EventSource": "ec2.amazonaws.com",
+                    "Username": "tfgate-1", "CloudTrailEvent": record.to_string()
+                }]})),
+        )
+        .mount(&cloudtrail)
+        .await;
+    cloudtrail
+}
+
+async fn a_plan_time_denial_is_enriched_and_names_the_plan_role(backend: Backend) {
+    if !terraform_tools_available() {
+        return;
+    }
+    let cloudtrail = plan_role_cloudtrail().await;
+    let Some(h) = Harness::start_with(backend, Some(&with_test_network(POLICY)), |a| {
+        a.cloudtrail_endpoint_url = Some(cloudtrail.uri());
+        a.enrich_schedule = Some("0,0,0".into());
+    })
+    .await
+    else {
+        return;
+    };
+    let repo = tempfile::tempdir().unwrap();
+    let dir = repo.path().join("infra/compute");
+    std::fs::create_dir_all(&dir).unwrap();
+    let tf = format!(
+        "terraform {{\n  required_providers {{\n    fake = {{ source = \"tfgate/fake\", version = \"0.1.0\" }}\n  }}\n}}\nprovider \"fake\" {{}}\nresource \"fake_thing\" \"vpc\" {{\n  name = \"vpc\"\n  plan_fail_with = {:?}\n}}\n",
+        plan_denial()
+    );
+    std::fs::write(dir.join("main.tf"), tf).unwrap();
+    h.github.serve_repo(repo.path());
+    h.github.with(|g| {
+        g.files = vec!["infra/compute/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    h.comment(1, "/plan", "alice").await;
+
+    let comments = h.github.comments();
+    let plan = comments
+        .iter()
+        .find(|c| c.body.contains("tfgate plan"))
+        .unwrap();
+    let body = &plan.body;
+    assert!(plan.edits >= 1, "the plan comment was updated:\n{body}");
+    // The row: category and (confirmed) action.
+    assert!(
+        body.contains("| `fake_thing.vpc` | `UnauthorizedOperation` | permission missing | `ec2:DescribeVpcs` |"),
+        "{body}"
+    );
+    // The missing-permission statement, for the plan role.
+    assert!(
+        body.contains("`fake_thing.vpc` needs `ec2:DescribeVpcs`: no identity-based policy allows it _(confirmed by CloudTrail)_"),
+        "{body}"
+    );
+    assert!(body.contains("\"Action\": \"ec2:DescribeVpcs\""), "{body}");
+    assert!(
+        body.contains("add this statement to the plan role"),
+        "{body}"
+    );
+    // Advice names the plan role by name, never the apply role, an ARN or the account.
+    assert!(
+        body.contains("to the policy of the plan role `tfgate-plan`"),
+        "{body}"
+    );
+    assert!(!body.contains("apply role"), "{body}");
+    assert!(!body.contains("confirming with CloudTrail"), "{body}");
+    for leak in ["arn:", "111111111111", PLAN_REQUEST_ID] {
+        assert!(!body.contains(leak), "{leak} leaked:\n{body}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_time_denial_sqlite() {
+    a_plan_time_denial_is_enriched_and_names_the_plan_role(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_time_denial_postgres() {
+    a_plan_time_denial_is_enriched_and_names_the_plan_role(Backend::Postgres).await;
+}

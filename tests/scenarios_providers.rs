@@ -46,3 +46,33 @@ async fn committed_provider_settings_are_removed_before_init_and_the_pr_is_told_
     let note = "removed committed provider settings before `init` (`infra/app/.terraform`, `infra/app/.terraformrc`, `infra/app/terraform.d`)";
     assert_eq!(reply.matches(note).count(), 1, "{reply}");
 }
+
+/// The root needs `tfgate/fake`; the project's `providers:` lists only `hashicorp/*`. The plan
+/// comment names the category, the source and the policy key, not a configuration error.
+async fn an_unlisted_provider_is_named_with_the_policy_key(backend: Backend) {
+    let policy = "repos: [\"Codertocat/Hello-World\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/tfgate-plan\n  apply_role: arn:aws:iam::111111111111:role/tfgate-apply\nprojects:\n  - name: app\n    dir: infra/app\n    providers: [\"hashicorp/*\"]\n";
+    let Some((h, _repo)) = policy_root_harness(backend, policy, FAKE_ROOT).await else {
+        return;
+    };
+    let reply = h.comment(1, "/plan", "alice").await.join("\n");
+    assert!(reply.contains("❌ failed"), "{reply}");
+    assert!(
+        reply.contains("| — |  | provider not allowed |  |  |"),
+        "{reply}"
+    );
+    assert!(
+        reply.contains("`init` could not install `registry.terraform.io/tfgate/fake`, which this project's `providers:` does not list: an admin can add it under `providers:`"),
+        "{reply}"
+    );
+    assert!(!reply.contains("configuration error"), "{reply}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_not_allowed_sqlite() {
+    an_unlisted_provider_is_named_with_the_policy_key(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_not_allowed_postgres() {
+    an_unlisted_provider_is_named_with_the_policy_key(Backend::Postgres).await;
+}

@@ -26,12 +26,17 @@ pub enum Category {
     /// The sandboxed run hit one of the server's resource limits (memory, processes, disk,
     /// output).
     ResourceLimit,
+    /// tfgate's sandbox refused a connection: the endpoint is not on the project's egress
+    /// allowlist.
+    EgressBlocked,
+    /// `init` could not install a provider the policy's `providers` does not list.
+    ProviderNotAllowed,
     Unknown,
 }
 
 impl Category {
     /// Every category, in the order of the taxonomy table.
-    pub const ALL: [Category; 17] = [
+    pub const ALL: [Category; 19] = [
         Category::PermissionMissing,
         Category::PropagationDelay,
         Category::Throttled,
@@ -48,6 +53,8 @@ impl Category {
         Category::StateLock,
         Category::PlanStale,
         Category::ResourceLimit,
+        Category::EgressBlocked,
+        Category::ProviderNotAllowed,
         Category::Unknown,
     ];
 
@@ -70,6 +77,8 @@ impl Category {
             Category::StateLock => "state_lock",
             Category::PlanStale => "plan_stale",
             Category::ResourceLimit => "resource_limit",
+            Category::EgressBlocked => "egress_blocked",
+            Category::ProviderNotAllowed => "provider_not_allowed",
             Category::Unknown => "unknown",
         }
     }
@@ -98,6 +107,8 @@ impl Category {
             Category::StateLock => "state locked",
             Category::PlanStale => "plan stale",
             Category::ResourceLimit => "resource limit",
+            Category::EgressBlocked => "egress blocked",
+            Category::ProviderNotAllowed => "provider not allowed",
             Category::Unknown => "unknown",
         }
     }
@@ -149,9 +160,74 @@ impl Category {
             Category::ResourceLimit => {
                 "The run hit a resource limit of the server (named in the notes); make the run smaller, or ask an admin to raise the limit."
             }
+            Category::EgressBlocked => {
+                "The endpoint is not on this project's egress allowlist: an admin can add it under `egress:` in the policy, then plan the root again."
+            }
+            Category::ProviderNotAllowed => {
+                "The provider is not in this project's `providers:` list: an admin can add it under `providers:` in the policy, then plan the root again."
+            }
             Category::Unknown => "The cause was not recognised; an admin can read the raw log.",
         }
     }
+
+    /// The advice of a failure that names what it is about: the endpoint of `egress_blocked`,
+    /// the provider source of `provider_not_allowed`, the denied role of `permission_missing`.
+    /// `subject` is shown in code spans, so it must already be PR-safe (redacted).
+    pub fn advice_naming(self, subject: &AdviceSubject) -> String {
+        match (self, subject) {
+            (Category::EgressBlocked, AdviceSubject::Endpoint(e)) => format!(
+                "`{e}` is not on this project's egress allowlist: an admin can add it under `egress:` in the policy, then plan the root again."
+            ),
+            (Category::ProviderNotAllowed, AdviceSubject::Provider(p)) => format!(
+                "`init` could not install `{p}`, which this project's `providers:` does not list: an admin can add it under `providers:` in the policy, then plan the root again."
+            ),
+            (Category::PermissionMissing, AdviceSubject::Role { kind, name }) => {
+                let role = match name {
+                    Some(n) => format!("the {} role `{n}`", kind.word()),
+                    None => format!("the {} role", kind.word()),
+                };
+                let then = match kind {
+                    RoleKind::Plan => "run `/plan` again",
+                    RoleKind::Apply => "plan the root again and `/apply`",
+                };
+                format!(
+                    "An AWS account owner or admin can add the named IAM action to the policy of {role} (or lift the named deny); then {then}."
+                )
+            }
+            _ => self.advice().to_string(),
+        }
+    }
+}
+
+/// Which of a project's two roles a run used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleKind {
+    Plan,
+    Apply,
+}
+
+impl RoleKind {
+    pub fn word(self) -> &'static str {
+        match self {
+            RoleKind::Plan => "plan",
+            RoleKind::Apply => "apply",
+        }
+    }
+}
+
+/// What a category's advice names (already PR-safe).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdviceSubject {
+    /// `host:port` (a loopback address as it is, any other address redacted).
+    Endpoint(String),
+    /// A provider source, `registry.terraform.io/hashicorp/aws`.
+    Provider(String),
+    /// The role a permission failure was denied to, by name only (never its ARN).
+    Role {
+        kind: RoleKind,
+        name: Option<String>,
+    },
 }
 
 impl std::fmt::Display for Category {
@@ -197,6 +273,8 @@ mod tests {
                 "state_lock",
                 "plan_stale",
                 "resource_limit",
+                "egress_blocked",
+                "provider_not_allowed",
                 "unknown",
             ]
         );
@@ -215,5 +293,52 @@ mod tests {
         }
         assert!(Category::Throttled.advice().contains("parallelism"));
         assert!(Category::PropagationDelay.advice().contains("/apply"));
+        assert!(Category::EgressBlocked.advice().contains("`egress:`"));
+        assert!(Category::ProviderNotAllowed
+            .advice()
+            .contains("`providers:`"));
+    }
+
+    #[test]
+    fn advice_names_the_endpoint_the_provider_and_the_denied_role() {
+        let e = AdviceSubject::Endpoint("127.0.0.1:9000".into());
+        assert_eq!(
+            Category::EgressBlocked.advice_naming(&e),
+            "`127.0.0.1:9000` is not on this project's egress allowlist: an admin can add it under `egress:` in the policy, then plan the root again."
+        );
+        let p = AdviceSubject::Provider("registry.terraform.io/hashicorp/aws".into());
+        assert!(Category::ProviderNotAllowed
+            .advice_naming(&p)
+            .contains("`registry.terraform.io/hashicorp/aws`, which this project's `providers:` does not list"));
+        let plan = AdviceSubject::Role {
+            kind: RoleKind::Plan,
+            name: Some("tfgate-plan".into()),
+        };
+        let text = Category::PermissionMissing.advice_naming(&plan);
+        assert!(text.contains("the plan role `tfgate-plan`"), "{text}");
+        assert!(
+            text.contains("run `/plan` again") && !text.contains("apply"),
+            "{text}"
+        );
+        let apply = AdviceSubject::Role {
+            kind: RoleKind::Apply,
+            name: None,
+        };
+        let text = Category::PermissionMissing.advice_naming(&apply);
+        assert!(text.contains("the apply role (or"), "{text}");
+        // A subject of another kind leaves the category's own advice.
+        assert_eq!(
+            Category::Throttled.advice_naming(&e),
+            Category::Throttled.advice()
+        );
+        for c in Category::ALL {
+            for s in [&e, &p, &plan, &apply] {
+                let advice = c.advice_naming(s);
+                assert!(
+                    advice.ends_with('.') && !advice.contains(". "),
+                    "{c}: {advice}"
+                );
+            }
+        }
     }
 }

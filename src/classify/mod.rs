@@ -9,6 +9,7 @@ mod deny;
 mod extract;
 mod iam_prefixes;
 mod jsonl;
+mod refusal;
 mod rules;
 mod services;
 mod wording;
@@ -20,11 +21,12 @@ mod dev_set_eval;
 #[cfg(test)]
 mod tests;
 
-pub use category::Category;
+pub use category::{AdviceSubject, Category, RoleKind};
 pub use context::context_for_failure;
 pub use deny::DenyKind;
 pub use iam_prefixes::is_iam_prefix;
 pub use jsonl::{classify_jsonl, ClassifyJsonlError};
+pub use refusal::{sandbox_refusal, Refusal, SandboxFacts};
 
 use serde::Serialize;
 

@@ -108,7 +108,7 @@ async fn published_comment(
     let result = RunResult::open_sealed(&key, &row.result)?;
     let renderer = crate::state::renderer_for(config)?;
     let text = match &result {
-        RunResult::Plan { comment } => renderer.render_plan(comment),
+        RunResult::Plan { comment, .. } => renderer.render_plan(comment),
         RunResult::Apply { comment, .. } => renderer.render_apply(comment),
     }
     .map_err(|e| anyhow::anyhow!("rendering the stored result: {e}"))?;

@@ -17,7 +17,7 @@ pub mod request;
 
 pub use allowlist::{default_rules, parse_rule, Allowlist, EgressRule};
 pub use decision::DenyReason;
-pub use proxy::{EgressPolicy, EgressProxy};
+pub use proxy::{EgressPolicy, EgressProxy, Refusals};
 
 /// How a run's Terraform reaches the network (decided by the run planner from policy and
 /// server flags; carried out by `tfrun`).

@@ -38,7 +38,15 @@ pub struct EgressPolicy {
 pub struct EgressProxy {
     dir: tempfile::TempDir,
     task: JoinHandle<()>,
-    refused: Arc<Mutex<Vec<DenyReason>>>,
+    refused: Arc<Mutex<Refusals>>,
+}
+
+/// What a proxy refused: every refusal's reason, and the `host:port` of those an allowlist
+/// entry would have admitted (as the client asked for it; never shown unredacted).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refusals {
+    pub reasons: Vec<DenyReason>,
+    pub endpoints: Vec<String>,
 }
 
 impl EgressProxy {
@@ -49,7 +57,7 @@ impl EgressProxy {
             .prefix("egress-")
             .tempdir_in(root)?;
         let listener = UnixListener::bind(dir.path().join(SOCKET_NAME))?;
-        let refused = Arc::new(Mutex::new(Vec::new()));
+        let refused = Arc::new(Mutex::new(Refusals::default()));
         let sink = refused.clone();
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
@@ -70,7 +78,7 @@ impl EgressProxy {
     }
 
     /// Stops accepting (open tunnels end with the sandbox) and returns the refusals.
-    pub fn finish(self) -> Vec<DenyReason> {
+    pub fn finish(self) -> Refusals {
         self.task.abort();
         let refused = self.refused.lock().map(|r| r.clone()).unwrap_or_default();
         refused
@@ -86,14 +94,14 @@ impl Drop for EgressProxy {
 async fn serve(
     mut client: UnixStream,
     policy: &EgressPolicy,
-    refused: &Mutex<Vec<DenyReason>>,
+    refused: &Mutex<Refusals>,
     run: &str,
 ) {
     let (request, rest) = match read_request(&mut client).await {
         Ok(parsed) => parsed,
         Err(why) => {
             tracing::warn!(run, reason = "bad_request", detail = %why, "egress refused");
-            record(refused, DenyReason::BadRequest);
+            record(refused, DenyReason::BadRequest, None);
             let _ = client.write_all(&answer(400, DenyReason::BadRequest)).await;
             return;
         }
@@ -102,7 +110,11 @@ async fn serve(
         Ok(stream) => stream,
         Err(Refusal::Denied(reason)) => {
             tracing::warn!(run, host = %request.host, port = request.port, reason = %reason, "egress refused");
-            record(refused, reason);
+            let endpoint = match request.host.contains(':') {
+                true => format!("[{}]:{}", request.host, request.port),
+                false => format!("{}:{}", request.host, request.port),
+            };
+            record(refused, reason, Some(endpoint));
             let _ = client.write_all(&answer(403, reason)).await;
             return;
         }
@@ -119,9 +131,14 @@ async fn serve(
     let _ = relay(client, upstream, request.kind, &rest).await;
 }
 
-fn record(refused: &Mutex<Vec<DenyReason>>, reason: DenyReason) {
+fn record(refused: &Mutex<Refusals>, reason: DenyReason, endpoint: Option<String>) {
+    let fixable = matches!(
+        reason,
+        DenyReason::NotAllowlisted | DenyReason::Loopback | DenyReason::Private
+    );
     if let Ok(mut list) = refused.lock() {
-        list.push(reason);
+        list.reasons.push(reason);
+        list.endpoints.extend(endpoint.filter(|_| fixable));
     }
 }
 

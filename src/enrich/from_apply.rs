@@ -2,7 +2,7 @@
 //! deny kind) the error text does not name. Pure.
 
 use crate::classify::{classify, Category, ClassifyContext};
-use crate::terraform::{ApplyOutcome, Diagnostic, ResourceStatus};
+use crate::terraform::{ApplyOutcome, Diagnostic, ResourceStatus, Severity, UiStream};
 
 use super::resource::from_denial_message;
 use super::FailureToEnrich;
@@ -30,6 +30,20 @@ pub fn failures_from_apply(outcome: &ApplyOutcome) -> Vec<FailureToEnrich> {
                 ..
             } => permission_failure(&r.address, diagnostics, failed_at.as_deref()),
             _ => None,
+        })
+        .filter(super::needs_enrichment)
+        .collect()
+}
+
+/// Permission failures of a plan (its error diagnostics, each at its `@timestamp`), as
+/// enrichment inputs (only those that need it).
+pub fn failures_from_plan(stream: &UiStream) -> Vec<FailureToEnrich> {
+    stream
+        .diagnostics()
+        .filter(|(_, d)| d.severity == Severity::Error)
+        .filter_map(|(meta, d)| {
+            let address = d.address.as_deref().unwrap_or_default();
+            permission_failure(address, std::slice::from_ref(d), meta.timestamp.as_deref())
         })
         .filter(super::needs_enrichment)
         .collect()

@@ -27,7 +27,9 @@ pub use denied::{
 };
 pub use event::{CloudTrailRecord, LookupEventRecord};
 pub use failure::{from_text, needs_cloudtrail, needs_enrichment, should_decode, FailureToEnrich};
-pub use from_apply::{encoded_message, failures_from_apply, permission_failure};
+pub use from_apply::{
+    encoded_message, failures_from_apply, failures_from_plan, permission_failure,
+};
 pub use lookup::{lookup_plan, LookupAttribute, LookupPlanError, LookupQuery, MAX_RESULTS};
 pub use matching::{denied_call_from_record, match_events};
 pub use resource::{is_pr_safe, RedactedResource};

@@ -33,6 +33,16 @@ pub struct EnrichmentView {
     pub status: String,
 }
 
+impl EnrichmentView {
+    /// The same view for a plan-time denial: the statement goes to the plan role.
+    pub fn for_plan_role(mut self) -> Self {
+        if let Some(h) = &self.hint {
+            self.hint = Some(h.replace("to the apply role.", "to the plan role."));
+        }
+        self
+    }
+}
+
 /// Merges what is known, best source first: CloudTrail, then the decoded message, then the
 /// SDK text; a better source's missing fields are filled from the others. `shown_address` is
 /// the failure's address as the comment shows it; the resource name is dropped (the statement

@@ -7,7 +7,9 @@ mod payload;
 pub mod queue;
 pub mod runner;
 
-pub use payload::{DriftJob, EnrichJob, PendingFailure, PublishJob, RunCommand, RunJob};
+pub use payload::{
+    DriftJob, EnrichJob, EnrichedComment, PendingFailure, PublishJob, RunCommand, RunJob,
+};
 
 use serde::{Deserialize, Serialize};
 

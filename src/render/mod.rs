@@ -282,6 +282,9 @@ impl Renderer {
             samples::plan_with_drift(),
             samples::plan_failed_config_error(),
             samples::plan_with_every_note(),
+            samples::plan_denied_at_plan_time(),
+            samples::plan_egress_blocked(),
+            samples::plan_provider_not_allowed(),
         ] {
             self.render_plan(&plan).map_err(as_template_error)?;
             self.check_run_plan(&plan).map_err(as_template_error)?;

@@ -67,6 +67,9 @@ pub struct RootPlanView<'a> {
     pub warnings: &'a [String],
     pub errors: &'a [FailureRow],
     pub advice: &'a [AdviceView],
+    /// Plan-time permission failures whose denied action is known.
+    pub denials: &'a [crate::enrich::EnrichmentView],
+    pub pending_enrichment: bool,
     pub details: Vec<ResourceDetail<'a>>,
     pub omitted_resources: usize,
 }
@@ -118,6 +121,8 @@ pub fn plan_view(comment: &PlanComment, trim: PlanTrim, in_check_run: bool) -> P
                 warnings: &root.warnings,
                 errors: &root.errors,
                 advice: &root.advice,
+                denials: &root.denials,
+                pending_enrichment: root.pending_enrichment,
                 details,
                 omitted_resources,
             }

@@ -57,6 +57,40 @@ fn plan_failed_with_config_error() {
 }
 
 #[test]
+fn plan_denied_at_plan_time_names_the_plan_role_and_the_statement() {
+    let text = renderer()
+        .render_plan(&samples::plan_denied_at_plan_time())
+        .unwrap();
+    assert!(text.contains("the plan role `tfgate-plan`"), "{text}");
+    assert!(text.contains("in the plan role's account"), "{text}");
+    assert!(text.contains("\"Action\": \"ec2:DescribeVpcs\""), "{text}");
+    assert!(
+        !text.contains("arn:") && !text.contains("111111111111"),
+        "{text}"
+    );
+    snap_text("plan_denied_at_plan_time", text);
+}
+
+#[test]
+fn plan_egress_blocked_names_the_endpoint_and_the_key() {
+    let text = renderer()
+        .render_plan(&samples::plan_egress_blocked())
+        .unwrap();
+    assert!(text.contains("egress blocked"), "{text}");
+    assert!(!text.contains("configuration error"), "{text}");
+    snap_text("plan_egress_blocked", text);
+}
+
+#[test]
+fn plan_provider_not_allowed_names_the_source_and_the_key() {
+    let text = renderer()
+        .render_plan(&samples::plan_provider_not_allowed())
+        .unwrap();
+    assert!(text.contains("provider not allowed"), "{text}");
+    snap_text("plan_provider_not_allowed", text);
+}
+
+#[test]
 fn plan_drift_warning_comes_first() {
     let text = renderer().render_plan(&samples::plan_with_drift()).unwrap();
     let drift = text.find("changes because shared input").unwrap();

@@ -13,12 +13,15 @@ use crate::render::{
 pub const PUBLICATION_AAD: &str = "publication";
 
 /// What a run job recorded for its PR: the comment's view model (rendered when published) and,
-/// for an apply, the failures whose denied action CloudTrail is asked for once it is posted.
+/// the failures whose denied action CloudTrail is asked for once it is posted.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]
 pub enum RunResult {
     Plan {
         comment: PlanComment,
+        /// Plan-time permission failures whose denied action CloudTrail is asked for.
+        #[serde(default)]
+        pending: Vec<PendingFailure>,
     },
     Apply {
         comment: ApplyComment,
@@ -54,7 +57,7 @@ impl RunResult {
     /// The PR number and the marker key (root, run) the comment carries.
     fn marker_fields(&self) -> (u64, &str, &str) {
         let meta = match self {
-            RunResult::Plan { comment } => &comment.meta,
+            RunResult::Plan { comment, .. } => &comment.meta,
             RunResult::Apply { comment, .. } => &comment.meta,
         };
         (meta.pr, &meta.marker_root, &meta.run_id)
@@ -63,7 +66,7 @@ impl RunResult {
     /// One check run per root: (root's project, check-run name, conclusion).
     pub fn check_runs(&self) -> Vec<(String, String, &'static str)> {
         match self {
-            RunResult::Plan { comment } => comment
+            RunResult::Plan { comment, .. } => comment
                 .repo_root_summaries
                 .iter()
                 .map(|r| {

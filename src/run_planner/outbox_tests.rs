@@ -24,6 +24,7 @@ fn plan_result(root: &str, run: &str) -> RunResult {
             denials: vec![],
             notes: vec![],
         },
+        pending: vec![],
     }
 }
 
@@ -38,6 +39,8 @@ fn root_plan(project: &str, status: PlanStatus) -> RootPlan {
         resources: vec![],
         errors: vec![],
         advice: vec![],
+        denials: vec![],
+        pending_enrichment: false,
     }
 }
 
@@ -223,7 +226,7 @@ fn a_result_round_trips_as_json() {
     let back: RunResult = serde_json::from_str(&text).unwrap();
     assert_eq!(back.command(), "plan");
     assert_eq!(comment_step(&back, "b[bot]", &[]), CommentStep::Create);
-    let RunResult::Plan { comment } = back else {
+    let RunResult::Plan { comment, .. } = back else {
         panic!("a plan stays a plan")
     };
     assert_eq!(comment.repo_root_summaries.len(), 2);

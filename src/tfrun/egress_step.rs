@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use super::{RunSettings, TerraformSetup};
 use crate::egress::decision::count_by_reason;
-use crate::egress::{DenyReason, EgressPolicy, EgressProxy, RunNetwork};
+use crate::egress::{DenyReason, EgressPolicy, EgressProxy, Refusals, RunNetwork};
 use crate::render::{BlockedCount, RunNote};
 use crate::sandbox::{EgressMount, Network, SandboxMode, SandboxSpec};
 
@@ -79,7 +79,7 @@ impl EgressStep {
     }
 
     /// Stops the proxy; the connections it refused.
-    pub fn finish(self) -> Vec<DenyReason> {
+    pub fn finish(self) -> Refusals {
         self.proxy.map(EgressProxy::finish).unwrap_or_default()
     }
 }

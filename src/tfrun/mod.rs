@@ -117,6 +117,8 @@ pub struct StepOutput {
     pub duration: Duration,
     /// Connections the step's egress proxy refused.
     pub blocked: Vec<DenyReason>,
+    /// `host:port` of the refused connections an allowlist entry would admit.
+    pub blocked_endpoints: Vec<String>,
     /// stdout lines too long for the line callback (dropped from it, still in `stdout`).
     pub overlong_lines: u64,
 }
@@ -140,6 +142,7 @@ impl From<RunOutput> for StepOutput {
             stderr_tail: o.stderr_tail,
             duration: o.duration,
             blocked: Vec::new(),
+            blocked_endpoints: Vec::new(),
             overlong_lines: o.overlong_lines,
         }
     }
@@ -159,6 +162,8 @@ pub struct PlanOutput {
     pub missing_workspace: Option<String>,
     /// Connections refused by the egress proxy in any step.
     pub blocked: Vec<DenyReason>,
+    /// `host:port` of the refused connections an allowlist entry would admit, in any step.
+    pub blocked_endpoints: Vec<String>,
     /// The resource limit `show -json` hit (its output is not kept otherwise).
     pub show_limit: Option<ResourceLimit>,
 }
@@ -172,6 +177,8 @@ pub struct ApplyOutput {
     pub missing_workspace: Option<String>,
     /// Connections refused by the egress proxy in any step.
     pub blocked: Vec<DenyReason>,
+    /// `host:port` of the refused connections an allowlist entry would admit, in any step.
+    pub blocked_endpoints: Vec<String>,
 }
 
 impl PlanOutput {
@@ -243,6 +250,7 @@ pub async fn plan(
     if !init.ok {
         return Ok(PlanOutput {
             blocked: init.blocked.clone(),
+            blocked_endpoints: init.blocked_endpoints.clone(),
             init,
             plan: None,
             plan_json: None,
@@ -262,6 +270,7 @@ pub async fn plan(
     if !plan.ok {
         return Ok(PlanOutput {
             blocked: [&init.blocked[..], &plan.blocked[..]].concat(),
+            blocked_endpoints: [&init.blocked_endpoints[..], &plan.blocked_endpoints[..]].concat(),
             init,
             plan: Some(plan),
             plan_json: None,
@@ -282,6 +291,7 @@ pub async fn plan(
     let show_limit = show.limit();
     Ok(PlanOutput {
         blocked: [&init.blocked[..], &plan.blocked[..], &show.blocked[..]].concat(),
+        blocked_endpoints: [&init.blocked_endpoints[..], &plan.blocked_endpoints[..]].concat(),
         init,
         plan: Some(plan),
         plan_json: show.ok.then_some(show.stdout),
@@ -324,6 +334,7 @@ pub async fn apply(
     if !init.ok {
         return Ok(ApplyOutput {
             blocked: init.blocked.clone(),
+            blocked_endpoints: init.blocked_endpoints.clone(),
             init,
             apply: None,
             missing_workspace,
@@ -340,6 +351,7 @@ pub async fn apply(
     let apply = step_with(setup, workdir, settings, access, args, on_line).await?;
     Ok(ApplyOutput {
         blocked: [&init.blocked[..], &apply.blocked[..]].concat(),
+        blocked_endpoints: [&init.blocked_endpoints[..], &apply.blocked_endpoints[..]].concat(),
         init,
         apply: Some(apply),
         missing_workspace: None,

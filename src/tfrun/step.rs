@@ -91,7 +91,9 @@ pub(super) async fn step_with(
     })?;
     drop(cli_config);
     let mut out = StepOutput::from(out);
-    out.blocked = egress.finish();
+    let refused = egress.finish();
+    out.blocked = refused.reasons;
+    out.blocked_endpoints = refused.endpoints;
     Ok(out)
 }
 

@@ -241,7 +241,7 @@ async fn run_context(
                 .find(|r| matches(&r.project, &r.workspace));
             ("apply", serde_json::to_value(root)?, json!([]))
         }
-        Some(RunResult::Plan { comment }) => {
+        Some(RunResult::Plan { comment, .. }) => {
             let root = comment
                 .repo_root_summaries
                 .iter()

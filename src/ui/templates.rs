@@ -119,4 +119,27 @@ mod tests {
         assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"));
         assert!(html.contains("a &amp; b"));
     }
+
+    #[test]
+    fn a_plan_run_page_shows_the_plan_roles_missing_permissions_and_advice() {
+        let comment = crate::render::samples::plan_denied_at_plan_time();
+        let root = serde_json::to_value(&comment.repo_root_summaries[0]).unwrap();
+        let run = serde_json::json!({
+            "id": 7, "command": "plan", "project": "eks", "repo": "acme/infra", "pr": 21,
+            "workspace": "default", "head_sha": "9c1b2d4e", "status": "plan_failed",
+            "actor": "alice", "when": "now", "took": "3 s"
+        });
+        let ctx = minijinja::context! { run => run, kind => "plan", root => root };
+        let html = render("run.html", minijinja::Value::from_serialize(&ctx)).unwrap();
+        assert!(
+            html.contains("Missing permissions of the plan role"),
+            "{html}"
+        );
+        assert!(html.contains("<code>ec2:DescribeVpcs</code>"), "{html}");
+        assert!(
+            html.contains("&quot;Action&quot;: &quot;ec2:DescribeVpcs&quot;"),
+            "{html}"
+        );
+        assert!(html.contains("the plan role `tfgate-plan`"), "{html}");
+    }
 }

@@ -1,6 +1,7 @@
-//! `enrich` jobs: name the denied action of a permission failure the error text left unclear.
-//! Each job is one poll: decode the authorization message if there is one, else look the
-//! denied call up in CloudTrail under the read role of the account; the apply comment is
+//! `enrich` jobs: name the denied action of a permission failure the error text left unclear,
+//! at apply time or at plan time. Each job is one poll: decode the authorization message if
+//! there is one, else look the denied call up in CloudTrail under the read role of the
+//! account of the role that was denied; the result comment (apply or plan) is
 //! updated when every pending failure is confirmed, or when the schedule runs out (with a
 //! note). CloudTrail delivers in about 5 minutes, not guaranteed, so polls are spaced out.
 
@@ -17,13 +18,13 @@ use crate::aws::{
 use crate::crypto::seal_job_payload;
 use crate::enrich::{
     enrichment_view, lookup_plan, match_events, parse_decoded_authorization_message, DeniedCall,
-    EnrichmentState, EnrichmentView,
+    EnrichmentState,
 };
 use crate::github::api;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
-use crate::jobs::{EnrichJob, PendingFailure};
+use crate::jobs::{EnrichJob, EnrichedComment, PendingFailure};
 use crate::redact::{RedactionConfig, Redactor};
-use crate::render::{RootApply, RunNote};
+use crate::render::RunNote;
 use crate::state::AppState;
 
 /// The `Username` of a run's session in CloudTrail.
@@ -116,33 +117,16 @@ const MAX_PAGES_PER_POLL: usize = 20;
 /// Waits after a throttled LookupEvents (beyond the SDK's own retries) within one poll.
 const THROTTLE_WAITS: [Duration; 2] = [Duration::from_secs(1), Duration::from_secs(3)];
 
-/// Puts a CloudTrail-confirmed denial into the root's table row and its list of denials.
-fn confirm_denial(root: &mut RootApply, view: &EnrichmentView) {
-    if view.iam_action.is_none() {
-        return;
-    }
-    for row in root.rows.iter_mut().filter(|r| r.address == view.address) {
-        row.iam_action.clone_from(&view.iam_action);
-        row.deny_kind_label.clone_from(&view.deny_kind_label);
-    }
-    match root.denials.iter_mut().find(|d| d.address == view.address) {
-        Some(known) => *known = view.clone(),
-        None => root.denials.push(view.clone()),
-    }
-}
-
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let mut e: EnrichJob = sealed_payload(&state.seal_key, job)?;
     let poll = poll_pending(state, &mut e).await?;
     e.attempt += 1;
     let schedule = &state.config.enrich_schedule;
     let done = poll.still.is_empty() || e.attempt >= schedule.len();
-    for root in e.comment.roots.iter_mut() {
-        let pending_here = poll.still.iter().any(|p| p.root == root.project);
-        root.pending_enrichment = pending_here && !done;
-    }
+    let pending_in = |project: &str| !done && poll.still.iter().any(|p| p.root == project);
+    e.comment.set_pending(&pending_in);
     if done && (!poll.still.is_empty() || poll.gave_up) {
-        e.comment.notes.push(RunNote::CloudTrailUnconfirmed);
+        e.comment.push_note(RunNote::CloudTrailUnconfirmed);
     }
     if done || poll.found_any {
         update_comment(state, &e).await?;
@@ -184,9 +168,7 @@ async fn poll_pending(state: &AppState, e: &mut EnrichJob) -> Result<Poll, JobEr
                 };
                 let found = EnrichmentState::Found(call);
                 let view = enrichment_view(&p.failure, shown, None, &found, &redactor);
-                for root in e.comment.roots.iter_mut().filter(|r| r.project == p.root) {
-                    confirm_denial(root, &view);
-                }
+                e.comment.confirm(&p.root, &view);
             }
             Ok(None) => poll.still.push(p),
             Err(err) => {
@@ -201,10 +183,11 @@ async fn poll_pending(state: &AppState, e: &mut EnrichJob) -> Result<Poll, JobEr
 /// Re-render the apply comment in place.
 async fn update_comment(state: &AppState, e: &EnrichJob) -> Result<(), JobError> {
     let (_, gh) = super::installation_client(state, &e.repo)?;
-    let body = state
-        .renderer
-        .render_apply(&e.comment)
-        .map_err(|err| JobError::Permanent(anyhow!("rendering: {err}")))?;
+    let body = match &e.comment {
+        EnrichedComment::Apply(c) => state.renderer.render_apply(c),
+        EnrichedComment::Plan(c) => state.renderer.render_plan(c),
+    }
+    .map_err(|err| JobError::Permanent(anyhow!("rendering: {err}")))?;
     api::update_comment(&gh, &e.repo, e.comment_id, &body)
         .await
         .map_err(github_error)?;

@@ -11,6 +11,7 @@ mod drift_check;
 mod drift_issue;
 pub mod drift_schedule;
 mod drift_who;
+mod enriched_comment;
 mod events;
 mod failed;
 mod gitops_check;

@@ -14,7 +14,7 @@ use super::{cloudtrail_poll, installation_client, payload};
 use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::github::{check_runs, lists};
-use crate::jobs::{ClaimedJob, EnrichJob, JobError, NewJob, PublishJob};
+use crate::jobs::{ClaimedJob, EnrichJob, EnrichedComment, JobError, NewJob, PublishJob};
 use crate::render::{
     annotations_for_apply, annotations_for_plan, parse_marker, AnnotationView, ApplyComment,
     CheckRunText, CommentKind, PlanComment, Renderer,
@@ -119,21 +119,23 @@ fn seen_comment(c: &IssueComment) -> SeenComment<'_> {
 
 fn render_result(renderer: &Renderer, result: &RunResult) -> Result<String, JobError> {
     match result {
-        RunResult::Plan { comment } => renderer.render_plan(comment),
+        RunResult::Plan { comment, .. } => renderer.render_plan(comment),
         RunResult::Apply { comment, .. } => renderer.render_apply(comment),
     }
     .map_err(|e| JobError::Permanent(anyhow!("rendering a result comment: {e}")))
 }
 
-/// The first CloudTrail poll of an apply's unclear permission failures, and its delay.
+/// The first CloudTrail poll of a result's unclear permission failures (an apply's or a
+/// plan's), and its delay.
 fn enrich_job(
     state: &AppState,
     target: &Target<'_>,
     result: &RunResult,
     comment_id: i64,
 ) -> Option<(NewJob, i64)> {
-    let RunResult::Apply { comment, pending } = result else {
-        return None;
+    let (comment, pending) = match result {
+        RunResult::Apply { comment, pending } => (EnrichedComment::Apply(comment.clone()), pending),
+        RunResult::Plan { comment, pending } => (EnrichedComment::Plan(comment.clone()), pending),
     };
     if pending.is_empty() {
         return None;
@@ -142,7 +144,7 @@ fn enrich_job(
         repo: target.repo.clone(),
         number: target.number,
         comment_id,
-        comment: comment.clone(),
+        comment,
         pending: pending.clone(),
         attempt: 0,
     };
@@ -214,7 +216,7 @@ fn check_run_texts(renderer: &Renderer, result: &RunResult) -> Vec<CheckRunSpec>
     rendered
         .filter_map(|(i, (project, name, conclusion))| {
             let (text, annotations) = match result {
-                RunResult::Plan { comment } => {
+                RunResult::Plan { comment, .. } => {
                     let one = PlanComment {
                         repo_root_summaries: vec![comment.repo_root_summaries[i].clone()],
                         ..comment.clone()

@@ -180,6 +180,8 @@ fn checker_sees_every_kind_through_markdown_escaping() {
             }],
             errors: vec![],
             advice: vec![],
+            denials: vec![],
+            pending_enrichment: false,
         };
         let md = renderer()
             .render_plan(&PlanComment {

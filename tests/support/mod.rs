@@ -682,3 +682,25 @@ pub async fn one_root_harness(
     });
     Some((h, repo))
 }
+
+/// Like [`one_root_harness`], on `backend` and with the whole `policy` given (its one root
+/// `app` in `infra/app`).
+pub async fn policy_root_harness(
+    backend: Backend,
+    policy: &str,
+    main_tf: &str,
+) -> Option<(Harness, tempfile::TempDir)> {
+    if !terraform_tools_available() {
+        return None;
+    }
+    let h = Harness::start_with_policy(backend, Some(policy)).await?;
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(repo.path().join("infra/app")).unwrap();
+    std::fs::write(repo.path().join("infra/app/main.tf"), main_tf).unwrap();
+    h.github.serve_repo(repo.path());
+    h.github.with(|g| {
+        g.files = vec!["infra/app/main.tf".into()];
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    Some((h, repo))
+}

@@ -2,7 +2,9 @@
 //! through the redactor; provider error text never does at all: a failure becomes address,
 //! action, AWS code, category, IAM action and deny kind only.
 
+pub mod named;
 pub mod runs;
+pub use named::{mark_refusal, name_denied_role, refusal_plan, role_name};
 pub use runs::{apply_model, limit_notes, mark_resource_limit, plan_model, resource_limit_plan};
 #[cfg(test)]
 mod tests;
@@ -177,6 +179,8 @@ pub fn plan_root(
         resources,
         errors: Vec::new(),
         advice: Vec::new(),
+        denials: Vec::new(),
+        pending_enrichment: false,
     }
 }
 
@@ -207,6 +211,24 @@ pub fn plan_failures(
         })
         .collect();
     (rows, advice_for(&categories))
+}
+
+/// Plan-time permission failures whose denied action the error text names, as an apply's
+/// (the others wait for CloudTrail).
+pub fn plan_denials(
+    errors: &[Diagnostic],
+    redactor: &Redactor,
+    ph: &mut Placeholders,
+) -> Vec<EnrichmentView> {
+    errors
+        .iter()
+        .filter_map(|d| {
+            let address = d.address.as_deref().unwrap_or_default();
+            let shown = redactor.redact_address(address, ph);
+            denial_view(&shown, address, std::slice::from_ref(d), None, redactor)
+                .map(EnrichmentView::for_plan_role)
+        })
+        .collect()
 }
 
 /// One root's apply → its view model. `apply` tells what was created earlier in this apply:

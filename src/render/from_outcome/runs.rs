@@ -15,7 +15,11 @@ use crate::terraform::{
 
 use super::{apply_root, plan_failures, plan_root, RootIdent};
 
-fn failed_plan(root: &RootIdent, errors: Vec<FailureRow>, advice: Vec<AdviceView>) -> RootPlan {
+pub(super) fn failed_plan(
+    root: &RootIdent,
+    errors: Vec<FailureRow>,
+    advice: Vec<AdviceView>,
+) -> RootPlan {
     RootPlan {
         project: root.project.clone(),
         dir: root.dir.clone(),
@@ -26,6 +30,8 @@ fn failed_plan(root: &RootIdent, errors: Vec<FailureRow>, advice: Vec<AdviceView
         resources: Vec::new(),
         errors,
         advice,
+        denials: Vec::new(),
+        pending_enrichment: false,
     }
 }
 
@@ -83,7 +89,9 @@ pub fn plan_model(
     if let Some(o) = &outcome {
         if !o.errors.is_empty() {
             let (rows, advice) = plan_failures(&o.errors, redactor, ph);
-            return failed_plan(root, rows, advice);
+            let mut model = failed_plan(root, rows, advice);
+            model.denials = super::plan_denials(&o.errors, redactor, ph);
+            return model;
         }
     }
     match plan_json.and_then(|j| parse_plan_json(j).ok()) {

@@ -95,6 +95,12 @@ pub struct RootPlan {
     pub errors: Vec<FailureRow>,
     /// Advice once per failure category present in `errors`.
     pub advice: Vec<AdviceView>,
+    /// Permission failures of the plan role whose denied action is known: as an apply's.
+    #[serde(default)]
+    pub denials: Vec<crate::enrich::EnrichmentView>,
+    /// CloudTrail lookup of a plan-time denial still running.
+    #[serde(default)]
+    pub pending_enrichment: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

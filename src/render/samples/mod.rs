@@ -5,7 +5,9 @@
 
 use super::model::*;
 
+mod failures;
 mod notes;
+pub use failures::{plan_denied_at_plan_time, plan_egress_blocked, plan_provider_not_allowed};
 pub use notes::{alternate_notices, apply_with_every_skip_reason, plan_with_every_note};
 
 pub fn meta(pr: u64) -> CommentMeta {
@@ -40,6 +42,8 @@ pub(super) fn eks_root(status: PlanStatus, counts: PlanCounts) -> RootPlan {
         resources: vec![],
         errors: vec![],
         advice: vec![],
+        denials: vec![],
+        pending_enrichment: false,
     }
 }
 

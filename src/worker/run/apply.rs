@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
 
+use super::failure_facts::explain_failed_apply;
 use super::prepare::Prepared;
 use super::{meta, public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{open, run_aad, seal, BlobPurpose};
@@ -232,6 +233,9 @@ impl RunCtx<'_> {
         let limit = out.limit_hit();
         if limit.is_some() {
             mark_resource_limit(&mut model);
+        } else if model.status != ApplyStatus::Succeeded {
+            let run = (&setup, &prepared.settings, &out);
+            explain_failed_apply(p, run, tools.redactor, ph, &mut model);
         }
         results
             .notes

@@ -28,6 +28,7 @@ use crate::state::AppState;
 
 mod apply;
 pub(super) mod drift;
+mod failure_facts;
 mod module_auth;
 mod plan;
 mod prepare;

@@ -13,7 +13,7 @@ use crate::db::runs;
 use crate::drift::redact_drift_warnings;
 use crate::github::facts;
 use crate::inputs::{self, LiveInputs};
-use crate::jobs::{JobError, RunCommand};
+use crate::jobs::{JobError, PendingFailure, RunCommand};
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::{limit_notes, plan_model, resource_limit_plan};
@@ -28,6 +28,8 @@ use crate::worker::{drift_check, github_error};
 #[derive(Default)]
 struct PlanResults {
     roots: Vec<RootPlan>,
+    /// Plan-time permission failures CloudTrail is asked about once the comment is posted.
+    pending: Vec<PendingFailure>,
     notes: Vec<RunNote>,
     drift_warnings: Vec<DriftWarning>,
     last_run: i64,
@@ -101,7 +103,7 @@ impl RunCtx<'_> {
             .notes
             .extend(limit_notes(project, limit, out.overlong_lines()));
         let stdout = out.plan.as_ref().map(|s| s.stdout.as_str());
-        let model = match limit {
+        let mut model = match limit {
             Some(_) => resource_limit_plan(&root_ident(p)),
             None => plan_model(
                 &root_ident(p),
@@ -113,6 +115,11 @@ impl RunCtx<'_> {
                 ph,
             ),
         };
+        if model.status == PlanStatus::Failed && limit.is_none() {
+            let run = (setup, &prepared, &out);
+            let pending = self.explain_failed_plan(p, run, redactor, ph, &mut model);
+            results.pending.extend(pending);
+        }
         let drift = self.drift(p, &live, &out, &prepared, results).await?;
         let shown = redact_drift_warnings(drift.warnings, redactor, ph);
         results.drift_warnings.extend(shown);
@@ -260,9 +267,11 @@ impl RunCtx<'_> {
             denials: vec![],
             notes: results.notes,
         };
+        let pending = results.pending;
         // Rendered once here so that a model that cannot be shown fails the run, not the publish.
         self.renderer.render_plan(&comment).map_err(render_err)?;
-        self.record_result(&RunResult::Plan { comment }).await
+        self.record_result(&RunResult::Plan { comment, pending })
+            .await
     }
 }
 

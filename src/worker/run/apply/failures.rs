@@ -16,7 +16,6 @@ use crate::redact::{Placeholders, Redactor};
 use crate::run_planner::record::ApplyRecord;
 use crate::state::AppState;
 use crate::terraform::{apply_outcome, parse_ui_line, parse_ui_stream, UiMessage};
-use crate::worker::cloudtrail_poll;
 
 /// Records completed resources of a running apply; `.0` is fed each stream line.
 pub(super) struct ProgressRecorder(pub Box<dyn Fn(&str) + Send + Sync>, JoinHandle<()>);
@@ -60,28 +59,11 @@ impl RunCtx<'_> {
         redactor: &Redactor,
         ph: &mut Placeholders,
     ) -> Vec<PendingFailure> {
-        let (Some(ct), Some(stream)) = (&self.policy.cloudtrail, stream) else {
+        let Some(parsed) = stream.and_then(|s| parse_ui_stream(s).ok()) else {
             return Vec::new();
         };
         let role = p.apply_role.as_deref().unwrap_or(&p.plan_role);
-        let Some(account) = cloudtrail_poll::account_of(role) else {
-            return Vec::new();
-        };
-        let (Some(read_role), Ok(parsed)) = (ct.read_roles.get(&account), parse_ui_stream(stream))
-        else {
-            return Vec::new();
-        };
-        failures_from_apply(&apply_outcome(&parsed, &[]))
-            .into_iter()
-            .map(|failure| PendingFailure {
-                root: p.spec.id.0.clone(),
-                // The placeholders the comment used, so the enrich job finds the row.
-                shown_address: redactor.redact_address(&failure.address, ph),
-                failure,
-                session_name: cloudtrail_poll::session_name(run_id),
-                account_id: account.clone(),
-                read_role: read_role.clone(),
-            })
-            .collect()
+        let failures = failures_from_apply(&apply_outcome(&parsed, &[]));
+        self.pending_failures(p, role, run_id, failures, redactor, ph)
     }
 }
