@@ -7,7 +7,7 @@
 
 mod sync;
 
-pub use sync::{check_commit, spawn_policy_repo_watch, sync_default_branch};
+pub use sync::{branch_head, check_commit, spawn_policy_repo_watch, sync_default_branch};
 
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +72,13 @@ impl StoredPolicies {
 /// Only a push to the admin repository's default branch changes the policies in force.
 pub fn is_default_branch_push(git_ref: &str, default_branch: &str) -> bool {
     git_ref.strip_prefix("refs/heads/") == Some(default_branch)
+}
+
+/// Whether a push job for `pushed` may still put its policies in force: only while it is the
+/// default branch's head. A job that runs late (retried, redelivered, or overtaken by the
+/// next push) would otherwise put older policies back.
+pub fn push_is_current(pushed: &str, head: &str) -> bool {
+    pushed.eq_ignore_ascii_case(head)
 }
 
 /// The `tfgate/policy` check run of one commit.

@@ -95,8 +95,7 @@ pub async fn sync_default_branch(state: &AppState) -> Result<()> {
     let branch = info["default_branch"]
         .as_str()
         .context("no default branch")?;
-    let head: serde_json::Value = gh.get(&format!("{route}/commits/{branch}")).await?;
-    let sha = head["sha"].as_str().context("no head commit")?.to_string();
+    let sha = branch_head(state, &repo, branch).await?;
     if state.policies.commit().as_deref() == Some(sha.as_str()) {
         return Ok(());
     }
@@ -123,6 +122,15 @@ pub async fn sync_default_branch(state: &AppState) -> Result<()> {
             problems.len()
         )),
     }
+}
+
+/// The commit `branch` of `repo` points at now, as GitHub says.
+pub async fn branch_head(state: &AppState, repo: &RepoRef, branch: &str) -> Result<String> {
+    let app = state.github().context("no GitHub App configured yet")?;
+    let gh = app.installation(repo.installation_id)?;
+    let route = format!("/repos/{}/{}/commits/{branch}", repo.owner, repo.name);
+    let head: serde_json::Value = gh.get(&route).await.context("reading the branch head")?;
+    Ok(head["sha"].as_str().context("no head commit")?.to_string())
 }
 
 /// Keeps this process's policies current: the stored set at once and every 10 s, the default

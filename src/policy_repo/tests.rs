@@ -114,3 +114,12 @@ fn check_run_table() {
     let bad_pr = policy_check(2, &[problem], false);
     assert!(!bad_pr.summary.contains("previous valid"));
 }
+
+#[test]
+fn only_the_branch_head_is_put_in_force() {
+    let (a, b) = ("a".repeat(40), "b".repeat(40));
+    assert!(push_is_current(&a, &a));
+    assert!(push_is_current(&a, &a.to_uppercase()));
+    assert!(!push_is_current(&a, &b));
+    assert!(!push_is_current(&a, ""));
+}
