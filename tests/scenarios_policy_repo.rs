@@ -291,6 +291,64 @@ async fn a_late_push_job_does_not_put_older_policies_back() {
     );
 }
 
+/// Issue 38 item 11: a pushed policy whose input reads the server's sealing key (a file of
+/// its data directory) is refused with the located problem, and the previous set stays.
+#[tokio::test]
+async fn a_push_whose_input_reads_the_data_directory_is_refused() {
+    let (h, head) = admin_harness().await;
+    let key = h.state.config.data_dir.join("seal.key");
+    let leaking = format!(
+        "{VALID}inputs:\n  - name: KEY\n    variable: key\n    source: file:{}\n",
+        key.display()
+    );
+    admin_repo_with(&h, &leaking);
+    let sha = "7".repeat(40);
+    head.set(&sha);
+    h.deliver("push", &push_to_admin(&sha)).await;
+    h.run_jobs().await;
+    let check = last_policy_check(&h);
+    assert_eq!(check["conclusion"], "failure", "{check}");
+    let summary = check["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("policies/repo.yaml:11:13: file:")
+            && summary.contains("tfgate's own files"),
+        "{summary}"
+    );
+    assert_eq!(h.state.policies.commit(), None, "nothing put in force");
+}
+
+/// Issue 38 item 11, with a policy directory: a server whose policy reads `TFGATE_*` or the
+/// App's key file does not start, and says where.
+#[tokio::test]
+async fn a_policy_directory_that_reads_tfgate_secrets_stops_the_start() {
+    let key = fixture_path("github/test-app-key.pem");
+    for (source, says) in [
+        ("env:TFGATE_WEBHOOK_SECRET".to_string(), "TFGATE_*"),
+        (format!("file:{}", key.display()), "tfgate's own files"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("policies")).unwrap();
+        let text = format!("{VALID}inputs:\n  - name: X\n    variable: x\n    source: {source}\n");
+        std::fs::write(dir.path().join("policies/repo.yaml"), text).unwrap();
+        let args = ConfigArgs {
+            data_dir: Some(dir.path().join("data")),
+            policy_dir: Some(dir.path().join("policies")),
+            private_key_path: Some(key.clone()),
+            app_id: Some(4242),
+            ..Default::default()
+        };
+        let error = AppState::build(Config::resolve(&args).unwrap())
+            .await
+            .err()
+            .expect("the server refuses to start");
+        let error = format!("{error:#}");
+        assert!(
+            error.contains("repo.yaml:11:13: ") && error.contains(says),
+            "{error}"
+        );
+    }
+}
+
 /// The periodic read (every 5 minutes, and at start) catches a push whose webhook was lost.
 #[tokio::test]
 async fn the_default_branch_is_read_without_a_webhook() {

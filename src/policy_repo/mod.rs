@@ -11,7 +11,8 @@ pub use sync::{branch_head, check_commit, spawn_policy_repo_watch, sync_default_
 
 use serde::{Deserialize, Serialize};
 
-use crate::policy::{is_policy_file_name, load_policies, PolicyProblem, PolicySet};
+use crate::policy::sources::ProtectedPaths;
+use crate::policy::{is_policy_file_name, PolicyProblem, PolicySet};
 use crate::render::{AnnotationLevel, AnnotationView};
 
 /// The folder of the admin repository that holds the policies.
@@ -64,8 +65,10 @@ pub struct StoredPolicies {
 }
 
 impl StoredPolicies {
-    pub fn load(&self) -> Result<PolicySet, Vec<PolicyProblem>> {
-        load_policies(&self.files)
+    /// The set, checked again (a stored set may predate a rule, or come from a server with
+    /// other directories): no source may name one of `protected`.
+    pub fn load(&self, protected: &ProtectedPaths) -> Result<PolicySet, Vec<PolicyProblem>> {
+        crate::policy::store::load_guarded(&self.files, protected)
     }
 }
 

@@ -72,7 +72,7 @@ fn stored_policies_round_trip_and_load() {
     let json = serde_json::to_string(&stored).unwrap();
     let back: StoredPolicies = serde_json::from_str(&json).unwrap();
     assert_eq!(back, stored);
-    assert!(back.load().is_ok());
+    assert!(back.load(&Default::default()).is_ok());
 }
 
 #[test]
