@@ -84,6 +84,12 @@ pub struct Config {
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 pub const DEFAULT_METRICS_ADDR: &str = "127.0.0.1:9090";
+
+fn default_metrics_addr() -> SocketAddr {
+    DEFAULT_METRICS_ADDR
+        .parse()
+        .expect("valid default metrics address")
+}
 pub const DEFAULT_MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
 
 impl Config {
@@ -136,11 +142,7 @@ impl Config {
             addr: v
                 .addr
                 .unwrap_or_else(|| DEFAULT_ADDR.parse().expect("valid default address")),
-            metrics_addr: v.metrics_addr.unwrap_or_else(|| {
-                DEFAULT_METRICS_ADDR
-                    .parse()
-                    .expect("valid default metrics address")
-            }),
+            metrics_addr: v.metrics_addr.unwrap_or_else(default_metrics_addr),
             database_url: v
                 .database_url
                 .unwrap_or_else(|| default_sqlite_url(&data_dir)),

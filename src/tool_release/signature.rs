@@ -183,7 +183,7 @@ impl Keyring {
         for trusted in self
             .keys
             .iter()
-            .filter(|k| k.tool.is_none_or(|t| t == tool))
+            .filter(|k| k.tool.map_or(true, |t| t == tool))
         {
             let key = &trusted.key;
             let primary_ok = primary_valid(key, now);
