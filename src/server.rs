@@ -170,6 +170,7 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
         &state,
         rx.clone(),
     ));
+    handles.extend(spawn_metrics_listener(&state, rx.clone()).await);
     let listener = tokio::net::TcpListener::bind(state.config.addr)
         .await
         .with_context(|| format!("binding {}", state.config.addr))?;
@@ -200,6 +201,35 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
         let _ = h.await;
     }
     Ok(())
+}
+
+/// Serves `/metrics` on `--metrics-addr` until shutdown. An address that cannot be bound
+/// (another tfgate on this host holds it) is logged and leaves the server running without it.
+async fn spawn_metrics_listener(
+    state: &Arc<AppState>,
+    mut stop: watch::Receiver<bool>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let addr = state.config.metrics_addr;
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::error!(%addr, error = %e, "metrics: cannot listen; /metrics is not served (set TFGATE_METRICS_ADDR to a free address)");
+            return None;
+        }
+    };
+    tracing::info!(addr = %listener.local_addr().ok()?, "metrics served");
+    let router = crate::http::metrics_router(state.clone());
+    Some(tokio::spawn(async move {
+        let stopped = async move {
+            let _ = stop.wait_for(|s| *s).await;
+        };
+        if let Err(e) = axum::serve(listener, router)
+            .with_graceful_shutdown(stopped)
+            .await
+        {
+            tracing::error!(error = %e, "metrics: the listener failed");
+        }
+    }))
 }
 
 pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {

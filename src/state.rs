@@ -114,7 +114,10 @@ impl AppState {
         let renderer = Arc::new(renderer_for(&config)?);
         let policies = match &config.policy_repo {
             Some(_) => PolicyStore::from_repository(),
-            None => PolicyStore::open(&config.policy_dir)?,
+            None => PolicyStore::open(
+                &config.policy_dir,
+                crate::policy::store::protected_paths(&config),
+            )?,
         };
         let seal_key = Arc::new(
             crate::crypto::load_or_create_key(&config.data_dir, config.encryption_key.as_ref())

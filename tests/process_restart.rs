@@ -126,6 +126,40 @@ async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
     assert_eq!(jobs(data)[0]["attempts"], 2, "taken over, not run anew");
 }
 
+/// Issue 38 item 8: the real server serves `/metrics` on `TFGATE_METRICS_ADDR` and not on
+/// its public address.
+#[tokio::test]
+async fn metrics_are_served_on_their_own_address_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (port, metrics_port) = (free_port(), free_port());
+    let mut server = Command::new(env!("CARGO_BIN_EXE_tfgate"))
+        .arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("TFGATE_ADDR", format!("127.0.0.1:{port}"))
+        .env("TFGATE_METRICS_ADDR", format!("127.0.0.1:{metrics_port}"))
+        .env("TFGATE_DATA_DIR", &data)
+        .env("TFGATE_WORKERS", "0")
+        .env("TFGATE_POLICY_DIR", data.join("policies"))
+        .stdout(log_file(&data))
+        .stderr(log_file(&data))
+        .spawn()
+        .unwrap();
+    let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    wait_healthy(&client, &base).await;
+    let public = client.get(format!("{base}/metrics")).send().await.unwrap();
+    assert_eq!(public.status(), reqwest::StatusCode::NOT_FOUND);
+    let metrics = format!("http://127.0.0.1:{metrics_port}/metrics");
+    let scraped = client.get(metrics).send().await.unwrap();
+    assert_eq!(scraped.status(), reqwest::StatusCode::OK);
+    let text = scraped.text().await.unwrap();
+    assert!(text.contains("tfgate_job_queue_depth"), "{text}");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
 /// A server on an empty data directory, running no workers (deliveries stay queued).
 struct Fresh {
     /// Holds the data directory until the test ends.

@@ -208,7 +208,7 @@ fn inputs_var() -> &'static str {
     static VAR: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     VAR.get_or_init(|| {
         format!(
-            "TFGATE_TEST_ZONE_{}",
+            "TEST_ZONE_{}",
             &uuid::Uuid::new_v4().simple().to_string()[..8]
         )
     })

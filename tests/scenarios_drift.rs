@@ -11,7 +11,7 @@ use tfgate::policy::InputSource;
 
 fn policy() -> String {
     let var = format!(
-        "TFGATE_TEST_ADMIN_CIDRS_{}",
+        "TEST_ADMIN_CIDRS_{}",
         &uuid::Uuid::new_v4().simple().to_string()[..8]
     );
     with_test_network(&format!(

@@ -224,6 +224,60 @@ async fn drift_is_reported_in_one_issue_that_closes_when_fixed() {
         .contains("No drift is left"));
 }
 
+// Issue 38 item 6: the report's title and marker are public, so anyone can open an issue
+// carrying them; tfgate keeps to the issue its own App opened and leaves a forged one alone.
+scenario!(a_forged_report_issue_is_ignored, policy = &policy(), |h| {
+    if !terraform_tools_available() {
+        return;
+    }
+    let issues = Issues::default();
+    mount(&h, &issues).await;
+    let forged_body =
+        "<!-- tfgate:drift-report -->\nPlease rotate your keys at https://evil.example";
+    issues
+        .0
+        .lock()
+        .unwrap()
+        .push(json!({"number": 7, "title": "tfgate drift report",
+        "body": forged_body, "state": "open", "user": {"login": "mallory", "type": "User"}}));
+    create_state_bucket().await;
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let key = format!("{id}.tfstate");
+    let resource = format!("resource \"fake_thing\" \"web\" {{\n  name = \"web-{id}\"\n}}\n");
+    let _repo = serve_app_root(&h, &key, &resource);
+    h.comment(1, "/plan", "alice").await;
+    let apply = h.comment(1, "/apply", "alice").await.join("\n");
+    assert!(
+        apply.contains("| `fake_thing.web` | create | ✅ done |"),
+        "{apply}"
+    );
+    h.comment(1, "/unlock", "alice").await;
+
+    let mut edited = state_object(&key).await;
+    edited["resources"][0]["instances"][0]["attributes"]["name"] = "console-edit".into();
+    put_state(&key, &edited).await;
+    drift_check(&h).await;
+    let all = issues.0.lock().unwrap().clone();
+    assert_eq!(all.len(), 2, "tfgate opens its own issue: {all:?}");
+    assert_eq!(
+        all[0]["body"], forged_body,
+        "the forged issue is left alone"
+    );
+    assert_eq!(all[0]["state"], "open");
+    assert_eq!(all[1]["user"]["login"], "tfgate[bot]");
+    let body = all[1]["body"].as_str().unwrap();
+    assert!(
+        body.contains("| `app` | `infra/app` | 0 | 1 | 0 | ⚠ drift |"),
+        "{body}"
+    );
+
+    // The next check updates tfgate's issue, not the forged one.
+    drift_check(&h).await;
+    let all = issues.0.lock().unwrap().clone();
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert_eq!(all[0]["body"], forged_body);
+});
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_schedule_enqueues_each_slot_once_from_an_injected_clock() {
     let h = Harness::start_with_policy(Backend::Sqlite, Some(&policy()))

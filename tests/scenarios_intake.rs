@@ -113,6 +113,15 @@ scenario!(redelivery_enqueues_nothing, |h| {
     assert!(h.metrics().await.contains(&queued(1)));
 });
 
+// Issue 38 item 8: the metrics name repositories and projects; the public port does not
+// serve them (they are on `--metrics-addr`, loopback by default).
+scenario!(metrics_are_not_on_the_public_router, |h| {
+    let (status, body) = h.get("/metrics").await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    assert!(!body.contains("tfgate_"), "{body}");
+    assert!(h.metrics().await.contains("tfgate_job_queue_depth"));
+});
+
 scenario!(bad_signature_is_401_and_stores_nothing, |h| {
     let body = pr_comment("/apply", "mallory");
     let (status, _) = h

@@ -5,6 +5,8 @@
 
 mod support;
 
+use std::sync::{Arc, Mutex};
+
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 use support::*;
@@ -25,7 +27,18 @@ projects:
 const BROKEN: &str =
     "repos: [\"Codertocat/Hello-World\"]\nprojects:\n  - name: app\n    aply_role: x\n";
 
-async fn admin_harness() -> Harness {
+/// The commit the admin repository's default branch (`master`, as in the push fixture)
+/// points at, as the fake GitHub answers it.
+#[derive(Clone, Default)]
+struct AdminHead(Arc<Mutex<String>>);
+
+impl AdminHead {
+    fn set(&self, sha: &str) {
+        *self.0.lock().unwrap() = sha.to_string();
+    }
+}
+
+async fn admin_harness() -> (Harness, AdminHead) {
     let h = Harness::start_with(Backend::Sqlite, None, |a| {
         a.policy_dir = None;
         a.policy_repo = Some(ADMIN.into());
@@ -37,7 +50,17 @@ async fn admin_harness() -> Harness {
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 1})))
         .mount(&h.github.server)
         .await;
-    h
+    let head = AdminHead::default();
+    let answer = head.clone();
+    Mock::given(method("GET"))
+        .and(path(format!("/repos/{ADMIN}/commits/master")))
+        .respond_with(move |_: &wiremock::Request| {
+            let sha = answer.0.lock().unwrap().clone();
+            ResponseTemplate::new(200).set_body_json(json!({ "sha": sha }))
+        })
+        .mount(&h.github.server)
+        .await;
+    (h, head)
 }
 
 /// The admin repository's tarball holds `policies/repo.yaml` = `text`.
@@ -76,7 +99,7 @@ fn last_policy_check(h: &Harness) -> Value {
 
 #[tokio::test]
 async fn a_push_puts_valid_policies_in_force_and_a_broken_one_is_refused() {
-    let h = admin_harness().await;
+    let (h, head) = admin_harness().await;
     assert!(h
         .state
         .policies
@@ -86,6 +109,7 @@ async fn a_push_puts_valid_policies_in_force_and_a_broken_one_is_refused() {
 
     admin_repo_with(&h, VALID);
     let first = "1".repeat(40);
+    head.set(&first);
     let (status, _) = h.deliver("push", &push_to_admin(&first)).await;
     assert_eq!(status, StatusCode::ACCEPTED);
     h.run_jobs().await;
@@ -104,6 +128,7 @@ async fn a_push_puts_valid_policies_in_force_and_a_broken_one_is_refused() {
     assert_eq!(h.state.policies.commit(), Some(first.clone()));
 
     admin_repo_with(&h, BROKEN);
+    head.set(&"2".repeat(40));
     h.deliver("push", &push_to_admin(&"2".repeat(40))).await;
     h.run_jobs().await;
     let check = last_policy_check(&h);
@@ -167,7 +192,7 @@ async fn another_process(h: &Harness) -> std::sync::Arc<AppState> {
 
 #[tokio::test]
 async fn a_pull_request_to_the_admin_repository_is_checked_but_changes_nothing() {
-    let h = admin_harness().await;
+    let (h, _) = admin_harness().await;
     admin_repo_with(&h, BROKEN);
     let mut pr: Value = serde_json::from_slice(
         &std::fs::read(fixture_path("webhooks/pull_request.opened.json")).unwrap(),
@@ -204,7 +229,7 @@ async fn a_pull_request_to_the_admin_repository_is_checked_but_changes_nothing()
 
 #[tokio::test]
 async fn pushes_to_other_repositories_are_not_enqueued() {
-    let h = admin_harness().await;
+    let (h, _) = admin_harness().await;
     let push: Value = serde_json::from_slice(
         &std::fs::read(fixture_path("webhooks/push.default-branch.json")).unwrap(),
     )
@@ -219,10 +244,115 @@ async fn pushes_to_other_repositories_are_not_enqueued() {
     assert_eq!(h.run_jobs().await, 0);
 }
 
+/// Issue 38 item 9: a push job that runs after a newer push (retried, redelivered, or simply
+/// late) finds its commit is no longer the default branch's head and changes nothing.
+#[tokio::test]
+async fn a_late_push_job_does_not_put_older_policies_back() {
+    let (h, head) = admin_harness().await;
+    let (old, new) = ("5".repeat(40), "6".repeat(40));
+    admin_repo_with(&h, VALID);
+    head.set(&new);
+    h.deliver("push", &push_to_admin(&new)).await;
+    h.run_jobs().await;
+    assert_eq!(h.state.policies.commit(), Some(new.clone()));
+    let checks_before = h.github.with(|g| g.check_runs_created.len());
+
+    // The older push's job runs now: its commit is valid, but the branch has moved on.
+    h.deliver("push", &push_to_admin(&old)).await;
+    h.run_jobs().await;
+    assert_eq!(
+        h.state.policies.commit(),
+        Some(new.clone()),
+        "the newer set stays"
+    );
+    let stored: String = sqlx::query_scalar("SELECT value FROM server_settings WHERE name = $1")
+        .bind(tfgate::policy_repo::STORED_POLICIES_SETTING)
+        .fetch_one(&h.state.db.pool)
+        .await
+        .unwrap();
+    assert!(stored.contains(&new) && !stored.contains(&old), "{stored}");
+    assert_eq!(
+        h.github.with(|g| g.check_runs_created.len()),
+        checks_before,
+        "no check run says the stale commit is in force"
+    );
+    let audited: Vec<(String, String)> = sqlx::query_as(
+        "SELECT result, detail FROM audit_events WHERE action = 'policy.push' ORDER BY id",
+    )
+    .fetch_all(&h.state.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(audited.len(), 2, "{audited:?}");
+    assert_eq!(audited[0].0, "applied");
+    assert_eq!(audited[1].0, "stale");
+    assert!(
+        audited[1].1.contains("branch head 666666666666"),
+        "{audited:?}"
+    );
+}
+
+/// Issue 38 item 11: a pushed policy whose input reads the server's sealing key (a file of
+/// its data directory) is refused with the located problem, and the previous set stays.
+#[tokio::test]
+async fn a_push_whose_input_reads_the_data_directory_is_refused() {
+    let (h, head) = admin_harness().await;
+    let key = h.state.config.data_dir.join("seal.key");
+    let leaking = format!(
+        "{VALID}inputs:\n  - name: KEY\n    variable: key\n    source: file:{}\n",
+        key.display()
+    );
+    admin_repo_with(&h, &leaking);
+    let sha = "7".repeat(40);
+    head.set(&sha);
+    h.deliver("push", &push_to_admin(&sha)).await;
+    h.run_jobs().await;
+    let check = last_policy_check(&h);
+    assert_eq!(check["conclusion"], "failure", "{check}");
+    let summary = check["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("policies/repo.yaml:11:13: file:")
+            && summary.contains("tfgate's own files"),
+        "{summary}"
+    );
+    assert_eq!(h.state.policies.commit(), None, "nothing put in force");
+}
+
+/// Issue 38 item 11, with a policy directory: a server whose policy reads `TFGATE_*` or the
+/// App's key file does not start, and says where.
+#[tokio::test]
+async fn a_policy_directory_that_reads_tfgate_secrets_stops_the_start() {
+    let key = fixture_path("github/test-app-key.pem");
+    for (source, says) in [
+        ("env:TFGATE_WEBHOOK_SECRET".to_string(), "TFGATE_*"),
+        (format!("file:{}", key.display()), "tfgate's own files"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("policies")).unwrap();
+        let text = format!("{VALID}inputs:\n  - name: X\n    variable: x\n    source: {source}\n");
+        std::fs::write(dir.path().join("policies/repo.yaml"), text).unwrap();
+        let args = ConfigArgs {
+            data_dir: Some(dir.path().join("data")),
+            policy_dir: Some(dir.path().join("policies")),
+            private_key_path: Some(key.clone()),
+            app_id: Some(4242),
+            ..Default::default()
+        };
+        let error = AppState::build(Config::resolve(&args).unwrap())
+            .await
+            .err()
+            .expect("the server refuses to start");
+        let error = format!("{error:#}");
+        assert!(
+            error.contains("repo.yaml:11:13: ") && error.contains(says),
+            "{error}"
+        );
+    }
+}
+
 /// The periodic read (every 5 minutes, and at start) catches a push whose webhook was lost.
 #[tokio::test]
 async fn the_default_branch_is_read_without_a_webhook() {
-    let h = admin_harness().await;
+    let (h, _) = admin_harness().await;
     admin_repo_with(&h, VALID);
     let branch = h.github.with(|g| g.pr.default_branch.clone());
     let sha = "3".repeat(40);
@@ -264,7 +394,7 @@ async fn the_default_branch_is_read_without_a_webhook() {
 /// that tfgate is "not enabled" for a repository the policies do cover.
 #[tokio::test]
 async fn a_command_before_the_first_read_waits_instead_of_being_refused() {
-    let h = admin_harness().await;
+    let (h, _) = admin_harness().await;
     admin_repo_with(&h, VALID);
     let before = h.github.comments().len();
     h.deliver("issue_comment", &pr_comment("/plan", "alice"))

@@ -97,7 +97,7 @@ async fn admins_answer_the_four_questions_and_others_see_only_what_they_may() {
         return;
     };
     let var = format!(
-        "TFGATE_TEST_UI_CIDRS_{}",
+        "TEST_UI_CIDRS_{}",
         &uuid::Uuid::new_v4().simple().to_string()[..8]
     );
     let (listener, base) = listener().await;

@@ -19,6 +19,7 @@
 #   BENCH_CEILING (0; 1 also measures examples/bench_intake_ceiling in every round, between the
 #     peer and tfgate: tfgate's signature check and routing on the same stack, storing nothing,
 #     so the rounds show what the durable write costs. CEILING_PORT (25602))
+#   TFGATE_METRICS_PORT (25603): tfgate's --metrics-addr (metrics are not on the public port)
 #   TFGATE_WORKERS is passed through: 0 measures intake alone, unset = tfgate's default (2).
 # Each run sends: X-GitHub-Event: issue_comment, a fixed X-Hub-Signature-256,
 # Content-Type: application/json and a unique X-GitHub-Delivery per request.
@@ -49,6 +50,7 @@ PEER_PORT="${PEER_PORT:-25600}"
 TFGATE_BENCH_PORT="${TFGATE_BENCH_PORT:-25601}"
 CEILING="${BENCH_CEILING:-0}"
 CEILING_PORT="${CEILING_PORT:-25602}"
+TFGATE_METRICS_PORT="${TFGATE_METRICS_PORT:-25603}"
 PEER_PATH="${WEBHOOK_PATH:-/api/github/webhooks}"
 export WEBHOOK_SECRET="${WEBHOOK_SECRET:-tfgate-bench-secret-0123456789}"
 export WEBHOOK_EVENT=issue_comment
@@ -209,13 +211,13 @@ run_tfgate() {
   mkdir -p "$WORK/tfgate-data"
   # shellcheck disable=SC2086 # TFGATE_CMD is a command line on purpose
   env TFGATE_ADDR="127.0.0.1:$TFGATE_BENCH_PORT" TFGATE_DATA_DIR="$WORK/tfgate-data" \
-    TFGATE_WEBHOOK_SECRET="$WEBHOOK_SECRET" $TFGATE_CMD >"$WORK/tfgate.log" 2>&1 &
+    TFGATE_METRICS_ADDR="127.0.0.1:$TFGATE_METRICS_PORT" TFGATE_WEBHOOK_SECRET="$WEBHOOK_SECRET" $TFGATE_CMD >"$WORK/tfgate.log" 2>&1 &
   local pid=$!
   measure tfgate "$pid" "$TFGATE_BENCH_PORT" "$TFGATE_READY_PATH" \
     "http://127.0.0.1:$TFGATE_BENCH_PORT$TFGATE_WEBHOOK_PATH"
   # Every request carried a new delivery id: all must have been enqueued, none a duplicate
   # (a duplicate is answered 200 too, and would make the figures meaningless).
-  curl -s "http://127.0.0.1:$TFGATE_BENCH_PORT/metrics" | awk -v ev="$WEBHOOK_EVENT" '
+  curl -s "http://127.0.0.1:$TFGATE_METRICS_PORT/metrics" | awk -v ev="$WEBHOOK_EVENT" '
     $1 == "tfgate_webhook_deliveries_total{event=\"" ev "\",outcome=\"enqueued\"}" { e = $2 }
     $1 == "tfgate_webhook_deliveries_total{event=\"" ev "\",outcome=\"duplicate\"}" { d = $2 }
     END { printf "tfgate: %d deliveries enqueued, %d duplicates\n", e, d; exit (d > 0 || e == 0) }' >&2 ||

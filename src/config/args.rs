@@ -15,6 +15,9 @@ pub struct ConfigArgs {
     /// Address the HTTP server listens on.
     #[arg(long, env = "TFGATE_ADDR", global = true)]
     pub addr: Option<SocketAddr>,
+    /// Address `/metrics` is served on, apart from the public port (default 127.0.0.1:9090).
+    #[arg(long, env = "TFGATE_METRICS_ADDR", global = true)]
+    pub metrics_addr: Option<SocketAddr>,
     /// Directory for the SQLite database, App credentials and keys.
     #[arg(long, env = "TFGATE_DATA_DIR", global = true)]
     pub data_dir: Option<PathBuf>,
@@ -184,6 +187,7 @@ pub struct ConfigArgs {
 #[serde(deny_unknown_fields)]
 pub(super) struct ConfigFile {
     pub(super) addr: Option<SocketAddr>,
+    pub(super) metrics_addr: Option<SocketAddr>,
     pub(super) data_dir: Option<PathBuf>,
     pub(super) database_url: Option<String>,
     pub(super) webhook_secret: Option<String>,
@@ -234,6 +238,7 @@ impl ConfigArgs {
     pub(super) fn over(&self, file: ConfigFile) -> ConfigFile {
         ConfigFile {
             addr: self.addr.or(file.addr),
+            metrics_addr: self.metrics_addr.or(file.metrics_addr),
             data_dir: self.data_dir.clone().or(file.data_dir),
             database_url: self.database_url.clone().or(file.database_url),
             webhook_secret: self.webhook_secret.clone().or(file.webhook_secret),

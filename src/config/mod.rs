@@ -24,6 +24,9 @@ pub enum LogFormat {
 #[derive(Debug, Clone)]
 pub struct Config {
     pub addr: SocketAddr,
+    /// Where `/metrics` is served: never on the public `addr` (its labels name repositories
+    /// and projects).
+    pub metrics_addr: SocketAddr,
     pub data_dir: PathBuf,
     pub database_url: String,
     pub webhook_secrets: Vec<SecretString>,
@@ -80,6 +83,13 @@ pub struct Config {
 }
 
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+pub const DEFAULT_METRICS_ADDR: &str = "127.0.0.1:9090";
+
+fn default_metrics_addr() -> SocketAddr {
+    DEFAULT_METRICS_ADDR
+        .parse()
+        .expect("valid default metrics address")
+}
 pub const DEFAULT_MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
 
 impl Config {
@@ -132,6 +142,7 @@ impl Config {
             addr: v
                 .addr
                 .unwrap_or_else(|| DEFAULT_ADDR.parse().expect("valid default address")),
+            metrics_addr: v.metrics_addr.unwrap_or_else(default_metrics_addr),
             database_url: v
                 .database_url
                 .unwrap_or_else(|| default_sqlite_url(&data_dir)),

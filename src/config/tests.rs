@@ -78,6 +78,8 @@ fn defaults_use_sqlite_in_data_dir() {
     assert_eq!(c.database_url, "sqlite:///tmp/x/tfgate.db?mode=rwc");
     assert!(!c.is_postgres());
     assert_eq!(c.addr.to_string(), DEFAULT_ADDR);
+    assert_eq!(c.metrics_addr.to_string(), DEFAULT_METRICS_ADDR);
+    assert!(c.metrics_addr.ip().is_loopback());
 }
 
 #[test]

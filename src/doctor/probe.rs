@@ -152,7 +152,10 @@ async fn observe(
         None => None,
     };
     let (policies, tools) = match &config.policy_repo {
-        Some(repo) => stored_policies_seen(db, repo, installed).await,
+        Some(repo) => {
+            let protected = crate::policy::store::protected_paths(config);
+            stored_policies_seen(db, repo, installed, &protected).await
+        }
         None => policies_seen(config, installed),
     };
     report.push(CheckName::Policies, judge_policies(&policies));
@@ -238,7 +241,8 @@ fn policies_seen(config: &Config, installed: Option<Vec<String>>) -> PoliciesAnd
             )
         }
     };
-    match crate::policy::store::load_dir(dir) {
+    let protected = crate::policy::store::protected_paths(config);
+    match crate::policy::store::load_dir_guarded(dir, &protected) {
         Err(e) => (
             PoliciesSeen::Unreadable(format!("{e:#}")),
             PolicyTools::default(),
@@ -308,6 +312,7 @@ async fn stored_policies_seen(
     db: Option<&Db>,
     (owner, name): &(String, String),
     installed: Option<Vec<String>>,
+    protected: &crate::policy::sources::ProtectedPaths,
 ) -> PoliciesAndReleases {
     use crate::policy_repo::{StoredPolicies, STORED_POLICIES_SETTING};
     let repo = format!("{owner}/{name}");
@@ -322,7 +327,7 @@ async fn stored_policies_seen(
     let Some(stored) = stored else {
         return (PoliciesSeen::NotYetRead(repo), PolicyTools::default());
     };
-    match stored.load() {
+    match stored.load(protected) {
         Err(problems) => (
             PoliciesSeen::Problems(problems.iter().map(ToString::to_string).collect()),
             PolicyTools::default(),

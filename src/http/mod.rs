@@ -1,4 +1,6 @@
-//! The axum router: `/webhooks`, `/healthz`, `/readyz`, `/metrics`, and the setup pages.
+//! The axum routers: the public one (`/webhooks`, `/healthz`, `/readyz`, the setup pages and
+//! the web UI) and the metrics one (`/metrics`, on its own listen address: its labels name
+//! repositories and projects).
 
 mod ops;
 mod setup;
@@ -26,7 +28,14 @@ const SETUP: &str = "/";
 const SETUP_CALLBACK: &str = "/setup/callback";
 /// Every route, so that the latency metric's `route` label is one of these (or `unmatched`;
 /// the web UI's pages are all `/ui`).
-const ROUTES: [&str; 5] = [WEBHOOKS, HEALTHZ, METRICS, SETUP, SETUP_CALLBACK];
+const ROUTES: [&str; 5] = [WEBHOOKS, HEALTHZ, READYZ, SETUP, SETUP_CALLBACK];
+
+/// `/metrics` alone, for the `--metrics-addr` listener (loopback by default).
+pub fn metrics_router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route(METRICS, get(ops::metrics))
+        .with_state(state)
+}
 
 pub fn router(state: Arc<AppState>) -> Router {
     let limit = state.config.max_body_bytes;
@@ -37,7 +46,6 @@ pub fn router(state: Arc<AppState>) -> Router {
         )
         .route(HEALTHZ, get(ops::healthz))
         .route(READYZ, get(ops::readyz))
-        .route(METRICS, get(ops::metrics))
         .route(SETUP, get(setup::index))
         .route(SETUP_CALLBACK, get(setup::callback))
         .merge(crate::ui::routes())

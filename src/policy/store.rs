@@ -6,6 +6,7 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::{Context, Result};
 
+use crate::policy::sources::{self, ProtectedPaths};
 use crate::policy::{is_policy_file_name, load_policies, PolicyProblem, PolicySet};
 
 /// Read every policy file of `dir` (sorted by name), as (display name, content) pairs.
@@ -39,10 +40,57 @@ pub fn load_dir(dir: &Path) -> Result<Result<PolicySet, Vec<PolicyProblem>>> {
     Ok(load_policies(&files))
 }
 
+/// Load and validate a policy directory for the server whose own files are `protected`.
+pub fn load_dir_guarded(
+    dir: &Path,
+    protected: &ProtectedPaths,
+) -> Result<Result<PolicySet, Vec<PolicyProblem>>> {
+    let files = read_policy_dir(dir)?;
+    Ok(load_guarded(&files, protected))
+}
+
+/// [`load_policies`], then no `file:` source may name one of the server's own files.
+pub fn load_guarded<N: AsRef<str>, C: AsRef<str>>(
+    files: &[(N, C)],
+    protected: &ProtectedPaths,
+) -> Result<PolicySet, Vec<PolicyProblem>> {
+    sources::guard(load_policies(files), files, protected, &resolve_links)
+}
+
+fn resolve_links(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// The server's own files no policy source may name: its data and work directories and the
+/// App's private key file, absolute, each also with its links resolved where it exists.
+pub fn protected_paths(config: &crate::config::Config) -> ProtectedPaths {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let forms = |path: &Path| {
+        let absolute = cwd.join(path);
+        let mut out = vec![absolute.clone()];
+        out.extend(resolve_links(&absolute).filter(|r| *r != absolute));
+        out
+    };
+    ProtectedPaths {
+        dirs: [&config.data_dir, &config.work_dir]
+            .into_iter()
+            .flat_map(|d| forms(d))
+            .collect(),
+        files: config
+            .private_key_path
+            .iter()
+            .flat_map(|f| forms(f))
+            .collect(),
+        cwd,
+    }
+}
+
 #[derive(Clone)]
 pub struct PolicyStore {
     /// The policy directory; `None` when the policies come from the admin repository.
     dir: Option<PathBuf>,
+    /// The server's own files, which no policy source may name.
+    protected: ProtectedPaths,
     current: Arc<RwLock<Arc<PolicySet>>>,
     /// The admin repository's commit the current set was read from.
     commit: Arc<RwLock<Option<String>>>,
@@ -50,8 +98,8 @@ pub struct PolicyStore {
 
 impl PolicyStore {
     /// Load at start; problems are fatal here (a server must not start on a broken policy).
-    pub fn open(dir: &Path) -> Result<PolicyStore> {
-        let set = match load_dir(dir)? {
+    pub fn open(dir: &Path, protected: ProtectedPaths) -> Result<PolicyStore> {
+        let set = match load_dir_guarded(dir, &protected)? {
             Ok(set) => set,
             Err(problems) => {
                 let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
@@ -60,6 +108,7 @@ impl PolicyStore {
         };
         Ok(PolicyStore {
             dir: Some(dir.to_path_buf()),
+            protected,
             current: Arc::new(RwLock::new(Arc::new(set))),
             commit: Arc::new(RwLock::new(None)),
         })
@@ -70,6 +119,7 @@ impl PolicyStore {
     pub fn from_repository() -> PolicyStore {
         PolicyStore {
             dir: None,
+            protected: ProtectedPaths::default(),
             current: Arc::new(RwLock::new(Arc::new(PolicySet::default()))),
             commit: Arc::new(RwLock::new(None)),
         }
@@ -101,7 +151,7 @@ impl PolicyStore {
         let Some(dir) = &self.dir else {
             return Ok(());
         };
-        match load_dir(dir) {
+        match load_dir_guarded(dir, &self.protected) {
             Ok(Ok(set)) => {
                 *self.current.write().expect("policy lock") = Arc::new(set);
                 Ok(())
@@ -192,7 +242,7 @@ mod tests {
         let good = "repos: [\"acme/infra\"]\nprojects:\n  - name: net\n    dir: network\n    plan_role: arn:aws:iam::111111111111:role/plan\n    apply_role: arn:aws:iam::111111111111:role/apply\n";
         std::fs::write(dir.path().join("acme.yaml"), good).unwrap();
         std::fs::write(dir.path().join("README.md"), "not a policy").unwrap();
-        let store = PolicyStore::open(dir.path()).unwrap();
+        let store = PolicyStore::open(dir.path(), ProtectedPaths::default()).unwrap();
         assert!(store.current().for_repo("acme/infra").is_some());
         std::fs::write(
             dir.path().join("acme.yaml"),
@@ -209,7 +259,11 @@ mod tests {
 
     #[test]
     fn missing_dir_is_an_empty_set() {
-        let store = PolicyStore::open(Path::new("/nonexistent/tfgate-policies")).unwrap();
+        let store = PolicyStore::open(
+            Path::new("/nonexistent/tfgate-policies"),
+            ProtectedPaths::default(),
+        )
+        .unwrap();
         assert!(store.current().for_repo("a/b").is_none());
     }
 }

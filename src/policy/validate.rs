@@ -382,6 +382,7 @@ fn check_inputs(c: &mut Checker, file: &PolicyFile) -> Vec<Input> {
                 ),
             );
         }
+        check_own_env(c, &at("source"), source.as_ref());
         if let (true, true, Some(source)) = (name_ok, var_ok, source) {
             out.push(Input {
                 name: input.name.clone(),
@@ -391,6 +392,15 @@ fn check_inputs(c: &mut Checker, file: &PolicyFile) -> Vec<Input> {
         }
     }
     out
+}
+
+/// A source may not read tfgate's own configuration (`TFGATE_*`, `DATABASE_URL`).
+fn check_own_env(c: &mut Checker, at: &[Seg], source: Option<&InputSource>) {
+    if let Some(InputSource::Env(name)) = source {
+        if let Some(message) = super::sources::env_source_problem(name) {
+            c.at(at, message);
+        }
+    }
 }
 
 fn check_cloudtrail(c: &mut Checker, file: &PolicyFile) {

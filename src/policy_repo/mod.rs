@@ -7,11 +7,12 @@
 
 mod sync;
 
-pub use sync::{check_commit, spawn_policy_repo_watch, sync_default_branch};
+pub use sync::{branch_head, check_commit, spawn_policy_repo_watch, sync_default_branch};
 
 use serde::{Deserialize, Serialize};
 
-use crate::policy::{is_policy_file_name, load_policies, PolicyProblem, PolicySet};
+use crate::policy::sources::ProtectedPaths;
+use crate::policy::{is_policy_file_name, PolicyProblem, PolicySet};
 use crate::render::{AnnotationLevel, AnnotationView};
 
 /// The folder of the admin repository that holds the policies.
@@ -64,14 +65,23 @@ pub struct StoredPolicies {
 }
 
 impl StoredPolicies {
-    pub fn load(&self) -> Result<PolicySet, Vec<PolicyProblem>> {
-        load_policies(&self.files)
+    /// The set, checked again (a stored set may predate a rule, or come from a server with
+    /// other directories): no source may name one of `protected`.
+    pub fn load(&self, protected: &ProtectedPaths) -> Result<PolicySet, Vec<PolicyProblem>> {
+        crate::policy::store::load_guarded(&self.files, protected)
     }
 }
 
 /// Only a push to the admin repository's default branch changes the policies in force.
 pub fn is_default_branch_push(git_ref: &str, default_branch: &str) -> bool {
     git_ref.strip_prefix("refs/heads/") == Some(default_branch)
+}
+
+/// Whether a push job for `pushed` may still put its policies in force: only while it is the
+/// default branch's head. A job that runs late (retried, redelivered, or overtaken by the
+/// next push) would otherwise put older policies back.
+pub fn push_is_current(pushed: &str, head: &str) -> bool {
+    pushed.eq_ignore_ascii_case(head)
 }
 
 /// The `tfgate/policy` check run of one commit.

@@ -31,7 +31,8 @@ pub async fn check_commit(
 ) -> Result<bool> {
     let app = state.github().context("no GitHub App configured")?;
     let files = files_at(state, &app, repo, sha).await?;
-    let loaded = crate::policy::load_policies(&files);
+    let protected = crate::policy::store::protected_paths(&state.config);
+    let loaded = crate::policy::store::load_guarded(&files, &protected);
     let problems = loaded.as_ref().err().cloned().unwrap_or_default();
     let problems = redacted(problems);
     let check = policy_check(files.len(), &problems, applies);
@@ -95,13 +96,13 @@ pub async fn sync_default_branch(state: &AppState) -> Result<()> {
     let branch = info["default_branch"]
         .as_str()
         .context("no default branch")?;
-    let head: serde_json::Value = gh.get(&format!("{route}/commits/{branch}")).await?;
-    let sha = head["sha"].as_str().context("no head commit")?.to_string();
+    let sha = branch_head(state, &repo, branch).await?;
     if state.policies.commit().as_deref() == Some(sha.as_str()) {
         return Ok(());
     }
     let files = files_at(state, &app, &repo, &sha).await?;
-    match crate::policy::load_policies(&files) {
+    let protected = crate::policy::store::protected_paths(&state.config);
+    match crate::policy::store::load_guarded(&files, &protected) {
         Ok(set) if !files.is_empty() => {
             store(
                 state,
@@ -123,6 +124,15 @@ pub async fn sync_default_branch(state: &AppState) -> Result<()> {
             problems.len()
         )),
     }
+}
+
+/// The commit `branch` of `repo` points at now, as GitHub says.
+pub async fn branch_head(state: &AppState, repo: &RepoRef, branch: &str) -> Result<String> {
+    let app = state.github().context("no GitHub App configured yet")?;
+    let gh = app.installation(repo.installation_id)?;
+    let route = format!("/repos/{}/{}/commits/{branch}", repo.owner, repo.name);
+    let head: serde_json::Value = gh.get(&route).await.context("reading the branch head")?;
+    Ok(head["sha"].as_str().context("no head commit")?.to_string())
 }
 
 /// Keeps this process's policies current: the stored set at once and every 10 s, the default
@@ -164,7 +174,7 @@ async fn load_stored(state: &AppState) -> Result<()> {
         return Ok(());
     }
     let set = stored
-        .load()
+        .load(&crate::policy::store::protected_paths(&state.config))
         .map_err(|p| anyhow!("the stored policies have {} problem(s)", p.len()))?;
     state.policies.replace(set, &stored.sha);
     tracing::info!(sha = %stored.sha, "policies from the admin repository loaded");

@@ -72,7 +72,7 @@ fn stored_policies_round_trip_and_load() {
     let json = serde_json::to_string(&stored).unwrap();
     let back: StoredPolicies = serde_json::from_str(&json).unwrap();
     assert_eq!(back, stored);
-    assert!(back.load().is_ok());
+    assert!(back.load(&Default::default()).is_ok());
 }
 
 #[test]
@@ -113,4 +113,13 @@ fn check_run_table() {
     assert_eq!(bad_main.annotations[0].start_line, 4);
     let bad_pr = policy_check(2, &[problem], false);
     assert!(!bad_pr.summary.contains("previous valid"));
+}
+
+#[test]
+fn only_the_branch_head_is_put_in_force() {
+    let (a, b) = ("a".repeat(40), "b".repeat(40));
+    assert!(push_is_current(&a, &a));
+    assert!(push_is_current(&a, &a.to_uppercase()));
+    assert!(!push_is_current(&a, &b));
+    assert!(!push_is_current(&a, ""));
 }

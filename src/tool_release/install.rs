@@ -226,7 +226,7 @@ impl ReleaseSource {
     ) -> Result<String, InstallError> {
         let sums = self.fetch_small(release, &files.sums_url).await?;
         let (url, signature) = self.first_signature(release, files).await?;
-        match self.keyring.verify(&sums, &signature) {
+        match self.keyring.verify(release.tool, &sums, &signature) {
             Ok(fingerprint) => tracing::debug!(%release, %fingerprint, "release checksums signed"),
             Err(error) => {
                 return Err(InstallError::Signature {

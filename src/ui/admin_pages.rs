@@ -12,7 +12,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::rows::{self, audit_matches};
-use super::{forbidden, internal, message, not_found, render, secured, signed_in};
+use super::{
+    forbidden, frame_of, internal, message, not_found, render, secured, session_or_answer,
+    signed_in,
+};
 use crate::cli::operator::{format_time, parse_lock_id, parse_since};
 use crate::db::operator::{self, AuditFilter};
 use crate::db::{now_ms, ui_queries};
@@ -20,12 +23,13 @@ use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::state::AppState;
 
 pub async fn locks(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: Uri) -> Response {
+    let session = or_answer!(session_or_answer(&state, &headers, &uri, true).await);
     let all = match operator::locks(&state.db).await {
         Ok(all) => all,
         Err(e) => return internal(&e),
     };
     let repos = all.iter().map(|l| l.repo.clone()).collect();
-    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
+    let frame = frame_of(&state, session, &repos).await;
     let shown: Vec<_> = all
         .iter()
         .filter(|l| frame.sees(Some(&l.repo)))
@@ -127,6 +131,7 @@ async fn queue_page(
     uri: &Uri,
     notice: Option<String>,
 ) -> Response {
+    let session = or_answer!(session_or_answer(state, headers, uri, notice.is_none()).await);
     let jobs = match crate::jobs::queue::recent(&state.db, 300).await {
         Ok(jobs) => jobs,
         Err(e) => return internal(&e),
@@ -137,7 +142,7 @@ async fn queue_page(
         .filter(|j| wanted.contains(&j.status.as_str()))
         .collect();
     let repos = jobs.iter().filter_map(|j| j.repo.clone()).collect();
-    let frame = or_answer!(signed_in(state, headers, uri, notice.is_none(), &repos).await);
+    let frame = frame_of(state, session, &repos).await;
     let Some(redactor) = redactor() else {
         return internal(&anyhow::anyhow!(
             "the built-in redaction rules did not load"
@@ -176,13 +181,14 @@ pub async fn queue_action(
     Path((id, action)): Path<(i64, String)>,
     Form(form): Form<super::CsrfForm>,
 ) -> Response {
+    let session = or_answer!(session_or_answer(&state, &headers, &uri, false).await);
     let job = match ui_queries::job_repo_and_kind(&state.db, id).await {
         Ok(Some(job)) => job,
         Ok(None) => return not_found("There is no such job."),
         Err(e) => return internal(&e),
     };
     let repos = job.0.iter().cloned().collect();
-    let frame = or_answer!(signed_in(&state, &headers, &uri, false, &repos).await);
+    let frame = frame_of(&state, session, &repos).await;
     or_answer!(frame.check_csrf(&form.csrf));
     let admin = job
         .0
@@ -266,13 +272,14 @@ pub async fn audit_page(
     uri: &Uri,
     q: AuditQuery,
 ) -> Response {
+    let session = or_answer!(session_or_answer(state, headers, uri, true).await);
     let found = audit_rows(state, &q).await;
     let repos: BTreeSet<String> = found
         .iter()
         .flatten()
         .filter_map(|a| a.repo.clone())
         .collect();
-    let frame = or_answer!(signed_in(state, headers, uri, true, &repos).await);
+    let frame = frame_of(state, session, &repos).await;
     let (rows, notice) = match found {
         Ok(rows) => (rows, None),
         Err(e) => (vec![], Some(format!("{e}"))),
@@ -307,12 +314,13 @@ pub async fn audit_csv(
     uri: Uri,
     Query(q): Query<AuditQuery>,
 ) -> Response {
+    let session = or_answer!(session_or_answer(&state, &headers, &uri, true).await);
     let rows = match audit_rows(&state, &q).await {
         Ok(rows) => rows,
         Err(e) => return message(StatusCode::BAD_REQUEST, "Bad filter", &e.to_string()),
     };
     let repos = rows.iter().filter_map(|a| a.repo.clone()).collect();
-    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
+    let frame = frame_of(&state, session, &repos).await;
     let shown: Vec<_> = rows
         .into_iter()
         .filter(|a| frame.sees(a.repo.as_deref()))
@@ -333,12 +341,13 @@ pub async fn audit_csv(
 }
 
 pub async fn inputs(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: Uri) -> Response {
+    let session = or_answer!(session_or_answer(&state, &headers, &uri, true).await);
     let applied = match ui_queries::applied_inputs(&state.db).await {
         Ok(rows) => rows,
         Err(e) => return internal(&e),
     };
     let repos = applied.iter().map(|i| i.repo.clone()).collect();
-    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
+    let frame = frame_of(&state, session, &repos).await;
     let key = crate::inputs::fingerprint_key(&state);
     let mut live: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
     let mut shown = Vec::new();

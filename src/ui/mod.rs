@@ -193,8 +193,42 @@ fn session_of(state: &AppState, headers: &HeaderMap) -> Option<UiSession> {
     session::open_session(&key, value, chrono::Utc::now().timestamp())
 }
 
-/// The signed-in frame for a page that shows rows of `repos`, or the answer to send instead:
-/// GETs are sent to sign in (and back here afterwards), other methods get 401.
+/// The session of a request, or the answer to send instead: GETs are sent to sign in (and
+/// back here afterwards), other methods get 401. Every page asks this before anything else,
+/// so a request without a session costs no database query.
+async fn session_or_answer(
+    state: &AppState,
+    headers: &HeaderMap,
+    uri: &Uri,
+    get: bool,
+) -> Result<UiSession, Response> {
+    match session_of(state, headers) {
+        Some(session) => Ok(session),
+        None if get => {
+            Err(signin::start(state, uri.path_and_query().map_or(UI, |p| p.as_str())).await)
+        }
+        None => Err(message(
+            StatusCode::UNAUTHORIZED,
+            "Signed out",
+            "Your session has ended; sign in again.",
+        )),
+    }
+}
+
+/// The signed-in frame of `session` for a page that shows rows of `repos`.
+async fn frame_of(state: &AppState, session: UiSession, repos: &BTreeSet<String>) -> Frame {
+    let policies = state.policies.current();
+    let viewer = viewer::viewer(state, &session, &policies, repos).await;
+    Frame {
+        session,
+        viewer,
+        policies,
+        github_url: state.config.github_url.trim_end_matches('/').to_string(),
+    }
+}
+
+/// [`session_or_answer`], then [`frame_of`]: for pages whose repositories are known before
+/// the database is read.
 async fn signed_in(
     state: &AppState,
     headers: &HeaderMap,
@@ -202,25 +236,8 @@ async fn signed_in(
     get: bool,
     repos: &BTreeSet<String>,
 ) -> Result<Frame, Response> {
-    let Some(session) = session_of(state, headers) else {
-        return Err(if get {
-            signin::start(state, uri.path_and_query().map_or(UI, |p| p.as_str())).await
-        } else {
-            message(
-                StatusCode::UNAUTHORIZED,
-                "Signed out",
-                "Your session has ended; sign in again.",
-            )
-        });
-    };
-    let policies = state.policies.current();
-    let viewer = viewer::viewer(state, &session, &policies, repos).await;
-    Ok(Frame {
-        session,
-        viewer,
-        policies,
-        github_url: state.config.github_url.trim_end_matches('/').to_string(),
-    })
+    let session = session_or_answer(state, headers, uri, get).await?;
+    Ok(frame_of(state, session, repos).await)
 }
 
 /// Writes an action of the UI to the audit log (actor `ui:LOGIN`).

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::rows::{self, run_view, DAY_MS};
-use super::{charts, internal, not_found, render, signed_in, Frame};
+use super::{charts, frame_of, internal, not_found, render, session_or_answer, Frame};
 use crate::crypto::{open, run_aad, BlobPurpose};
 use crate::db::operator::{self, RunFilter, RunListRow};
 use crate::db::{now_ms, publications, runs as run_rows, ui_queries};
@@ -79,6 +79,7 @@ pub async fn overview(
     headers: HeaderMap,
     uri: Uri,
 ) -> Response {
+    let session = or_answer!(session_or_answer(&state, &headers, &uri, true).await);
     let now = now_ms();
     let (recent, locks, month, applies, depth) = match overview_data(&state, now).await {
         Ok(all) => all,
@@ -92,7 +93,7 @@ pub async fn overview(
             .chain(month.iter().map(|m| m.0.as_str()))
             .chain(applies.iter().map(|a| a.0.as_str())),
     );
-    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
+    let frame = frame_of(&state, session, &repos).await;
     let visible: Vec<&RunListRow> = recent
         .iter()
         .filter(|r| frame.sees(Some(&r.repo)))
@@ -148,6 +149,7 @@ pub async fn runs(
     uri: Uri,
     Query(q): Query<RunsQuery>,
 ) -> Response {
+    let session = or_answer!(session_or_answer(&state, &headers, &uri, true).await);
     let filter = RunFilter {
         repo: Some(q.repo.trim().to_string()).filter(|r| !r.is_empty()),
         pr: q.pr.trim().parse().ok(),
@@ -158,7 +160,7 @@ pub async fn runs(
         Err(e) => return internal(&e),
     };
     let repos = repos_of(list.iter().map(|r| r.repo.as_str()));
-    let frame = or_answer!(signed_in(&state, &headers, &uri, true, &repos).await);
+    let frame = frame_of(&state, session, &repos).await;
     let now = now_ms();
     let shown: Vec<_> = list
         .iter()
@@ -199,12 +201,13 @@ async fn run_page(
     id: i64,
     raw: Option<String>,
 ) -> Response {
+    let session = or_answer!(session_or_answer(state, headers, uri, raw.is_none()).await);
     let found = match operator::run(&state.db, id).await {
         Ok(found) => found,
         Err(e) => return internal(&e),
     };
     let repos = repos_of(found.iter().map(|(r, _)| r.repo.as_str()));
-    let frame = or_answer!(signed_in(state, headers, uri, raw.is_none(), &repos).await);
+    let frame = frame_of(state, session, &repos).await;
     let Some((run, _record)) = found.filter(|(r, _)| frame.sees(Some(&r.repo))) else {
         return not_found("There is no such run, or you cannot read its repository on GitHub.");
     };

@@ -128,7 +128,10 @@ pub async fn policies(
     // Files on disk that would not load now: the loaded set stays until they are fixed.
     let problems: Vec<String> = match &state.config.policy_repo {
         Some(_) => vec![],
-        None => match crate::policy::store::load_dir(&state.config.policy_dir) {
+        None => match crate::policy::store::load_dir_guarded(
+            &state.config.policy_dir,
+            &crate::policy::store::protected_paths(&state.config),
+        ) {
             Ok(Ok(_)) => vec![],
             Ok(Err(found)) => found.iter().map(|p| p.to_string()).collect(),
             Err(e) => vec![format!("{e:#}")],

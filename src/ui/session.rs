@@ -84,21 +84,22 @@ pub fn open_session(key: &SealKey, value: &str, now: i64) -> Option<UiSession> {
     (now < session.expires_at).then_some(session)
 }
 
-/// A `Set-Cookie` value for the UI: path `/ui`, HttpOnly, SameSite=Lax, `Secure` unless the
-/// server is reached over loopback HTTP; `max_age` 0 deletes the cookie.
-pub fn cookie(name: &str, value: &str, max_age: i64, secure: bool) -> String {
+/// A `Set-Cookie` value for the UI: `path` (`/ui`, or `/` for a `__Host-` cookie), HttpOnly,
+/// SameSite=Lax, `Secure` unless the server is reached over loopback HTTP; `max_age` 0
+/// deletes the cookie.
+pub fn cookie(name: &str, value: &str, path: &str, max_age: i64, secure: bool) -> String {
     let secure = if secure { "; Secure" } else { "" };
-    format!("{name}={value}; Path=/ui; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}")
+    format!("{name}={value}; Path={path}; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}")
 }
 
 /// The session cookie carrying `value`, for [`SESSION_SECONDS`].
 pub fn set_cookie(value: &str, secure: bool) -> String {
-    cookie(COOKIE_NAME, value, SESSION_SECONDS, secure)
+    cookie(COOKIE_NAME, value, "/ui", SESSION_SECONDS, secure)
 }
 
 /// The `Set-Cookie` value that signs out.
 pub fn clear_cookie(secure: bool) -> String {
-    cookie(COOKIE_NAME, "", 0, secure)
+    cookie(COOKIE_NAME, "", "/ui", 0, secure)
 }
 
 /// Our cookie's value in a `Cookie` request header.

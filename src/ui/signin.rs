@@ -14,7 +14,36 @@ use super::session::{self, UiSession};
 use super::{message, oauth, secured, UI};
 use crate::state::AppState;
 
-const STATE_COOKIE: &str = "tfgate_oauth_state";
+/// The sign-in state cookie where cookies are `Secure`: the `__Host-` prefix makes the
+/// browser refuse it unless it is Secure, for path `/` and without `Domain`, so a sibling
+/// subdomain or a plain-HTTP page cannot plant a state of its choosing.
+const STATE_COOKIE: &str = "__Host-tfgate_oauth_state";
+/// On plain-HTTP loopback (development), where a browser refuses `__Host-` cookies (they
+/// must be `Secure`), like the session cookie then.
+const STATE_COOKIE_LOOPBACK: &str = "tfgate_oauth_state";
+/// The length of a nonce ([`session::random_token`]: 32 bytes, URL-safe base64).
+const NONCE_LEN: usize = 43;
+
+fn state_cookie_name(secure: bool) -> &'static str {
+    if secure {
+        STATE_COOKIE
+    } else {
+        STATE_COOKIE_LOOPBACK
+    }
+}
+
+/// The `Set-Cookie` value of the sign-in state (`max_age` 0 deletes it).
+fn state_set_cookie(value: &str, max_age: i64, secure: bool) -> String {
+    session::cookie(state_cookie_name(secure), value, "/", max_age, secure)
+}
+
+/// Whether GitHub's `state` is this browser's nonce: both of full length (an empty or short
+/// state never matches, even an empty cookie nonce), compared in constant time.
+fn state_matches(nonce: &str, sent: &str) -> bool {
+    nonce.len() == NONCE_LEN
+        && sent.len() == NONCE_LEN
+        && bool::from(nonce.as_bytes().ct_eq(sent.as_bytes()))
+}
 
 fn callback_url(state: &AppState) -> Option<String> {
     let public = state.config.public_url.as_deref()?;
@@ -69,7 +98,7 @@ pub async fn start(state: &AppState, return_to: &str) -> Response {
     let url = oauth::authorize_url(&state.config.github_url, &client.id, &callback, &nonce);
     let secure = session::secure_cookies(state.config.public_url.as_deref());
     let value = format!("{nonce}.{}", urlencoding(safe_return(return_to)));
-    redirect(&url, &[session::cookie(STATE_COOKIE, &value, 600, secure)])
+    redirect(&url, &[state_set_cookie(&value, 600, secure)])
 }
 
 fn urlencoding(path: &str) -> String {
@@ -88,13 +117,14 @@ pub struct CallbackQuery {
     state: String,
 }
 
-/// `(nonce, return path)` of the state cookie.
-fn state_cookie(headers: &HeaderMap) -> Option<(String, String)> {
+/// `(nonce, return path)` of the state cookie (named as `secure` says).
+fn state_cookie(headers: &HeaderMap, secure: bool) -> Option<(String, String)> {
     let cookies = headers.get(header::COOKIE)?.to_str().ok()?;
+    let name = state_cookie_name(secure);
     let value = cookies
         .split(';')
         .map(str::trim)
-        .find_map(|p| p.strip_prefix(STATE_COOKIE)?.strip_prefix('='))?;
+        .find_map(|p| p.strip_prefix(name)?.strip_prefix('='))?;
     let (nonce, path) = value.split_once('.')?;
     let path: String = url::form_urlencoded::parse(format!("p={path}").as_bytes())
         .next()
@@ -107,14 +137,15 @@ pub async fn callback(
     headers: HeaderMap,
     Query(q): Query<CallbackQuery>,
 ) -> Response {
-    let Some((nonce, return_to)) = state_cookie(&headers) else {
+    let secure = session::secure_cookies(state.config.public_url.as_deref());
+    let Some((nonce, return_to)) = state_cookie(&headers, secure) else {
         return message(
             StatusCode::BAD_REQUEST,
             "Sign-in failed",
             "The sign-in took too long or was started elsewhere; start again from /ui.",
         );
     };
-    if q.code.is_empty() || !bool::from(nonce.as_bytes().ct_eq(q.state.as_bytes())) {
+    if q.code.is_empty() || !state_matches(&nonce, &q.state) {
         return message(
             StatusCode::BAD_REQUEST,
             "Sign-in failed",
@@ -149,12 +180,11 @@ pub async fn callback(
     tracing::info!(%login, "ui: signed in");
     let s = UiSession::start(&login, &token, chrono::Utc::now().timestamp());
     let key = session::cookie_key(&state.seal_key);
-    let secure = session::secure_cookies(state.config.public_url.as_deref());
     redirect(
         safe_return(&return_to),
         &[
             session::set_cookie(&session::seal_session(&key, &s), secure),
-            session::cookie(STATE_COOKIE, "", 0, secure),
+            state_set_cookie("", 0, secure),
         ],
     )
 }
@@ -207,8 +237,48 @@ mod tests {
             HeaderValue::from_str(&format!("x=1; {STATE_COOKIE}={value}")).unwrap(),
         );
         assert_eq!(
-            state_cookie(&headers),
+            state_cookie(&headers, true),
             Some(("abc".into(), "/ui/audit?repo=a/b&user=x".into()))
         );
+        // Without the prefix it is not the state cookie of a Secure server.
+        assert_eq!(state_cookie(&headers, false), None);
+        let plain = format!("{STATE_COOKIE_LOOPBACK}={value}");
+        headers.insert(header::COOKIE, HeaderValue::from_str(&plain).unwrap());
+        assert_eq!(state_cookie(&headers, true), None);
+        assert!(state_cookie(&headers, false).is_some());
+    }
+
+    #[test]
+    fn the_state_cookie_is_host_prefixed_where_cookies_are_secure() {
+        assert_eq!(
+            state_set_cookie("n.p", 600, true),
+            "__Host-tfgate_oauth_state=n.p; Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure"
+        );
+        let loopback = state_set_cookie("n.p", 600, false);
+        assert!(
+            loopback.starts_with("tfgate_oauth_state=n.p; Path=/;"),
+            "{loopback}"
+        );
+        assert!(!loopback.contains("Secure") && !loopback.contains("Domain"));
+    }
+
+    #[test]
+    fn only_a_full_length_nonce_matches() {
+        let nonce = session::random_token();
+        assert_eq!(nonce.len(), NONCE_LEN);
+        assert!(state_matches(&nonce, &nonce.clone()));
+        let other = session::random_token();
+        for (cookie, sent) in [
+            ("", ""),
+            ("abc", "abc"),
+            (&nonce[..42], &nonce[..42]),
+            (nonce.as_str(), other.as_str()),
+            (nonce.as_str(), &nonce[..42]),
+            (nonce.as_str(), ""),
+        ] {
+            assert!(!state_matches(cookie, sent), "{cookie:?} {sent:?}");
+        }
+        let long = format!("{nonce}x");
+        assert!(!state_matches(&long, &long));
     }
 }

@@ -21,12 +21,18 @@ pub async fn publish(
     record_metrics(state, repo, report);
     let action = report.issue_action();
     let body = report.issue_body();
-    let existing = issues::find_marked_issue(gh, repo, ISSUE_TITLE, ISSUE_MARKER)
+    let own_login = format!("{}[bot]", state.app_slug());
+    let wanted = issues::MarkedIssue {
+        title: ISSUE_TITLE,
+        marker: ISSUE_MARKER,
+        own_login: &own_login,
+    };
+    let existing = issues::find_marked_issue(gh, repo, wanted)
         .await
         .map_err(github_error)?;
     let (number, state_to_set) = match (existing, action) {
         (None, IssueAction::Open) => {
-            let n = issues::create_marked_issue(gh, repo, ISSUE_TITLE, &body, ISSUE_MARKER)
+            let n = issues::create_marked_issue(gh, repo, wanted, &body)
                 .await
                 .map_err(github_error)?;
             tracing::info!(repo = %repo.full_name(), issue = n, "drift report opened");

@@ -72,9 +72,21 @@ pub async fn push(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobErro
     if !is_policy_repo(state, &push.repo) {
         return Ok(());
     }
-    let valid = crate::policy_repo::check_commit(state, &push.repo, &push.sha, true)
+    let head = crate::policy_repo::branch_head(state, &push.repo, &push.default_branch)
         .await
         .map_err(github_error)?;
+    let result = if !crate::policy_repo::push_is_current(&push.sha, &head) {
+        tracing::info!(repo = %push.repo.full_name(), sha = %push.sha, head = %head,
+            "a push to the admin repository is no longer the default branch's head; its policies are not put in force");
+        "stale"
+    } else if crate::policy_repo::check_commit(state, &push.repo, &push.sha, true)
+        .await
+        .map_err(github_error)?
+    {
+        "applied"
+    } else {
+        "refused"
+    };
     audit::record(
         &state.db,
         &AuditEvent {
@@ -83,8 +95,12 @@ pub async fn push(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobErro
             pr: None,
             action: "policy.push".into(),
             rule: None,
-            result: if valid { "applied" } else { "refused" }.into(),
-            detail: Some(format!("commit {}", short_sha(&push.sha))),
+            result: result.into(),
+            detail: Some(format!(
+                "commit {} (branch head {})",
+                short_sha(&push.sha),
+                short_sha(&head)
+            )),
         },
     )
     .await

@@ -602,8 +602,17 @@ impl Harness {
             .unwrap()
     }
 
+    /// `/metrics`, from the metrics listener's router (the public router has no `/metrics`).
     pub async fn metrics(&self) -> String {
-        self.get("/metrics").await.1
+        let resp = tfgate::http::metrics_router(self.state.clone())
+            .oneshot(Request::get("/metrics").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::OK);
+        let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        String::from_utf8_lossy(&bytes).to_string()
     }
 }
 

@@ -42,6 +42,7 @@ pub(super) fn check(c: &mut Checker, file: &PolicyFile) -> (Vec<String>, Vec<Reg
                 ),
             );
         }
+        super::check_own_env(c, &at("source"), source.as_ref());
         if let (true, Some(source)) = (host_ok, source) {
             tokens.push(RegistryToken { host, source });
         }
