@@ -13,6 +13,8 @@ mod services;
 mod wording;
 
 #[cfg(test)]
+mod corpus_eval;
+#[cfg(test)]
 mod dev_set_eval;
 #[cfg(test)]
 mod tests;
