@@ -131,6 +131,36 @@ fn a_linked_package_came_from_a_mirror_and_is_left_alone() {
 }
 
 #[test]
+fn a_linked_terraform_directory_or_lock_file_is_not_followed() {
+    let elsewhere = root_with_package(b"x", None);
+    let cache = tempfile::tempdir().unwrap();
+    // `.terraform`, or `.terraform/providers`, a link to another root's.
+    for link in [".terraform", ".terraform/providers"] {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(".terraform")).unwrap();
+        let at = root.path().join(link);
+        let _ = std::fs::remove_dir(&at);
+        std::os::unix::fs::symlink(elsewhere.path().join(link), &at).unwrap();
+        std::fs::copy(
+            elsewhere.path().join(".terraform.lock.hcl"),
+            root.path().join(".terraform.lock.hcl"),
+        )
+        .unwrap();
+        assert!(
+            harvest(cache.path(), root.path(), &allowed()).is_empty(),
+            "{link}"
+        );
+    }
+    // The package in place, but the lock file that records it a link.
+    let root = root_with_package(b"x", None);
+    let lock = root.path().join(".terraform.lock.hcl");
+    std::fs::rename(&lock, root.path().join("real.lock.hcl")).unwrap();
+    std::os::unix::fs::symlink(root.path().join("real.lock.hcl"), &lock).unwrap();
+    assert!(harvest(cache.path(), root.path(), &allowed()).is_empty());
+    assert_eq!(harvest(cache.path(), elsewhere.path(), &allowed()).len(), 1);
+}
+
+#[test]
 fn runs_that_finish_together_store_one_copy() {
     let cache = tempfile::tempdir().unwrap();
     let content = vec![7u8; 4 << 20];

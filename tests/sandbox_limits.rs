@@ -25,6 +25,7 @@ fn shell_spec(workdir: &Path, limits: Limits) -> SandboxSpec {
         terraform_bin: PathBuf::from("/bin/sh"),
         plugin_cache: None,
         extra_ro_binds: vec![],
+        rw_binds: vec![],
         env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]),
         network: Network::None,
         limits,

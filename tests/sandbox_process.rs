@@ -21,6 +21,7 @@ fn shell_spec(workdir: &Path) -> SandboxSpec {
         terraform_bin: PathBuf::from("/bin/sh"),
         plugin_cache: None,
         extra_ro_binds: vec![],
+        rw_binds: vec![],
         env: BTreeMap::from([
             ("PATH".to_string(), "/usr/bin:/bin".to_string()),
             ("TFGATE_ALLOWED".to_string(), "allowed-value".to_string()),
@@ -456,4 +457,31 @@ async fn missing_workdir_is_an_invalid_spec() {
         result,
         Err(tfgate::sandbox::SandboxError::InvalidSpec(_))
     ));
+}
+
+/// A read-write bind (the saved plan's directory) is on the host's disk like the workdir:
+/// what the run writes there counts against the same cap.
+#[tokio::test]
+async fn writes_into_a_read_write_bind_count_against_the_workdir_cap() {
+    let work = scratch_dir("rw-bind-");
+    let plan_dir = scratch_dir("rw-bind-plan-");
+    let mut spec = shell_spec(work.path());
+    spec.rw_binds = vec![plan_dir.path().to_path_buf()];
+    spec.limits.workdir_bytes = Some(8 << 20);
+    let script = format!(
+        "cd {} && i=0; while [ $i -lt 64 ]; do head -c 1048576 /dev/zero > f$i || exit 1; \
+         i=$((i+1)); sleep 0.05; done",
+        plan_dir.path().display()
+    );
+    let (out, _) = sh(&spec, SandboxMode::Bwrap, &script).await;
+    assert_eq!(
+        out.status,
+        ExitKind::LimitHit(ResourceLimit::WorkdirSize),
+        "{}",
+        out.stderr_tail
+    );
+    assert!(
+        std::fs::read_dir(plan_dir.path()).unwrap().count() > 0,
+        "written there"
+    );
 }

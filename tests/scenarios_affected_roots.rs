@@ -100,7 +100,7 @@ scenario!(
         write_module_repo(repo.path(), &tag);
         h.github.serve_repo(repo.path());
         h.github.with(|g| {
-            // The author of the pushed PR (the webhook fixture's).
+            // Who pushes (the webhook fixture's sender).
             g.permissions.insert("Codertocat".into(), "write".into());
             g.permissions.insert("alice".into(), "write".into());
         });

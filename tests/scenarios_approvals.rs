@@ -1,5 +1,6 @@
 //! Approvals and apply requirements that mean what they say, against a fake GitHub over HTTP:
-//! who pushed cannot approve, every page of reviews and checks is read, required checks bind
+//! who pushed (as tfgate recorded from GitHub's deliveries) or wrote commits cannot approve, no
+//! approval counts while tfgate cannot tell who pushed, every page of reviews and checks is read, required checks bind
 //! to their app, up_to_date asks GitHub's comparison, unknown mergeability is waited for,
 //! closed PRs and foreign bases are refused, and `tfgate.yaml` comes from the default branch.
 //! Each runs on SQLite and on PostgreSQL.
@@ -104,29 +105,163 @@ scenario!(
     }
 );
 
-scenario!(a_reviewer_who_pushed_cannot_approve, policy = POLICY, |h| {
-    setup(&h);
-    // bob pushes a commit to the author's PR, then approves his own push.
-    h.github
-        .with(|g| g.commits.push(commit(Some("bob"), Some("bob"))));
-    let replies = replies_to(&h, "/apply -p eks").await;
-    assert_eq!(replies.len(), 1, "{replies:?}");
-    assert!(
-        replies[0].contains("@bob pushed commits to this pull request"),
-        "{replies:?}"
-    );
-    assert_eq!(last_rule(&h).await, "apply.requires_approval:deny");
-    // A commit whose author has no GitHub account counts by its committer.
-    h.github.with(|g| {
-        g.commits = vec![commit(None, Some("carol"))];
-        g.reviews = vec![review("carol", "APPROVED")];
-    });
-    let replies = replies_to(&h, "/apply -p eks").await;
-    assert!(replies[0].contains("@carol pushed commits"), "{replies:?}");
-    // Someone who pushed nothing approves: allowed.
-    h.github.with(|g| g.reviews.push(review("bob", "APPROVED")));
-    assert!(replies_to(&h, "/apply -p eks").await.is_empty());
-});
+scenario!(
+    a_reviewer_who_wrote_commits_cannot_approve,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        // The PR holds a commit bob wrote; bob approves.
+        h.github
+            .with(|g| g.commits.push(commit(Some("bob"), Some("bob"))));
+        let replies = replies_to(&h, "/apply -p eks").await;
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert!(
+            replies[0].contains("@bob authored or committed commits of this pull request"),
+            "{replies:?}"
+        );
+        assert_eq!(last_rule(&h).await, "apply.requires_approval:deny");
+        // A commit whose author has no GitHub account counts by its committer.
+        h.github.with(|g| {
+            g.commits = vec![commit(None, Some("carol"))];
+            g.reviews = vec![review("carol", "APPROVED")];
+        });
+        let replies = replies_to(&h, "/apply -p eks").await;
+        assert!(
+            replies[0].contains("@carol authored or committed commits"),
+            "{replies:?}"
+        );
+        // Someone who pushed nothing approves: allowed.
+        h.github.with(|g| g.reviews.push(review("bob", "APPROVED")));
+        assert!(replies_to(&h, "/apply -p eks").await.is_empty());
+    }
+);
+
+const PUSHED: &str = "cccccccccccccccccccccccccccccccccccccccc";
+
+fn review_on(user: &str, sha: &str) -> FakeReview {
+    FakeReview {
+        commit_id: sha.into(),
+        ..review(user, "APPROVED")
+    }
+}
+
+/// `sender` pushes [`PUSHED`] to the PR (GitHub's `synchronize` delivery is handled; the
+/// autoplan it queues is dropped).
+async fn push_as(h: &Harness, sender: &str) {
+    h.push_by(1, PUSHED, &["infra/eks/main.tf"], sender).await;
+    h.run_jobs_except(&["run"]).await;
+}
+
+scenario!(
+    a_reviewer_who_pushed_cannot_approve_whatever_the_commits_say,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        // bob pushes to the author's PR a commit whose e-mail GitHub matches to the author,
+        // then approves the head he pushed.
+        h.github
+            .with(|g| g.commits.push(commit(Some("author"), Some("author"))));
+        push_as(&h, "bob").await;
+        h.github
+            .with(|g| g.reviews = vec![review_on("bob", PUSHED)]);
+        let replies = replies_to(&h, "/apply -p eks").await;
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert!(
+            replies[0].contains("(not counted: @bob pushed to this pull request)"),
+            "{replies:?}"
+        );
+        assert_eq!(last_rule(&h).await, "apply.requires_approval:deny");
+        // His commit names no GitHub user at all: no approval counts.
+        h.github
+            .with(|g| *g.commits.last_mut().unwrap() = commit(None, None));
+        let replies = replies_to(&h, "/apply -p eks").await;
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert!(
+            replies[0].contains("approved: 1 commit of the pull request names no GitHub user as author or committer, so tfgate cannot tell who wrote them and no approval counts"),
+            "{replies:?}"
+        );
+        // With the commit's author known, carol, who pushed nothing, approves: allowed.
+        h.github.with(|g| {
+            *g.commits.last_mut().unwrap() = commit(Some("author"), Some("author"));
+            g.reviews.push(review_on("carol", PUSHED));
+        });
+        assert_eq!(replies_to(&h, "/apply -p eks").await, Vec::<String>::new());
+        assert_eq!(last_rule(&h).await, "apply.allowed:allow");
+    }
+);
+
+scenario!(
+    a_pr_opened_before_the_app_was_installed_counts_no_approval,
+    policy = POLICY,
+    |h| {
+        // tfgate never received this PR's `opened` delivery, nor any push before the head.
+        h.pushes_unseen();
+        setup(&h);
+        let replies = replies_to(&h, "/apply -p eks").await;
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert!(
+            replies[0].contains("approved: tfgate did not see who pushed the head `aaaaaaa` (the pull request was opened before the tfgate App was installed, or the push's webhook has not been handled yet), so it cannot tell whether a reviewer pushed it and no approval counts."),
+            "{replies:?}"
+        );
+        assert!(
+            replies[0].contains("closes and reopens the pull request"),
+            "{replies:?}"
+        );
+        assert_eq!(last_rule(&h).await, "apply.requires_approval:deny");
+        // A push tfgate sees names the head's pusher, not who pushed before it.
+        push_as(&h, "author").await;
+        h.github
+            .with(|g| g.reviews = vec![review_on("bob", PUSHED)]);
+        let replies = replies_to(&h, "/apply -p eks").await;
+        assert!(
+            replies[0].contains("approved: tfgate did not see every push to this pull request"),
+            "{replies:?}"
+        );
+        // Reopened, the PR's record starts at its head: bob's approval counts.
+        let mut reopened = webhook_fixture("pull_request.reopened.json");
+        reopened["number"] = 1.into();
+        reopened["pull_request"]["number"] = 1.into();
+        reopened["pull_request"]["head"]["sha"] = PUSHED.into();
+        reopened["sender"]["login"] = "carol".into();
+        h.deliver("pull_request", &reopened).await;
+        h.run_jobs_except(&["run"]).await;
+        assert_eq!(replies_to(&h, "/apply -p eks").await, Vec::<String>::new());
+        // Whoever reopened it counts as having pushed it.
+        h.github
+            .with(|g| g.reviews = vec![review_on("carol", PUSHED)]);
+        let replies = replies_to(&h, "/apply -p eks").await;
+        assert!(
+            replies[0].contains("@carol pushed to this pull request"),
+            "{replies:?}"
+        );
+    }
+);
+
+scenario!(
+    a_pr_with_more_commits_than_github_lists_counts_no_approval,
+    policy = POLICY,
+    |h| {
+        setup(&h);
+        // 250 commits by the author, then bob's: GitHub's list of the PR's commits stops
+        // before it.
+        h.github.with(|g| {
+            g.commits = vec![commit(Some("author"), Some("author")); 250];
+            g.commits.push(commit(Some("bob"), Some("bob")));
+        });
+        let replies = replies_to(&h, "/apply -p eks").await;
+        assert_eq!(replies.len(), 1, "{replies:?}");
+        assert!(
+            replies[0].contains("approved: GitHub lists at most 250 commits of a pull request and this one has 1 more, so tfgate cannot check who wrote them and no approval counts"),
+            "{replies:?}"
+        );
+        assert_eq!(last_rule(&h).await, "apply.requires_approval:deny");
+        // 250 commits are all listed.
+        h.github.with(|g| {
+            g.commits.pop();
+        });
+        assert_eq!(replies_to(&h, "/apply -p eks").await, Vec::<String>::new());
+    }
+);
 
 scenario!(
     a_change_request_on_the_second_page_of_reviews_is_seen,

@@ -202,6 +202,7 @@ async fn crash_mid_apply(h: &Harness) -> i64 {
         command: "apply",
         actor: "alice",
         head_sha: &head,
+        terraform_args: &[],
     };
     let run_id = runs::create(db, &run).await.unwrap();
     let progress = ApplyRecord {

@@ -294,6 +294,53 @@ scenario!(
     }
 );
 
+/// [`POLICY`] where only the author and alice may plan.
+const PLANNERS_POLICY: &str = r#"
+repos: ["Codertocat/Hello-World"]
+defaults:
+  plan_role: arn:aws:iam::111111111111:role/tfgate-plan
+  apply_role: arn:aws:iam::111111111111:role/tfgate-apply
+permissions:
+  plan:
+    users: [author, alice]
+projects:
+  - name: eks
+    dir: infra/eks
+"#;
+
+scenario!(
+    a_push_is_autoplanned_only_for_a_pusher_who_may_plan,
+    policy = PLANNERS_POLICY,
+    |h| {
+        setup(&h);
+        // bob may write but not plan; he pushes to the author's branch, whom policy allows.
+        let by_bob = "c".repeat(40);
+        h.push_by(1, &by_bob, &["infra/eks/main.tf"], "bob").await;
+        h.run_jobs_except(&["run"]).await;
+        assert_eq!(h.jobs_of("run").await, 0, "nothing of bob's runs");
+        let audit = tfgate::db::audit::recent(&h.state.db, 20).await.unwrap();
+        let autoplan = audit.iter().find(|a| a.action == "autoplan").unwrap();
+        assert_eq!(
+            (autoplan.actor.as_str(), autoplan.result.as_str()),
+            ("bob", "deny")
+        );
+        // alice may plan: her push plans, and the run (its STS SourceIdentity) names her.
+        let by_alice = "d".repeat(40);
+        h.push_by(1, &by_alice, &["infra/eks/main.tf"], "alice")
+            .await;
+        h.run_jobs_except(&["run"]).await;
+        let payload: String = sqlx::query_scalar("SELECT payload FROM jobs WHERE kind = 'run'")
+            .fetch_one(&h.state.db.pool)
+            .await
+            .unwrap();
+        let run: tfgate::jobs::RunJob = serde_json::from_str(&payload).unwrap();
+        assert_eq!(
+            (run.actor.as_str(), run.head_sha.as_str()),
+            ("alice", by_alice.as_str())
+        );
+    }
+);
+
 scenario!(a_fork_push_is_not_autoplanned, policy = POLICY, |h| {
     setup(&h);
     let mut v = webhook_fixture("pull_request.synchronize.json");
@@ -353,6 +400,7 @@ async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
         actor: "alice".into(),
         head_sha: String::new(),
         plan_runs: Default::default(),
+        plan_authors_checked: false,
         terraform_args: vec![],
         accept_inputs: vec![],
         comment_id: None,

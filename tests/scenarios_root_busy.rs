@@ -39,6 +39,7 @@ async fn running_apply(h: &Harness, job: Option<i64>) -> i64 {
         command: "apply",
         actor: "alice",
         head_sha: &"a".repeat(40),
+        terraform_args: &[],
     };
     let id = runs::create(&h.state.db, &run).await.unwrap();
     let claim = locks::claim_root(&h.state.db, EKS, id, job, "apply")

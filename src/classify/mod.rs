@@ -4,6 +4,7 @@
 
 mod category;
 mod codes;
+mod context;
 mod deny;
 mod extract;
 mod iam_prefixes;
@@ -13,6 +14,8 @@ mod services;
 mod wording;
 
 #[cfg(test)]
+mod context_tests;
+#[cfg(test)]
 mod corpus_eval;
 #[cfg(test)]
 mod dev_set_eval;
@@ -20,6 +23,7 @@ mod dev_set_eval;
 mod tests;
 
 pub use category::Category;
+pub use context::context_for_failure;
 pub use deny::DenyKind;
 pub use iam_prefixes::is_iam_prefix;
 pub use jsonl::{classify_jsonl, ClassifyJsonlError};
@@ -37,6 +41,30 @@ pub struct ClassifyContext {
     /// Names/ids of things created in this apply; the text mentioning one counts as
     /// `refers_to_fresh_resource`.
     pub fresh_identifiers: Vec<String>,
+    /// The resources created earlier in this apply, those the failing resource refers to
+    /// first: what a `propagation_delay` row names (see [`context_for_failure`]).
+    pub fresh_resources: Vec<FreshRef>,
+}
+
+/// A resource created earlier in the same apply, as the classifier sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FreshRef {
+    /// Its address (post it only through the redactor).
+    pub address: String,
+    /// Its id and names (may hold ARNs: never post them).
+    pub identifiers: Vec<String>,
+    /// The failing resource's configuration refers to it.
+    pub referenced: bool,
+    /// Seconds between its creation and the failure, when the stream had timestamps.
+    pub seconds_earlier: Option<u64>,
+}
+
+/// The fresh resource a possible propagation delay is put down to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FreshCause {
+    pub address: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seconds_earlier: Option<u64>,
 }
 
 impl Default for ClassifyContext {
@@ -46,6 +74,7 @@ impl Default for ClassifyContext {
             has_address: true,
             refers_to_fresh_resource: false,
             fresh_identifiers: Vec::new(),
+            fresh_resources: Vec::new(),
         }
     }
 }
@@ -69,6 +98,10 @@ pub struct Classification {
     /// The text carries an `Encoded authorization failure message` (decode with
     /// `sts:DecodeAuthorizationMessage`).
     pub encoded_authorization_message: bool,
+    /// For `propagation_delay`: the resource created earlier in this apply that the failing
+    /// one refers to (or whose id the text names).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fresh_cause: Option<FreshCause>,
 }
 
 /// Classifies `text` (the diagnostic summary + "\n" + detail).
@@ -90,6 +123,7 @@ pub fn classify(text: &str, ctx: &ClassifyContext) -> Classification {
         deny_kind: deny::deny_kind(text),
         request_id: x.request_id.clone(),
         encoded_authorization_message: x.encoded_authorization_message,
+        fresh_cause: rules::fresh_cause(category, text, ctx),
     }
 }
 

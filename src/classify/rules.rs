@@ -19,7 +19,7 @@
 use super::codes;
 use super::extract::Extracted;
 use super::wording::{self, any};
-use super::{Category, ClassifyContext};
+use super::{Category, ClassifyContext, FreshCause, FreshRef};
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -270,6 +270,28 @@ fn apply_freshness(base: Category, text: &str, lc: &str, ctx: &ClassifyContext) 
         }
         _ => base,
     }
+}
+
+/// The resource created earlier in this apply that a `propagation_delay` is put down to: one the
+/// failing resource refers to whose id the text names, else one the text names, else one it
+/// refers to (most recently created first). `None` for other categories, and when nothing
+/// fresh is involved (the shape alone made it a propagation delay).
+pub fn fresh_cause(category: Category, text: &str, ctx: &ClassifyContext) -> Option<FreshCause> {
+    if category != Category::PropagationDelay {
+        return None;
+    }
+    let named = |f: &&FreshRef| mentions_any(text, &f.identifiers);
+    let fresh = &ctx.fresh_resources;
+    let cause = fresh
+        .iter()
+        .filter(|f| f.referenced)
+        .find(named)
+        .or_else(|| fresh.iter().find(named))
+        .or_else(|| fresh.iter().find(|f| f.referenced))?;
+    Some(FreshCause {
+        address: cause.address.clone(),
+        seconds_earlier: cause.seconds_earlier,
+    })
 }
 
 fn reference_shaped(lc: &str) -> bool {

@@ -9,7 +9,10 @@ use anyhow::{Context, Result};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::{apply_root, plan_root, RootIdent};
 use crate::render::{ApplyComment, CommentMeta, PlanComment, Renderer};
-use crate::terraform::{apply_outcome, parse_plan_json, parse_ui_stream, plan_summary};
+use crate::terraform::{
+    apply_outcome, parse_plan_json, parse_ui_stream, plan_references, plan_summary, ApplyContext,
+    PlanReferences,
+};
 
 fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
@@ -63,25 +66,27 @@ pub fn render_plan(renderer: &Renderer, path: &Path) -> Result<String> {
 }
 
 /// Markdown of the apply comment for an `apply -json` stream (optionally with its plan JSON,
-/// so resources that were never reached are listed too).
+/// so resources that were never reached are listed too, and a failure referring to a resource
+/// created earlier in the apply is told as a possible propagation delay).
 pub fn render_apply(renderer: &Renderer, path: &Path, plan: Option<&Path>) -> Result<String> {
     let text = read(path)?;
     let stream = parse_ui_stream(&text).with_context(|| format!("parsing {}", path.display()))?;
-    let planned = match plan {
+    let (planned, references) = match plan {
         Some(p) => {
             let plan_text = read(p)?;
             let plan =
                 parse_plan_json(&plan_text).with_context(|| format!("parsing {}", p.display()))?;
-            plan_summary(&plan).change_refs()
+            (plan_summary(&plan).change_refs(), plan_references(&plan))
         }
-        None => Vec::new(),
+        None => (Vec::new(), PlanReferences::default()),
     };
     let outcome = apply_outcome(&stream, &planned);
+    let context = ApplyContext::new(&stream, &references);
     let redactor = Redactor::new(&RedactionConfig::default())?;
     let root = apply_root(
         &local_root(path),
         &outcome,
-        &|_| false,
+        &context,
         &redactor,
         &mut Placeholders::new(),
     );

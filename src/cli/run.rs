@@ -12,7 +12,9 @@ use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::from_outcome::{apply_model, plan_model};
 use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus};
-use crate::terraform::{parse_plan_json, plan_summary};
+use crate::terraform::{
+    parse_plan_json, plan_references, plan_summary, PlanReferences, PlannedChangeRef,
+};
 use crate::tfrun::{self, setup_from_config, RunSettings};
 
 /// Copy a directory tree (regular files and dirs; `.terraform` and state files skipped).
@@ -36,6 +38,31 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The largest state file copied.
+const STATE_CAP: u64 = 256 * 1024 * 1024;
+
+/// Copies `from/terraform.tfstate` to `to/terraform.tfstate` when it is a regular file; a link
+/// is neither read (the directory may be a PR's checkout, or the sandbox's work) nor written
+/// through (the file is replaced only when it is a regular file or absent).
+fn copy_state(from: &Path, to: &Path) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Some(state) = crate::checkout::read_no_follow(&from.join("terraform.tfstate"), STATE_CAP)
+    else {
+        return Ok(());
+    };
+    let dest = to.join("terraform.tfstate");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&dest)
+        .with_context(|| format!("writing {} (a regular file, not a link)", dest.display()))?;
+    file.write_all(&state)
+        .with_context(|| format!("writing {}", dest.display()))
 }
 
 fn meta() -> CommentMeta {
@@ -103,14 +130,21 @@ async fn local_setup(config: &Config) -> Result<tfrun::TerraformSetup> {
     Ok(setup)
 }
 
+/// What the plan changes, and what each change refers to (for the apply's classification).
+fn planned_of(plan_json: &str) -> Result<(Vec<PlannedChangeRef>, PlanReferences)> {
+    let parsed = parse_plan_json(plan_json)?;
+    Ok((
+        plan_summary(&parsed).change_refs(),
+        plan_references(&parsed),
+    ))
+}
+
 pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, String)> {
     let setup = local_setup(config).await?;
     let work = tempfile::Builder::new().prefix("tfgate-run-").tempdir()?;
     let root_rel = "root";
     copy_tree(run.dir, &work.path().join(root_rel))?;
-    if let Ok(state) = std::fs::read(run.dir.join("terraform.tfstate")) {
-        std::fs::write(work.path().join(root_rel).join("terraform.tfstate"), state)?;
-    }
+    copy_state(run.dir, &work.path().join(root_rel))?;
     // The admin's own tool: any provider the mirror (or the registry) has.
     let settings = RunSettings {
         network: run.network,
@@ -145,7 +179,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
     let (Some(plan_file), Some(plan_json)) = (plan.plan_file, plan.plan_json) else {
         return Ok((1, plan_md));
     };
-    let planned = plan_summary(&parse_plan_json(&plan_json)?).change_refs();
+    let (planned, references) = planned_of(&plan_json)?;
     let applied = tfrun::apply(
         &setup,
         work.path(),
@@ -161,13 +195,12 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         &applied.init.stderr_tail,
         applied.apply.as_ref().map(|a| a.stdout.as_str()),
         &planned,
+        &references,
         &redactor,
         &mut ph,
     );
     if run.keep_state {
-        if let Ok(state) = std::fs::read(work.path().join(root_rel).join("terraform.tfstate")) {
-            std::fs::write(run.dir.join("terraform.tfstate"), state)?;
-        }
+        copy_state(&work.path().join(root_rel), run.dir)?;
     }
     let ok = model.status == ApplyStatus::Succeeded;
     let md = renderer.render_apply(&ApplyComment {
@@ -176,4 +209,33 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         notes: applied.egress_note(&root.project).into_iter().collect(),
     })?;
     Ok((i32::from(!ok), md))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn state_is_copied_only_between_regular_files() {
+        let (from, to, outside) = (
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+            tempfile::tempdir().unwrap(),
+        );
+        let secret = outside.path().join("credentials");
+        std::fs::write(&secret, "secret").unwrap();
+        let state = |dir: &Path| dir.join("terraform.tfstate");
+        symlink(&secret, state(from.path())).unwrap();
+        copy_state(from.path(), to.path()).unwrap();
+        assert!(!state(to.path()).exists(), "a linked state is not read");
+        std::fs::remove_file(state(from.path())).unwrap();
+        std::fs::write(state(from.path()), "{}").unwrap();
+        copy_state(from.path(), to.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(state(to.path())).unwrap(), "{}");
+        std::fs::remove_file(state(to.path())).unwrap();
+        symlink(&secret, state(to.path())).unwrap();
+        assert!(copy_state(from.path(), to.path()).is_err());
+        assert_eq!(std::fs::read_to_string(&secret).unwrap(), "secret");
+    }
 }

@@ -109,6 +109,21 @@ impl TerraformArg {
             TerraformArg::LockTimeout(duration) => format!("-lock-timeout={duration}"),
         }
     }
+
+    /// [`TerraformArg::to_cli_arg`] read back; `None` for anything outside the allowlist.
+    pub fn from_cli_arg(arg: &str) -> Option<TerraformArg> {
+        terraform_args::parse_terraform_arg(arg).ok()
+    }
+
+    /// Whether a plan made with this flag applies something else than the same plan without
+    /// it: a subset (`-target`), a replacement (`-replace`), changes decided on stale state
+    /// (`-refresh=false`). Waiting for the state lock changes nothing applied.
+    pub fn changes_the_apply(&self) -> bool {
+        match self {
+            TerraformArg::Target(_) | TerraformArg::Replace(_) | TerraformArg::RefreshFalse => true,
+            TerraformArg::LockTimeout(_) => false,
+        }
+    }
 }
 
 /// A parsed, validated comment command.

@@ -10,6 +10,7 @@ mod held_open;
 pub mod inputs;
 pub mod locks;
 pub mod operator;
+pub mod pr_pushes;
 pub mod publications;
 pub mod retention;
 pub mod runs;

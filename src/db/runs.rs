@@ -16,6 +16,8 @@ pub struct NewRun<'a> {
     pub command: &'a str,
     pub actor: &'a str,
     pub head_sha: &'a str,
+    /// The allowlisted Terraform flags the run was asked with (`-replace=…`), as Terraform gets them.
+    pub terraform_args: &'a [String],
 }
 
 #[derive(Debug, Clone)]
@@ -30,12 +32,16 @@ pub struct RunRow {
     pub status: Option<RunStatus>,
     /// The run's record (`PlanRecord` or `ApplyRecord` JSON; see `run_planner::record`).
     pub outcome: Option<String>,
+    /// Who asked for the run (a plan's author).
+    pub actor: String,
+    /// The Terraform flags it ran with; `None` when unknown (runs recorded before flags were).
+    pub terraform_args: Option<Vec<String>>,
 }
 
 pub async fn create(db: &Db, r: &NewRun<'_>) -> Result<i64> {
     sqlx::query_scalar(
-        "INSERT INTO runs (job_id, repo, pr, project, dir, workspace, command, actor, head_sha, status, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10) RETURNING id",
+        "INSERT INTO runs (job_id, repo, pr, project, dir, workspace, command, actor, head_sha, status, created_at, terraform_args) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'running', $10, $11) RETURNING id",
     )
     .bind(r.job_id)
     .bind(r.repo)
@@ -47,6 +53,7 @@ pub async fn create(db: &Db, r: &NewRun<'_>) -> Result<i64> {
     .bind(r.actor)
     .bind(r.head_sha)
     .bind(now_ms())
+    .bind(serde_json::to_string(r.terraform_args).expect("a list of strings serialises"))
     .fetch_one(&db.pool)
     .await
     .context("recording a run")
@@ -127,7 +134,13 @@ type Row = (
     String,
     String,
     Option<String>,
+    String,
+    Option<String>,
 );
+
+/// The columns of a [`Row`], in order.
+const ROW_COLUMNS: &str =
+    "id, project, dir, workspace, command, head_sha, status, outcome, actor, terraform_args";
 
 fn to_run(r: Row) -> RunRow {
     RunRow {
@@ -139,6 +152,8 @@ fn to_run(r: Row) -> RunRow {
         head_sha: r.5,
         status: RunStatus::parse(&r.6),
         outcome: r.7,
+        actor: r.8,
+        terraform_args: r.9.and_then(|t| serde_json::from_str(&t).ok()),
     }
 }
 
@@ -151,11 +166,11 @@ pub async fn latest(
     workspace: &str,
     command: &str,
 ) -> Result<Option<RunRow>> {
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT id, project, dir, workspace, command, head_sha, status, outcome FROM runs \
+    let row: Option<Row> = sqlx::query_as(&format!(
+        "SELECT {ROW_COLUMNS} FROM runs \
          WHERE repo = $1 AND pr = $2 AND project = $3 AND workspace = $4 AND command = $5 \
-         ORDER BY id DESC LIMIT 1",
-    )
+         ORDER BY id DESC LIMIT 1"
+    ))
     .bind(repo)
     .bind(pr)
     .bind(project)
@@ -188,10 +203,10 @@ pub async fn last_apply_started(
 
 /// Every run of the PR, oldest first (for views over all of its roots at once).
 pub async fn of_pr(db: &Db, repo: &str, pr: i64) -> Result<Vec<RunRow>> {
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT id, project, dir, workspace, command, head_sha, status, outcome FROM runs \
-         WHERE repo = $1 AND pr = $2 ORDER BY id",
-    )
+    let rows: Vec<Row> = sqlx::query_as(&format!(
+        "SELECT {ROW_COLUMNS} FROM runs \
+         WHERE repo = $1 AND pr = $2 ORDER BY id"
+    ))
     .bind(repo)
     .bind(pr)
     .fetch_all(&db.pool)
@@ -208,11 +223,11 @@ pub async fn plan_of_root(
     project: &str,
     workspace: &str,
 ) -> Result<Option<RunRow>> {
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT id, project, dir, workspace, command, head_sha, status, outcome FROM runs \
+    let row: Option<Row> = sqlx::query_as(&format!(
+        "SELECT {ROW_COLUMNS} FROM runs \
          WHERE id = $1 AND repo = $2 AND pr = $3 AND project = $4 AND workspace = $5 \
-         AND command = 'plan'",
-    )
+         AND command = 'plan'"
+    ))
     .bind(id)
     .bind(repo)
     .bind(pr)
@@ -225,10 +240,10 @@ pub async fn plan_of_root(
 
 /// Runs left `running` by a job whose worker died.
 pub async fn running_for_job(db: &Db, job_id: i64) -> Result<Vec<RunRow>> {
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT id, project, dir, workspace, command, head_sha, status, outcome FROM runs \
-         WHERE job_id = $1 AND status = 'running' ORDER BY id",
-    )
+    let rows: Vec<Row> = sqlx::query_as(&format!(
+        "SELECT {ROW_COLUMNS} FROM runs \
+         WHERE job_id = $1 AND status = 'running' ORDER BY id"
+    ))
     .bind(job_id)
     .fetch_all(&db.pool)
     .await?;

@@ -416,6 +416,7 @@ async fn sandbox_works(config: &Config) -> Result<(), String> {
         terraform_bin: program.to_path_buf(),
         plugin_cache: None,
         extra_ro_binds: vec![],
+        rw_binds: vec![],
         env: BTreeMap::from([("PATH".to_string(), "/usr/bin:/bin".to_string())]),
         network: Network::None,
         limits: config.sandbox_limits,

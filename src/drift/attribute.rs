@@ -141,6 +141,7 @@ fn attribute_one(
         causes,
         attribute_paths,
     } = causes_of(resolver, change, &frame, &block, resource);
+    let diff_paths = paths_the_diff_sets(&locations, &causes, ctx.pr_files);
 
     let mut all = own;
     for (_, closure) in &causes {
@@ -178,11 +179,34 @@ fn attribute_one(
         changed_inputs: changed,
         changed_input_paths,
         explained_by_diff,
+        diff_paths,
         drifted_resources,
         unresolved,
         verdict,
     };
     (attribution, resource.is_some())
+}
+
+/// The cause labels the PR diff touches: all of them when it edits the block's own file (or a
+/// module call on the way), else those whose references lead to a file it edits.
+fn paths_the_diff_sets(
+    own: &[Location],
+    causes: &[(String, Closure)],
+    pr_files: &[String],
+) -> Vec<String> {
+    let own_edited = first_explaining_file(own, pr_files).is_some();
+    causes
+        .iter()
+        .filter(|(_, closure)| {
+            own_edited || {
+                let reached: Vec<Location> = closure.locations.iter().cloned().collect();
+                first_explaining_file(&reached, pr_files).is_some()
+            }
+        })
+        .map(|(label, _)| label.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// Where the change's own block lives, then the module calls on the way to it. Own location first:

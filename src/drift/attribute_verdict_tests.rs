@@ -198,3 +198,82 @@ fn input_sets_from_statuses() {
     assert_eq!(changed, ["a", "c"].iter().map(|s| s.to_string()).collect());
     assert_eq!(bumped, ["A"].iter().map(|s| s.to_string()).collect());
 }
+
+#[test]
+fn a_drifted_input_on_a_resource_the_pr_also_edits_names_both() {
+    let key = b"server-key";
+    let status = InputStatus {
+        name: "ADMIN_CIDRS".into(),
+        variable: "admin_cidrs".into(),
+        current: fingerprint(key, "ADMIN_CIDRS", "new"),
+        last_applied: Some(fingerprint(key, "ADMIN_CIDRS", "old")),
+        committed_lock: None,
+        changed_since_apply: true,
+        lock_matches: None,
+        lock_updated_in_pr: false,
+    };
+    let indexed = || {
+        hcl(&[
+            (
+                "main.tf",
+                "resource \"fake_thing\" \"role\" {}\nmodule \"net\" {\n  source = \"./net\"\n}\n",
+            ),
+            (
+                "net/outputs.tf",
+                "output \"allowed\" {\n  value = var.cidrs\n}\n",
+            ),
+            ("net/variables.tf", "variable \"cidrs\" {}\n"),
+        ])
+    };
+    // (PR files, HCL, the file named beside the drift, the paths it sets)
+    type Case = (
+        Vec<&'static str>,
+        HclIndex,
+        Option<&'static str>,
+        Vec<&'static str>,
+    );
+    let cases: Vec<Case> = vec![
+        (vec![], HclIndex::default(), None, vec![]),
+        (vec!["README.md"], HclIndex::default(), None, vec![]),
+        // The resource's own file: it sets the attribute the input reaches.
+        (
+            vec!["main.tf"],
+            HclIndex::default(),
+            Some("main.tf"),
+            vec!["fail_with"],
+        ),
+        (
+            vec!["main.tf"],
+            indexed(),
+            Some("main.tf"),
+            vec!["fail_with"],
+        ),
+        // The module output that carries the input to it.
+        (
+            vec!["net/outputs.tf"],
+            indexed(),
+            Some("net/outputs.tf"),
+            vec!["fail_with"],
+        ),
+    ];
+    for (pr_files, index, file, sets) in cases {
+        let setup = Setup {
+            pr_files: pr_files.clone(),
+            hcl: index,
+            ..Setup::default()
+        };
+        let report = run(&module_output(), &setup);
+        let views = drift_warnings(&report, std::slice::from_ref(&status));
+        assert_eq!(views.len(), 1, "{pr_files:?}");
+        assert_eq!(views[0].also_edited_in.as_deref(), file, "{pr_files:?}");
+        assert_eq!(views[0].also_sets, strings(&sets), "{pr_files:?}");
+        assert_eq!(views[0].explained_by, None, "{pr_files:?}");
+        // The input's part of the change is still unreviewed: the gate stays.
+        let drifted = report.drifted_inputs();
+        assert_eq!(drifted, strings(&["ADMIN_CIDRS"]), "{pr_files:?}");
+        assert!(matches!(
+            apply_gate(OnInputDrift::Block, &drifted, &drifted),
+            ApplyGate::Refuse { .. }
+        ));
+    }
+}

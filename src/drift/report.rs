@@ -59,6 +59,10 @@ pub struct ChangeAttribution {
     pub changed_input_paths: BTreeMap<String, Vec<String>>,
     /// The first PR file that explains the change, if any.
     pub explained_by_diff: Option<String>,
+    /// The `via` labels (changed attribute paths, `for_each` …) whose expression or inputs the
+    /// PR diff touches: what the PR itself changes, next to a changed shared input.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diff_paths: Vec<String>,
     pub drifted_resources: Vec<String>,
     pub unresolved: Vec<String>,
     pub verdict: Verdict,

@@ -128,6 +128,7 @@ mod tests {
             changed_inputs: vec![input.into()],
             changed_input_paths: Default::default(),
             explained_by_diff: None,
+            diff_paths: Vec::new(),
             drifted_resources: Vec::new(),
             unresolved: Vec::new(),
             verdict: Verdict::ExplainedByLockfile {

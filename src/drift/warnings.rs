@@ -22,6 +22,12 @@ pub fn drift_warnings(report: &DriftReport, statuses: &[InputStatus]) -> Vec<Dri
             }
             _ => continue,
         };
+        // The PR edits the resource too: said next to the drift, which still needs a decision.
+        let also_edited_in = explained_by
+            .is_none()
+            .then(|| change.explained_by_diff.clone())
+            .flatten();
+
         for input in inputs {
             let status = statuses.iter().find(|s| &s.name == input);
             let attribute_paths = change
@@ -29,6 +35,10 @@ pub fn drift_warnings(report: &DriftReport, statuses: &[InputStatus]) -> Vec<Dri
                 .get(input)
                 .cloned()
                 .unwrap_or_default();
+            let also_sets = match also_edited_in {
+                Some(_) => paths_both_set(&change.diff_paths, &attribute_paths),
+                None => Vec::new(),
+            };
             target.push(DriftWarning {
                 address: change.address.clone(),
                 attribute_paths,
@@ -40,6 +50,8 @@ pub fn drift_warnings(report: &DriftReport, statuses: &[InputStatus]) -> Vec<Dri
                     s.current.short().to_string()
                 }),
                 explained_by: explained_by.clone(),
+                also_edited_in: also_edited_in.clone(),
+                also_sets,
             });
         }
     }
@@ -47,8 +59,23 @@ pub fn drift_warnings(report: &DriftReport, statuses: &[InputStatus]) -> Vec<Dri
     drift
 }
 
+/// What the PR's file sets of what the input changes; when they share nothing, all the file
+/// sets.
+fn paths_both_set(diff_paths: &[String], input_paths: &[String]) -> Vec<String> {
+    let both: Vec<String> = diff_paths
+        .iter()
+        .filter(|p| input_paths.contains(p))
+        .cloned()
+        .collect();
+    if both.is_empty() {
+        diff_paths.to_vec()
+    } else {
+        both
+    }
+}
+
 /// The warnings as a PR may see them: the address through [`Redactor::redact_address`] and the
-/// attribute paths and input name through [`Redactor::redact`], with the plan table's
+/// attribute paths, input name and PR file through [`Redactor::redact`], with the plan table's
 /// placeholders, so a shared input's value used as a `for_each` key shows as the table's
 /// placeholder (`fake_thing.rule["<cidr-1>"]`). Fingerprints are short digests, not values.
 pub fn redact_drift_warnings(
@@ -66,6 +93,8 @@ pub fn redact_drift_warnings(
                 .map(|p| redactor.redact(p, ph))
                 .collect(),
             input_name: redactor.redact(&w.input_name, ph),
+            also_edited_in: w.also_edited_in.as_ref().map(|f| redactor.redact(f, ph)),
+            also_sets: w.also_sets.iter().map(|p| redactor.redact(p, ph)).collect(),
             ..w
         })
         .collect()
@@ -92,6 +121,8 @@ mod tests {
             fingerprint_before: "0a1b2c3d".into(),
             fingerprint_after: "4e5f6a7b".into(),
             explained_by: None,
+            also_edited_in: None,
+            also_sets: Vec::new(),
         };
         let keyed = DriftWarning {
             address: r#"fake_thing.rule["office-vpn-range"]"#.into(),

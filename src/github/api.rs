@@ -131,6 +131,9 @@ pub struct PullRequestInfo {
     pub mergeable_state: Option<String>,
     #[serde(default)]
     pub merged: bool,
+    /// How many commits the PR has (its commit list stops at 250).
+    #[serde(default)]
+    pub commits: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -1,7 +1,8 @@
 //! Gather the facts policy decides on, live from GitHub (never from the comment payload):
 //! the PR head, state, base and default branch, author, fork status, mergeability, whether
 //! the head contains the base's latest commit, reviews with each reviewer's permission, who
-//! wrote the PR's commits, check runs on the head, and the changed files.
+//! wrote the PR's commits (and how many GitHub did not list), check runs on the head, and the
+//! changed files. Who pushed comes from tfgate's own records (`worker::pushers`).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -96,8 +97,9 @@ pub async fn pr_facts_waiting(
     let pr = settled_pull_request(gh, repo, number, waits).await?;
     let reviews =
         reviews_with_permissions(gh, repo, lists::reviews(gh, repo, number).await?).await?;
-    let (commit_authors, commits_without_login) =
-        commit_logins(&lists::commits(gh, repo, number).await?);
+    let commits = lists::commits(gh, repo, number).await?;
+    let (commit_authors, commits_without_login) = commit_logins(&commits);
+    let commits_unlisted = pr.commits.unwrap_or(0).saturating_sub(commits.len() as u64);
     let changed_files = lists::files(gh, repo, number).await?;
     let check_runs = lists::check_runs(gh, repo, &pr.head.sha).await?;
     let behind_by = lists::behind_by(gh, repo, &pr.base.name, &pr.head.sha).await?;
@@ -122,6 +124,11 @@ pub async fn pr_facts_waiting(
         reviews,
         commit_authors,
         commits_without_login,
+        commits_unlisted,
+        // Filled in from tfgate's own records (`worker::pushers`).
+        pushers: Vec::new(),
+        head_pusher_known: false,
+        pushes_complete: false,
         check_runs: check_runs.into_iter().map(check_run).collect(),
         changed_files,
         comment_edited: false,

@@ -48,6 +48,11 @@ pub struct RunJob {
     /// existed at authorisation; otherwise the latest plan of `head_sha`.
     #[serde(default)]
     pub plan_runs: BTreeMap<String, i64>,
+    /// Apply only: the author and flags of every plan in `plan_runs` were checked when the
+    /// `/apply` was authorised (`run_planner::plan_author`). False in jobs queued before that
+    /// check existed: their plans count as unchecked.
+    #[serde(default)]
+    pub plan_authors_checked: bool,
     /// Allowlisted Terraform flags (`-target=…`; for an apply only `-lock-timeout=`).
     #[serde(default)]
     pub terraform_args: Vec<String>,

@@ -3,10 +3,12 @@
 //! An approval counts only when all hold: its state is APPROVED; it is the reviewer's latest
 //! state-changing review (a later CHANGES_REQUESTED or DISMISSED withdraws it; COMMENTED and
 //! PENDING do not change anything); it was made on the current head commit; the reviewer is
-//! not the PR author, authored or committed none of the PR's commits, is not a bot, and has
-//! at least write permission.
+//! not the PR author, moved none of its heads as tfgate recorded them (`pushers`), authored or
+//! committed none of the PR's commits, is not a bot, and has at least write permission. No
+//! approval counts while tfgate cannot tell who pushed ([`unknown_pusher_problem`]).
 
 use super::facts::{PrFacts, ReviewState};
+use super::pushers::unknown_pusher_problem;
 use super::schema::GitHubPermission;
 
 /// The outcome of looking at every review of a PR.
@@ -65,12 +67,12 @@ fn approval_problem(review: &super::facts::Review, facts: &PrFacts) -> Option<St
     if review.user.eq_ignore_ascii_case(&facts.author) {
         return Some("is the author".to_string());
     }
-    if facts
-        .commit_authors
-        .iter()
-        .any(|login| login.eq_ignore_ascii_case(&review.user))
-    {
-        return Some("pushed commits to this pull request".to_string());
+    let named = |logins: &[String]| logins.iter().any(|l| l.eq_ignore_ascii_case(&review.user));
+    if named(&facts.pushers) {
+        return Some("pushed to this pull request".to_string());
+    }
+    if named(&facts.commit_authors) {
+        return Some("authored or committed commits of this pull request".to_string());
     }
     if review.user_permission < GitHubPermission::Write {
         return Some(format!("has {} access only", review.user_permission));
@@ -82,6 +84,33 @@ fn approval_problem(review: &super::facts::Review, facts: &PrFacts) -> Option<St
         ));
     }
     None
+}
+
+/// Why the `approved` requirement is unmet, if it is: tfgate cannot tell who pushed (then no
+/// approval counts), or fewer than `need` approvals count.
+pub(crate) fn approved_problem(facts: &PrFacts, need: usize) -> Option<String> {
+    if let Some(why) = unknown_pusher_problem(facts) {
+        return Some(why);
+    }
+    let report = evaluate_approvals(facts);
+    if report.counted.len() >= need {
+        return None;
+    }
+    let mut text = format!(
+        "needs {need} approving review{} on the current head ({}) by someone with write access who is not the author and did not push to it; has {}",
+        if need == 1 { "" } else { "s" },
+        short_sha(&facts.head_sha),
+        report.counted.len()
+    );
+    if !report.not_counted.is_empty() {
+        let list: Vec<String> = report
+            .not_counted
+            .iter()
+            .map(|(u, why)| format!("@{u} {why}"))
+            .collect();
+        text.push_str(&format!(" (not counted: {})", list.join("; ")));
+    }
+    Some(text)
 }
 
 /// The first 7 characters of a commit id, as GitHub shows it.

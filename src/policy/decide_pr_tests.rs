@@ -51,6 +51,9 @@ fn facts() -> PrFacts {
             user_is_bot: false,
         }],
         commit_authors: vec!["alice".into()],
+        pushers: vec!["alice".into()],
+        head_pusher_known: true,
+        pushes_complete: true,
         check_runs: vec![
             run("ci/test", "github-actions", "success"),
             run("lint", "some-ci", "success"),
@@ -91,12 +94,23 @@ fn pr_rules() {
         ("default branch other than main", "", |f| { f.default_branch = "trunk".into(); }, "pr.base_branch", "the default branch `trunk`"),
         ("unknown default branch in hand-written facts", "", |f| f.default_branch.clear(), "apply.allowed", ""),
         ("reviewer committed to the PR", "", |f| f.commit_authors.push("BOB".into()), "apply.requires_approval",
-         "(not counted: @bob pushed commits to this pull request)"),
-        ("commits without a GitHub user are noted", "", |f| {
+         "(not counted: @bob authored or committed commits of this pull request)"),
+        ("reviewer pushed to the PR (tfgate's record)", "", |f| f.pushers.push("Bob".into()), "apply.requires_approval",
+         "(not counted: @bob pushed to this pull request)"),
+        ("head pushed by someone tfgate did not see", "", |f| {
+            f.head_pusher_known = false;
+            f.pushes_complete = false;
+        }, "apply.requires_approval", "- approved: tfgate did not see who pushed the head `c0ffee0`"),
+        ("a push tfgate did not see before the head", "", |f| f.pushes_complete = false, "apply.requires_approval",
+         "- approved: tfgate did not see every push to this pull request"),
+        ("more commits than GitHub lists", "", |f| f.commits_unlisted = 1, "apply.requires_approval",
+         "- approved: GitHub lists at most 250 commits of a pull request and this one has 1 more"),
+        ("commits without a GitHub user block approvals", "", |f| f.commits_without_login = 2, "apply.requires_approval",
+         "- approved: 2 commits of the pull request name no GitHub user as author or committer, so tfgate cannot tell who wrote them and no approval counts"),
+        ("an unknown pusher is named before the approvals", "", |f| {
             f.commit_authors.push("bob".into());
-            f.commits_without_login = 2;
-        }, "apply.requires_approval", "; 2 commits of the pull request name no GitHub user, so their authors could not be excluded"),
-        ("author-only commits keep the approval", "", |f| f.commits_without_login = 1, "apply.allowed", ""),
+            f.commits_without_login = 1;
+        }, "apply.requires_approval", "- approved: 1 commit of the pull request names no GitHub user"),
         ("same-named check from another app", "", |f| f.check_runs[0].app = Some("evil-app".into()), "apply.requires_checks_passed",
          "`ci/test` from app `github-actions` has not run on the head"),
         ("same-named passing check beside a failing real one", "", |f| {

@@ -70,6 +70,9 @@ fn facts() -> PrFacts {
         mergeable: Some(true),
         up_to_date: Some(true),
         reviews: vec![review("bob", ReviewState::Approved, HEAD, Write)],
+        pushers: vec!["alice".into()],
+        head_pusher_known: true,
+        pushes_complete: true,
         check_runs: vec![CheckRun {
             name: "validate".into(),
             conclusion: Some("success".into()),
@@ -136,8 +139,11 @@ fn cases() -> Vec<Case> {
         with(case("PR into another base", "pr.base_branch", "This pull request targets `attacker`; tfgate runs commands only on pull requests into the default branch `main`."), |c| {
             c.facts.base_ref = "attacker".into();
         }),
-        with(case("pusher approves", "apply.requires_approval", "@bob pushed commits to this pull request"), |c| {
+        with(case("commit author approves", "apply.requires_approval", "@bob authored or committed commits of this pull request"), |c| {
             c.facts.commit_authors = vec!["alice".into(), "Bob".into()];
+        }),
+        with(case("pusher approves", "apply.requires_approval", "@bob pushed to this pull request"), |c| {
+            c.facts.pushers = vec!["alice".into(), "Bob".into()];
         }),
         with(case("fork PR apply", "pr.fork", "comes from a fork"), |c| c.facts.is_fork = true),
         with(case("fork PR plan", "pr.fork", "comes from a fork"), |c| {
@@ -233,7 +239,7 @@ fn cases() -> Vec<Case> {
         with(case("re-approval on head counts", "apply.allowed", ""), |c| {
             c.facts.reviews = vec![review("bob", Approved, OLD, Write), review("bob", ChangesRequested, OLD, Write), review("bob", Approved, HEAD, Write)];
         }),
-        with(case("changes requested only", "apply.requires_approval", "author; has 0"), |c| {
+        with(case("changes requested only", "apply.requires_approval", "did not push to it; has 0"), |c| {
             c.facts.reviews = vec![review("bob", ChangesRequested, HEAD, Write)];
         }),
         with(case("no reviews", "apply.requires_approval", "needs 1 approving review on the current head (c0ffee0)"), |c| {
@@ -252,7 +258,7 @@ fn cases() -> Vec<Case> {
             c.facts.check_runs[0].head_sha = Some(OLD.into());
         }),
         with(case("check skipped passes", "apply.allowed", ""), |c| c.facts.check_runs[0].conclusion = Some("skipped".into())),
-        with(case("every unmet requirement named", "apply.requires_approval", "Cannot apply `eks` yet:\n- approved: needs 1 approving review on the current head (c0ffee0) by someone with write access who is not the author; has 0 (not counted: @alice is the author)\n- mergeable: the pull request cannot be merged into `main` (conflicts)\n- up_to_date: the branch is behind `main`; update it first\n- checks_passed: `validate` has not run on the head"), |c| {
+        with(case("every unmet requirement named", "apply.requires_approval", "Cannot apply `eks` yet:\n- approved: needs 1 approving review on the current head (c0ffee0) by someone with write access who is not the author and did not push to it; has 0 (not counted: @alice is the author)\n- mergeable: the pull request cannot be merged into `main` (conflicts)\n- up_to_date: the branch is behind `main`; update it first\n- checks_passed: `validate` has not run on the head"), |c| {
             c.facts.reviews = vec![review("alice", Approved, HEAD, Write)];
             c.facts.mergeable = Some(false);
             c.facts.up_to_date = Some(false);

@@ -144,9 +144,25 @@ pub struct PrFacts {
     /// them can approve it.
     #[serde(default)]
     pub commit_authors: Vec<String>,
-    /// How many of the PR's commits name no GitHub user as author or committer.
+    /// How many of the PR's commits name no GitHub user as author or committer: while any
+    /// does, no approval counts.
     #[serde(default)]
     pub commits_without_login: u32,
+    /// How many of the PR's commits GitHub did not list (it lists at most 250): while any is
+    /// unlisted, no approval counts.
+    #[serde(default)]
+    pub commits_unlisted: u64,
+    /// Logins that moved the PR's head (pushed to it, opened or reopened it), as tfgate
+    /// recorded them from `pull_request` deliveries: none of them can approve it.
+    #[serde(default)]
+    pub pushers: Vec<String>,
+    /// Whether tfgate recorded who pushed the current head; when not, no approval counts.
+    #[serde(default)]
+    pub head_pusher_known: bool,
+    /// Whether tfgate's records lead from the current head back to the PR's opening (or
+    /// reopening) without a push it did not receive; when not, no approval counts.
+    #[serde(default)]
+    pub pushes_complete: bool,
     /// The latest check run per name on the head commit.
     #[serde(default)]
     pub check_runs: Vec<CheckRun>,
@@ -165,8 +181,8 @@ pub struct PrFacts {
 }
 
 impl PrFacts {
-    /// A fresh PR #1 by someone else against `main`, with no reviews or checks: what
-    /// `policy explain` assumes when it is given no facts.
+    /// A fresh PR #1 opened by someone else against `main` (tfgate saw it opened), with no
+    /// reviews or checks: what `policy explain` assumes when it is given no facts.
     pub fn hypothetical() -> PrFacts {
         PrFacts {
             number: 1,
@@ -174,6 +190,9 @@ impl PrFacts {
             head_sha: "0".repeat(40),
             base_ref: "main".into(),
             default_branch: "main".into(),
+            pushers: vec!["someone-else".into()],
+            head_pusher_known: true,
+            pushes_complete: true,
             ..Default::default()
         }
     }

@@ -14,6 +14,7 @@ mod load;
 pub(crate) mod locate;
 mod model;
 mod problem;
+mod pushers;
 mod requirements;
 pub(crate) mod resolve;
 pub mod schema;
@@ -34,6 +35,7 @@ pub use model::{
     SessionPolicy, TerraformSpec, DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
 };
 pub use problem::PolicyProblem;
+pub use pushers::{push_history, PushHistory, PushRecord};
 pub use schema::{
     ApplyRequirement, BackendConfig, GitHubPermission, Network, OnInputDrift, RequiredCheck,
 };

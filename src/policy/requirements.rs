@@ -1,6 +1,6 @@
 //! Apply requirements: which are unmet, and the sentence explaining each.
 
-use super::approval::{evaluate_approvals, short_sha};
+use super::approval::approved_problem;
 use super::facts::{CheckRun, PrFacts};
 use super::model::RepoPolicy;
 use super::schema::{ApplyRequirement, RequiredCheck};
@@ -35,34 +35,7 @@ fn requirement_problem(
 ) -> Option<String> {
     let base = &facts.base_ref;
     match req {
-        ApplyRequirement::Approved => {
-            let report = evaluate_approvals(facts);
-            let need = policy.min_approvals.max(1) as usize;
-            if report.counted.len() >= need {
-                return None;
-            }
-            let mut text = format!(
-                "needs {need} approving review{} on the current head ({}) by someone with write access who is not the author; has {}",
-                if need == 1 { "" } else { "s" },
-                short_sha(&facts.head_sha),
-                report.counted.len()
-            );
-            if !report.not_counted.is_empty() {
-                let list: Vec<String> = report
-                    .not_counted
-                    .iter()
-                    .map(|(u, why)| format!("@{u} {why}"))
-                    .collect();
-                text.push_str(&format!(" (not counted: {})", list.join("; ")));
-            }
-            if facts.commits_without_login > 0 {
-                text.push_str(&format!(
-                    "; {} commits of the pull request name no GitHub user, so their authors could not be excluded",
-                    facts.commits_without_login
-                ));
-            }
-            Some(text)
-        }
+        ApplyRequirement::Approved => approved_problem(facts, policy.min_approvals.max(1) as usize),
         ApplyRequirement::Mergeable => match facts.mergeable {
             Some(true) => None,
             Some(false) => Some(format!(

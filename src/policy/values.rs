@@ -285,6 +285,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn dirs_and_workspaces_stay_inside_the_checkout() {
+        for dir in ["../x", "a/../../x", "/etc", "/", "..", "a\\..\\..\\x"] {
+            assert!(project_dir(dir).is_err(), "{dir}");
+        }
+        assert_eq!(project_dir("infra/../net").as_deref(), Ok("net"));
+        for name in ["..", "../..", "a/../../b", "/etc", ".hidden", "a/b", "-x"] {
+            assert!(workspace(name).is_err(), "{name}");
+        }
+        assert!(workspace("prod-eu.1").is_ok());
+    }
+
+    #[test]
     fn role_arns() {
         let ok = [
             "arn:aws:iam::111111111111:role/tfgate-apply",

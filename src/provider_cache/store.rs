@@ -16,14 +16,22 @@ use super::{h1_hash, judge, locked_hashes, Package, Verdict};
 const MAX_PACKAGE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// Most files in one package.
 const MAX_PACKAGE_FILES: usize = 64;
+/// Largest lock file read.
+const MAX_LOCK_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Stores the packages `init` installed in `root_dir` (the Terraform root) into `cache`, when
 /// the policy allows them (`allowed_sources`) and the root's lock file records their hash.
 /// Returns the packages added. Errors are per package: logged, never fatal to the run.
 pub fn harvest(cache: &Path, root_dir: &Path, allowed_sources: &[String]) -> Vec<Package> {
-    let lock = fs::read_to_string(root_dir.join(".terraform.lock.hcl")).unwrap_or_default();
+    // The root is the PR's: its lock file is read only as a regular file, and
+    // `.terraform/providers` only when both are real directories, never through a link.
+    let lock_path = root_dir.join(".terraform.lock.hcl");
+    let lock = crate::checkout::read_text_no_follow(&lock_path, MAX_LOCK_BYTES).unwrap_or_default();
     let locked = locked_hashes(&lock);
     let providers = root_dir.join(".terraform/providers");
+    if !is_real_dir(&root_dir.join(".terraform")) || !is_real_dir(&providers) {
+        return Vec::new();
+    }
     let mut added = Vec::new();
     for (package, dir) in installed_packages(&providers) {
         if cache.join(package.relative_path()).exists() {
@@ -52,6 +60,10 @@ pub fn harvest(cache: &Path, root_dir: &Path, allowed_sources: &[String]) -> Vec
         }
     }
     added
+}
+
+fn is_real_dir(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|meta| meta.is_dir())
 }
 
 /// `HOST/NAMESPACE/TYPE/VERSION/TARGET` directories under `providers` (real directories only:

@@ -9,8 +9,8 @@ use serde::Serialize;
 use crate::enrich::EnrichmentView;
 
 use super::model::{
-    AdviceView, ApplyComment, ApplyCounts, ApplyRow, ApplyStatus, CommentMeta, ConfigErrorView,
-    RunNote,
+    AdviceView, AppliedPlan, ApplyComment, ApplyCounts, ApplyRow, ApplyStatus, CommentMeta,
+    ConfigErrorView, RunNote,
 };
 
 pub fn optional_row_count(comment: &ApplyComment) -> usize {
@@ -46,6 +46,7 @@ pub struct RootApplyView<'a> {
     /// At most [`MAX_DENIALS_SHOWN`] per root; the statements repeat per denied action.
     pub denials: &'a [EnrichmentView],
     pub omitted_denials: usize,
+    pub plan: Option<&'a AppliedPlan>,
 }
 
 /// Missing-permission entries listed per root (each failed row still shows its action).
@@ -92,6 +93,7 @@ pub fn apply_view(
                 omitted_rows,
                 denials: &root.denials[..root.denials.len().min(MAX_DENIALS_SHOWN)],
                 omitted_denials: root.denials.len().saturating_sub(MAX_DENIALS_SHOWN),
+                plan: root.plan.as_ref(),
             }
         })
         .collect();

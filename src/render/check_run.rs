@@ -229,7 +229,7 @@ mod tests {
         );
         assert_eq!(
             plan_title(&samples::plan_with_drift()),
-            "Plan: 1 to add, 1 to change, 0 to destroy, 1 to replace (⚠ 1 change(s) this PR does not explain)"
+            "Plan: 1 to add, 1 to change, 0 to destroy, 1 to replace (⚠ 2 change(s) this PR does not explain)"
         );
         assert_eq!(plan_title(&samples::plan_no_changes()), "Plan: no changes");
         assert_eq!(

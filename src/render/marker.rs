@@ -40,12 +40,13 @@ pub enum CommentKind {
     ApplyInterrupted,
     AffectedRootsIncomplete,
     PlanSpent,
+    PlanAuthorRefused,
     DeployAck,
     MergedUnapplied,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 29] = [
+    pub const ALL: [CommentKind; 30] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -73,6 +74,7 @@ impl CommentKind {
         CommentKind::ApplyInterrupted,
         CommentKind::AffectedRootsIncomplete,
         CommentKind::PlanSpent,
+        CommentKind::PlanAuthorRefused,
         CommentKind::DeployAck,
         CommentKind::MergedUnapplied,
     ];
@@ -106,6 +108,7 @@ impl CommentKind {
             CommentKind::ApplyInterrupted => "apply_interrupted",
             CommentKind::AffectedRootsIncomplete => "affected_roots_incomplete",
             CommentKind::PlanSpent => "plan_spent",
+            CommentKind::PlanAuthorRefused => "plan_author_refused",
             CommentKind::DeployAck => "deploy_ack",
             CommentKind::MergedUnapplied => "merged_unapplied",
         }

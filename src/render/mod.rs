@@ -14,7 +14,7 @@ mod load;
 mod marker;
 pub mod model;
 mod plan_view;
-mod samples;
+pub(crate) mod samples;
 mod templates;
 
 #[cfg(test)]
@@ -379,6 +379,7 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::JobFailed { .. } => CommentKind::JobFailed,
         NoticeBody::ApplyInterrupted { .. } => CommentKind::ApplyInterrupted,
         NoticeBody::PlanSpent { .. } => CommentKind::PlanSpent,
+        NoticeBody::PlanAuthorRefused(_) => CommentKind::PlanAuthorRefused,
         NoticeBody::DeployAck { .. } => CommentKind::DeployAck,
         NoticeBody::MergedUnapplied { .. } => CommentKind::MergedUnapplied,
     }

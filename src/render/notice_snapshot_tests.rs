@@ -40,6 +40,7 @@ fn every_reply_kind_has_a_snapshot() {
         (CommentKind::MoreRejected, "notice_more_rejected"),
         (CommentKind::ApplyInterrupted, "notice_apply_interrupted"),
         (CommentKind::PlanSpent, "notice_plan_spent"),
+        (CommentKind::PlanAuthorRefused, "notice_plan_author_refused"),
         (CommentKind::DeployAck, "notice_deploy_ack"),
         (CommentKind::MergedUnapplied, "notice_merged_unapplied"),
         (

@@ -124,6 +124,7 @@ fn apply_keeps_every_failure_and_counts_the_rows_it_drops() {
             iam_action: None,
             deny_kind_label: None,
             location: None,
+            fresh_cause: None,
         })
         .chain(failed_rows.iter().cloned())
         .collect();

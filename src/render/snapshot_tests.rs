@@ -68,6 +68,11 @@ fn plan_drift_warning_comes_first() {
          input `ADMIN_CIDRS` changed since the last apply (fingerprint 3f2a…→9c1b…); \
          no file in this PR sets it."
     ));
+    assert!(text.contains(
+        "⚠ `aws_security_group.admin` (`ingress`) changes because shared input `ADMIN_CIDRS` \
+         changed since the last apply (fingerprint 3f2a…→9c1b…); this PR also edits \
+         `infra/eks/security.tf`, which sets `ingress`."
+    ));
     snap_text("plan_drift_warning_comes_first", text);
 }
 
@@ -84,8 +89,18 @@ fn apply_partial_failure_gives_advice_once_per_category() {
     let text = renderer()
         .render_apply(&samples::apply_partial_failure())
         .unwrap();
-    // two propagation-delay rows, one advice line for that category
-    assert_eq!(text.matches("| propagation delay |").count(), 2);
+    // two propagation-delay rows, one advice line for that category; the row whose resource
+    // refers to one created earlier in the apply names it, and the wait is said once
+    assert_eq!(text.matches("| propagation delay |").count(), 1);
+    assert_eq!(
+        text.matches("| propagation delay: refers to `aws_iam_instance_profile.node`, created 4 s earlier in this apply |").count(),
+        1
+    );
+    assert_eq!(
+        text.matches("⏳ `aws_launch_template.node` failed right after")
+            .count(),
+        1
+    );
     assert_eq!(text.matches("- **propagation delay**:").count(), 1);
     assert_eq!(text.matches("- **permission missing**:").count(), 1);
     snap_text("apply_partial_failure_gives_advice_once_per_category", text);

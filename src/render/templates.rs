@@ -140,6 +140,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ),
     ("plan.md.j2", include_str!("../../templates/plan.md.j2")),
     (
+        "plan_author_refused.md.j2",
+        include_str!("../../templates/plan_author_refused.md.j2"),
+    ),
+    (
         "plan_spent.md.j2",
         include_str!("../../templates/plan_spent.md.j2"),
     ),

@@ -1,12 +1,16 @@
 //! One root of an `/apply`, before anything runs: skip it (an earlier root stopped the run),
 //! refuse it (no current plan of the authorised commit, or its plan's apply was interrupted or
-//! failed part-way: Terraform rejects a saved plan once the state changed),
+//! failed part-way: Terraform rejects a saved plan once the state changed; or its plan was
+//! made with flags that change the apply by someone else, not checked when the `/apply` was
+//! authorised: see `plan_author`),
 //! pass over it (already applied), or go on with the plan run it applies. Pure; locks, the drift gate's audit and Terraform follow
 //! in the worker.
 
 pub use crate::render::SkipReason;
 
+use super::plan_author::{plan_author_check, AuthorStanding, PlanAuthor, PlanAuthorCheck};
 use super::record::{PlanRecord, RunStatus};
+use crate::render::PlanRefusal;
 
 /// The plan run an apply would apply, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,6 +21,20 @@ pub struct PlanRun {
     pub head_sha: String,
     /// `None` when the stored record does not decode.
     pub record: Option<PlanRecord>,
+    /// Who asked for the plan.
+    pub author: String,
+    /// Its Terraform flags; `None` when not recorded.
+    pub flags: Option<Vec<String>>,
+}
+
+impl PlanRun {
+    pub fn plan_author(&self) -> PlanAuthor {
+        PlanAuthor {
+            run_id: self.id,
+            login: self.author.clone(),
+            flags: self.flags.clone(),
+        }
+    }
 }
 
 /// The facts about one root that decide its step.
@@ -30,6 +48,11 @@ pub struct RootFacts<'a> {
     pub last_apply: Option<(i64, RunStatus)>,
     /// Terraform's apply step ran in that latest apply (not only `init`).
     pub last_apply_ran: bool,
+    /// Who asked for the `/apply` (the policy allowed them to apply the root).
+    pub applier: &'a str,
+    /// The plan run the job names whose author and flags were checked when the `/apply` was
+    /// authorised (`plan_author`), if any.
+    pub checked_plan: Option<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,10 +70,15 @@ pub enum ApplyStep {
     /// An apply of that plan ran and failed: the state may have changed, and Terraform refuses a
     /// saved plan whose state moved on. The PR is told to plan the root again; the run stops.
     PlanSpent,
+    /// The plan was made with flags that change the apply by someone else, and chosen after
+    /// the `/apply` was authorised, so its author's permission was never checked. The PR is
+    /// told who may plan it again; the run stops here.
+    PlanAuthorRefused { plan: PlanAuthor, why: PlanRefusal },
     /// Go on (lock, drift gate, Terraform) with this plan.
     Proceed {
         plan_run_id: i64,
         record: PlanRecord,
+        plan: PlanAuthor,
     },
 }
 
@@ -63,14 +91,10 @@ pub fn apply_step(stopped: Option<&SkipReason>, facts: RootFacts<'_>) -> ApplySt
             && p.head_sha == facts.authorised_head
             && p.record.is_some()
     });
-    let Some(PlanRun {
-        id,
-        record: Some(record),
-        ..
-    }) = current
-    else {
+    let Some((plan, Some(record))) = current.map(|p| (p.plan_author(), p.record)) else {
         return ApplyStep::NoCurrentPlan;
     };
+    let id = plan.run_id;
     match facts.last_apply {
         Some((apply_id, RunStatus::Applied)) if apply_id > id => return ApplyStep::AlreadyApplied,
         Some((apply_id, RunStatus::Interrupted)) if apply_id > id => return ApplyStep::Interrupted,
@@ -79,9 +103,17 @@ pub fn apply_step(stopped: Option<&SkipReason>, facts: RootFacts<'_>) -> ApplySt
         }
         _ => {}
     }
+    if facts.checked_plan != Some(id) {
+        if let PlanAuthorCheck::Refuse(why) =
+            plan_author_check(&plan, facts.applier, AuthorStanding::Unchecked)
+        {
+            return ApplyStep::PlanAuthorRefused { plan, why };
+        }
+    }
     ApplyStep::Proceed {
         plan_run_id: id,
         record,
+        plan,
     }
 }
 
@@ -95,7 +127,17 @@ mod tests {
             status: Some(status),
             head_sha: head.into(),
             record: Some(PlanRecord::default()),
+            author: "alice".into(),
+            flags: Some(vec![]),
         })
+    }
+
+    fn author(id: i64) -> PlanAuthor {
+        PlanAuthor {
+            run_id: id,
+            login: "alice".into(),
+            flags: Some(vec![]),
+        }
     }
 
     fn step(plan: Option<PlanRun>, last_apply: Option<(i64, RunStatus)>) -> ApplyStep {
@@ -106,6 +148,8 @@ mod tests {
                 plan,
                 last_apply,
                 last_apply_ran: true,
+                applier: "alice",
+                checked_plan: None,
             },
         )
     }
@@ -115,6 +159,7 @@ mod tests {
         let proceed = ApplyStep::Proceed {
             plan_run_id: 5,
             record: PlanRecord::default(),
+            plan: author(5),
         };
         type Case = (
             &'static str,
@@ -205,6 +250,8 @@ mod tests {
                 plan: plan(5, RunStatus::Planned, "h1"),
                 last_apply: Some((6, RunStatus::ApplyFailed)),
                 last_apply_ran: false,
+                applier: "alice",
+                checked_plan: None,
             },
         );
         assert!(
@@ -232,8 +279,85 @@ mod tests {
                 plan: plan(5, RunStatus::Planned, "h1"),
                 last_apply: None,
                 last_apply_ran: false,
+                applier: "alice",
+                checked_plan: None,
             },
         );
         assert_eq!(got, ApplyStep::Skip(reason));
+    }
+
+    /// bob (who may only plan) planned with `-replace`; maya applies.
+    fn flagged(by: &str, checked_plan: Option<i64>, status: RunStatus) -> ApplyStep {
+        let mut p = plan(5, status, "h1");
+        if let Some(p) = p.as_mut() {
+            p.author = by.into();
+            p.flags = Some(vec!["-replace=aws_db_instance.main".into()]);
+        }
+        apply_step(
+            None,
+            RootFacts {
+                authorised_head: "h1",
+                plan: p,
+                last_apply: None,
+                last_apply_ran: false,
+                applier: "maya",
+                checked_plan,
+            },
+        )
+    }
+
+    #[test]
+    fn a_flagged_plan_of_someone_else_applies_only_when_checked_at_authorisation() {
+        let refused = |step: &ApplyStep| {
+            matches!(step, ApplyStep::PlanAuthorRefused { plan, why: PlanRefusal::Unchecked }
+                if plan.login == "bob" && plan.run_id == 5)
+        };
+        let proceeds = |step: &ApplyStep| matches!(step, ApplyStep::Proceed { plan_run_id: 5, .. });
+        let cases = [
+            (
+                "chosen at run time",
+                "bob",
+                None,
+                RunStatus::Planned,
+                refused as fn(&ApplyStep) -> bool,
+            ),
+            (
+                "the job checked another plan",
+                "bob",
+                Some(4),
+                RunStatus::Planned,
+                refused,
+            ),
+            (
+                "the job checked this plan",
+                "bob",
+                Some(5),
+                RunStatus::Planned,
+                proceeds,
+            ),
+            (
+                "the applier's own plan",
+                "Maya",
+                None,
+                RunStatus::Planned,
+                proceeds,
+            ),
+        ];
+        for (name, by, checked, status, want) in cases {
+            let got = flagged(by, checked, status);
+            assert!(want(&got), "{name}: {got:?}");
+        }
+    }
+
+    #[test]
+    fn a_failed_plan_is_never_applied_whoever_made_it() {
+        for by in ["bob", "maya"] {
+            for checked in [None, Some(5)] {
+                assert_eq!(
+                    flagged(by, checked, RunStatus::PlanFailed),
+                    ApplyStep::NoCurrentPlan
+                );
+            }
+        }
     }
 }

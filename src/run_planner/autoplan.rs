@@ -1,6 +1,8 @@
-//! A push → which roots to plan as if the PR's author had commented `/plan`. Pure: the same
-//! policy decision as a comment, forks refused unless the policy allows them, and the run
-//! bound to the pushed commit.
+//! A push → which roots to plan as if the person who pushed (the delivery's `sender`, not the
+//! PR's author: anyone with write access can push to a colleague's branch) had commented
+//! `/plan`. Pure: the same policy decision as a comment by the pusher, forks refused unless the
+//! policy allows them, the run bound to the pushed commit and to the pusher (its STS
+//! SourceIdentity).
 
 use crate::jobs::{RunCommand, RunJob};
 use crate::policy::{decide, Actor, Decision, PolicyCommand, PrFacts, RepoPolicy, Target};
@@ -20,13 +22,14 @@ pub fn autoplan_wanted(pr: &PullRequestJob, policy: &RepoPolicy) -> bool {
         && (!pr.is_fork || policy.allow_fork_prs)
 }
 
-/// Decide the autoplan of a push. `facts` are read after the event; when their head is no
-/// longer the pushed commit, nothing is planned (the newer push plans its own head).
+/// Decide the autoplan of a push by `pusher` (the delivery's sender, as policy sees them).
+/// `facts` are read after the event; when their head is no longer the pushed commit, nothing is
+/// planned (the newer push plans its own head).
 pub fn autoplan(
     pr: &PullRequestJob,
     policy: &RepoPolicy,
     facts: &PrFacts,
-    author: &Actor,
+    pusher: &Actor,
 ) -> Result<Autoplan, String> {
     if facts.head_sha != pr.head_sha {
         return Ok(Autoplan {
@@ -40,7 +43,7 @@ pub fn autoplan(
         .filter(|id| policy.project(&id.0).is_some_and(|p| p.autoplan))
         .map(|id| {
             let target = Target::project(&id.0);
-            let decision = decide(author, PolicyCommand::Plan, &target, facts, policy);
+            let decision = decide(pusher, PolicyCommand::Plan, &target, facts, policy);
             (id, decision)
         })
         .collect();
@@ -61,9 +64,10 @@ pub fn autoplan(
         number: pr.number,
         command: RunCommand::Plan,
         projects: ordered.into_iter().map(|p| p.0).collect(),
-        actor: pr.author.clone(),
+        actor: pusher.login.clone(),
         head_sha: pr.head_sha.clone(),
         plan_runs: Default::default(),
+        plan_authors_checked: false,
         terraform_args: Vec::new(),
         accept_inputs: Vec::new(),
         comment_id: None,
@@ -98,6 +102,7 @@ mod tests {
             author: "alice".into(),
             sender: "alice".into(),
             merged: false,
+            before: Some("h1".into()),
         }
     }
 
@@ -115,8 +120,12 @@ mod tests {
     }
 
     fn author(permission: GitHubPermission) -> Actor {
+        pusher("alice", permission)
+    }
+
+    fn pusher(login: &str, permission: GitHubPermission) -> Actor {
         Actor {
-            login: "alice".into(),
+            login: login.into(),
             permission,
             teams: vec![],
             is_bot: false,
@@ -166,6 +175,37 @@ mod tests {
         .unwrap();
         assert!(a.job.is_none());
         assert!(a.decisions.iter().all(|(_, d)| !d.is_allowed()));
+    }
+
+    #[test]
+    fn the_pusher_is_decided_on_and_named_by_the_run() {
+        let policy = load_policy(
+            "p.yaml",
+            &POLICY.replace(
+                "projects:",
+                "permissions:\n  plan:\n    users: [alice, carol]\nprojects:",
+            ),
+        )
+        .unwrap();
+        let mut by_mallory = push("h2", false);
+        by_mallory.sender = "mallory".into();
+        let writer = GitHubPermission::Write;
+        let a = autoplan(
+            &by_mallory,
+            &policy,
+            &facts("h2"),
+            &pusher("mallory", writer),
+        )
+        .unwrap();
+        assert!(
+            a.job.is_none(),
+            "mallory may not plan, whoever wrote the PR"
+        );
+        assert!(a.decisions.iter().all(|(_, d)| !d.is_allowed()));
+        let mut by_carol = push("h2", false);
+        by_carol.sender = "carol".into();
+        let a = autoplan(&by_carol, &policy, &facts("h2"), &pusher("carol", writer)).unwrap();
+        assert_eq!(a.job.unwrap().actor, "carol", "the run names who pushed");
     }
 
     #[test]

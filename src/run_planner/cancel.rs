@@ -76,6 +76,7 @@ mod tests {
             actor: "alice".into(),
             head_sha: "h1".into(),
             plan_runs: Default::default(),
+            plan_authors_checked: false,
             terraform_args: vec![],
             accept_inputs: vec![],
             comment_id: None,

@@ -57,7 +57,8 @@ pub fn apply_projects(allowed: &[AllowedTarget]) -> Vec<String> {
 type RunGroup = (RunCommand, Vec<String>, Vec<String>, Vec<ProjectId>);
 
 /// Group the allowed commands. `plan_runs`: the current plan run of each project (for
-/// `/apply`). Fails only when the policy's dependencies form a cycle.
+/// `/apply`), each one's author and flags already checked (`plan_author`); the apply job says
+/// so. Fails only when the policy's dependencies form a cycle.
 pub fn command_actions(
     req: &CommandRequest<'_>,
     allowed: &[AllowedTarget],
@@ -119,6 +120,7 @@ pub fn command_actions(
             projects,
             actor: req.actor.to_string(),
             head_sha: req.head_sha.to_string(),
+            plan_authors_checked: command == RunCommand::Apply,
             plan_runs,
             terraform_args,
             accept_inputs,

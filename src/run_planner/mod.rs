@@ -11,6 +11,7 @@ pub mod decisions;
 pub mod enqueue;
 pub mod gate;
 pub mod outbox;
+pub mod plan_author;
 pub mod record;
 pub mod settings;
 pub mod start;

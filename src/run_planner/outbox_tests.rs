@@ -242,5 +242,6 @@ fn root_apply(project: &str, status: ApplyStatus) -> RootApply {
         config_errors: vec![],
         pending_enrichment: false,
         denials: vec![],
+        plan: None,
     }
 }

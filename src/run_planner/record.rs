@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::render::{ApplyCounts, PlanCounts};
-use crate::terraform::{Action, PlannedChangeRef};
+use crate::terraform::{Action, PlanReferences, PlannedChangeRef};
 
 /// A run's status, stored as text in `runs.status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +81,11 @@ pub struct PlanRecord {
     /// SHA-256 (hex) of the plan file, checked before it is applied.
     #[serde(default)]
     pub plan_file_sha256: Option<String>,
+    /// What each planned resource refers to, and names known before the apply: tells a failure
+    /// right after a dependency was created (possibly propagation delay). Addresses and plain
+    /// names only.
+    #[serde(default, skip_serializing_if = "PlanReferences::is_empty")]
+    pub references: PlanReferences,
 }
 
 impl PlanRecord {

@@ -66,6 +66,7 @@ mod tests {
             actor: "alice".into(),
             head_sha: head.into(),
             plan_runs: Default::default(),
+            plan_authors_checked: false,
             terraform_args: vec![],
             accept_inputs: vec![],
             comment_id: None,

@@ -7,7 +7,8 @@
 //!   `/etc/hosts`, `/etc/nsswitch.conf` (glibc's resolver order for the Rust/C providers;
 //!   none of these hold secrets);
 //! - read-only at their own paths: the Terraform binary, the plugin cache, extra binds;
-//! - read-write: the workdir; fresh tmpfs on `/tmp` and on [`SANDBOX_HOME`];
+//! - read-write: the workdir and the spec's `rw_binds` (tfgate's own directories, such as
+//!   the saved plan's); fresh tmpfs on `/tmp` and on [`SANDBOX_HOME`];
 //! - a fresh `/proc` of its own pid namespace and a minimal `/dev`.
 //!
 //! Nothing else of the host: not `/root`, `/home`, `/work`, `/var`, the rest of `/etc`,
@@ -94,6 +95,9 @@ pub fn bwrap_argv(spec: &SandboxSpec, program: &Path, args: &[String]) -> Vec<Os
         argv.push(SANDBOX_SOCKET_DIR);
         argv.same_path("--ro-bind", &mount.relay_bin);
     }
+    for path in &spec.rw_binds {
+        argv.same_path("--bind", path);
+    }
     argv.same_path("--bind", &spec.workdir);
     argv.one("--chdir", &spec.workdir);
 
@@ -160,6 +164,7 @@ mod tests {
             terraform_bin: PathBuf::from("/opt/tfgate/bin/terraform"),
             plugin_cache: Some(PathBuf::from("/var/cache/tfgate/plugins")),
             extra_ro_binds: vec![PathBuf::from("/opt/tfgate/mirror")],
+            rw_binds: vec![PathBuf::from("/var/lib/tfgate/work/runtime/plan-1")],
             env: BTreeMap::from([
                 ("CHECKPOINT_DISABLE".to_string(), "1".to_string()),
                 ("HOME".to_string(), "/root".to_string()),
@@ -299,6 +304,15 @@ mod tests {
             (
                 Network::None,
                 "--bind",
+                &[
+                    "/var/lib/tfgate/work/runtime/plan-1",
+                    "/var/lib/tfgate/work/runtime/plan-1",
+                ],
+                true,
+            ),
+            (
+                Network::None,
+                "--bind",
                 &["/var/lib/tfgate/runs/42", "/var/lib/tfgate/runs/42"],
                 true,
             ),
@@ -343,6 +357,7 @@ mod tests {
                 "/usr",
                 "/var/cache/tfgate/plugins",
                 "/var/lib/tfgate/runs/42",
+                "/var/lib/tfgate/work/runtime/plan-1",
             ];
             if network == Network::Shared {
                 allowed.extend(["/etc/hosts", "/etc/nsswitch.conf", "/etc/resolv.conf"]);
@@ -431,6 +446,7 @@ mod tests {
         let mut s = spec(Network::None);
         s.plugin_cache = None;
         s.extra_ro_binds.clear();
+        s.rw_binds.clear();
         let argv: Vec<String> = bwrap_argv(&s, Path::new("/bin/true"), &[])
             .into_iter()
             .map(|a| a.into_string().unwrap())
@@ -440,6 +456,8 @@ mod tests {
             .filter(|(f, _)| f == "--ro-bind")
             .collect();
         assert_eq!(ro_binds.len(), 1, "only terraform: {ro_binds:?}");
+        let rw_binds = groups(&argv).into_iter().filter(|(f, _)| f == "--bind");
+        assert_eq!(rw_binds.count(), 1, "only the workdir");
         assert_eq!(argv.last().unwrap(), "/bin/true");
     }
 

@@ -32,6 +32,9 @@ pub(super) enum PumpEnd {
 pub(super) struct Watch<'a> {
     pub cgroup: Option<&'a RunCgroup>,
     pub workdir: PathBuf,
+    /// The other host directories the run may write (the spec's `rw_binds`), counted with
+    /// the workdir against its cap.
+    pub rw_binds: Vec<PathBuf>,
     pub workdir_cap: Option<u64>,
     pub in_bwrap: bool,
 }
@@ -41,11 +44,17 @@ impl Watch<'_> {
     pub async fn observe(&self, exit: Option<super::ExitKind>, output_capped: bool) -> Observed {
         let workdir_bytes = match self.workdir_cap {
             Some(cap) => {
-                let dir = self.workdir.clone();
-                tokio::task::spawn_blocking(move || disk_usage(&dir, cap))
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
+                let mut dirs = vec![self.workdir.clone()];
+                dirs.extend(self.rw_binds.iter().cloned());
+                tokio::task::spawn_blocking(move || {
+                    dirs.iter().try_fold(0u64, |used, dir| {
+                        let left = cap.saturating_sub(used);
+                        Ok::<u64, std::io::Error>(used.saturating_add(disk_usage(dir, left)?))
+                    })
+                })
+                .await
+                .ok()
+                .and_then(Result::ok)
             }
             None => None,
         };

@@ -92,6 +92,7 @@ pub async fn run_sandboxed(
     let watch = Watch {
         cgroup: cgroup.as_ref(),
         workdir: spec.workdir.clone(),
+        rw_binds: spec.rw_binds.clone(),
         workdir_cap: spec.limits.workdir_bytes,
         in_bwrap: mode == SandboxMode::Bwrap,
     };

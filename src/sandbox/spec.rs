@@ -22,6 +22,9 @@ pub struct SandboxSpec {
     pub plugin_cache: Option<PathBuf>,
     /// More read-only binds, e.g. a provider filesystem mirror and the CLI config file.
     pub extra_ro_binds: Vec<PathBuf>,
+    /// More read-write binds: directories tfgate owns outside the workdir (the directory the
+    /// saved plan is written to, during `plan` only).
+    pub rw_binds: Vec<PathBuf>,
     /// The ONLY environment the process gets (the caller builds it from an allowlist).
     /// In bwrap mode `HOME` is always [`SANDBOX_HOME`], whatever this map says.
     pub env: BTreeMap<String, String>,
@@ -139,6 +142,7 @@ impl SandboxSpec {
         }
         paths.extend(self.plugin_cache.as_deref());
         paths.extend(self.extra_ro_binds.iter().map(PathBuf::as_path));
+        paths.extend(self.rw_binds.iter().map(PathBuf::as_path));
         if let Some(path) = paths.iter().find(|p| !p.is_absolute()) {
             return Err(SandboxError::InvalidSpec(format!(
                 "path is not absolute: {}",
@@ -172,6 +176,7 @@ mod tests {
             terraform_bin: PathBuf::from("/opt/tfgate/bin/terraform"),
             plugin_cache: None,
             extra_ro_binds: vec![],
+            rw_binds: vec![],
             env: BTreeMap::new(),
             network: Network::None,
             limits: Limits::default(),
@@ -196,6 +201,7 @@ mod tests {
             }),
             ("relative cache", |s| s.plugin_cache = Some("cache".into())),
             ("relative extra", |s| s.extra_ro_binds = vec!["m".into()]),
+            ("relative rw bind", |s| s.rw_binds = vec!["plan".into()]),
             ("= in env key", |s| {
                 s.env.insert("A=B".into(), "x".into());
             }),

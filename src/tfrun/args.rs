@@ -1,21 +1,24 @@
 //! The argument lists of Terraform's commands (pure): the policy's settings, then the
 //! command's flags.
 
-use super::{RunSettings, PLAN_FILE};
+use std::path::Path;
+
+use super::RunSettings;
 
 pub(super) fn chdir(root: &str) -> String {
     format!("-chdir={}", if root.is_empty() { "." } else { root })
 }
 
 /// The arguments of `plan` (pure): the policy's `-parallelism` and `-var-file`s, then the
-/// extra flags (the policy's `plan_args`, then the command's).
-pub fn plan_args(root: &str, settings: &RunSettings) -> Vec<String> {
+/// extra flags (the policy's `plan_args`, then the command's). The plan is saved to
+/// `plan_file`, an absolute path outside the workdir.
+pub fn plan_args(root: &str, settings: &RunSettings, plan_file: &Path) -> Vec<String> {
     let mut args = vec![
         chdir(root),
         "plan".into(),
         "-json".into(),
         "-input=false".into(),
-        format!("-out={PLAN_FILE}"),
+        format!("-out={}", plan_file.display()),
     ];
     if let Some(p) = settings.parallelism {
         args.push(format!("-parallelism={p}"));
@@ -25,9 +28,9 @@ pub fn plan_args(root: &str, settings: &RunSettings) -> Vec<String> {
     args
 }
 
-/// The arguments of `apply` of the saved plan (pure). Only `-lock-timeout=` reaches an
-/// apply's extra flags (the parser refuses the rest for `/apply`).
-pub fn apply_args(root: &str, settings: &RunSettings) -> Vec<String> {
+/// The arguments of `apply` of the saved plan at `plan_file` (pure). Only `-lock-timeout=`
+/// reaches an apply's extra flags (the parser refuses the rest for `/apply`).
+pub fn apply_args(root: &str, settings: &RunSettings, plan_file: &Path) -> Vec<String> {
     let mut args = vec![
         chdir(root),
         "apply".into(),
@@ -38,7 +41,7 @@ pub fn apply_args(root: &str, settings: &RunSettings) -> Vec<String> {
         args.push(format!("-parallelism={p}"));
     }
     args.extend(settings.extra_args.iter().cloned());
-    args.push(PLAN_FILE.into());
+    args.push(plan_file.display().to_string());
     args
 }
 
@@ -71,13 +74,17 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            plan_args("infra/eks", &settings),
+            plan_args(
+                "infra/eks",
+                &settings,
+                Path::new("/w/runtime/plan-1/tfgate.tfplan")
+            ),
             [
                 "-chdir=infra/eks",
                 "plan",
                 "-json",
                 "-input=false",
-                "-out=tfgate.tfplan",
+                "-out=/w/runtime/plan-1/tfgate.tfplan",
                 "-parallelism=4",
                 "-target=fake_thing.a"
             ]
@@ -88,7 +95,7 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            apply_args("", &apply),
+            apply_args("", &apply, Path::new("/w/runtime/plan-2/tfgate.tfplan")),
             [
                 "-chdir=.",
                 "apply",
@@ -96,11 +103,11 @@ mod tests {
                 "-input=false",
                 "-parallelism=2",
                 "-lock-timeout=30s",
-                "tfgate.tfplan"
+                "/w/runtime/plan-2/tfgate.tfplan"
             ]
         );
         let unset = RunSettings::default();
-        assert!(!plan_args("x", &unset)
+        assert!(!plan_args("x", &unset, Path::new("/p"))
             .iter()
             .any(|a| a.starts_with("-parallelism")));
     }

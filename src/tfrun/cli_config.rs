@@ -61,7 +61,9 @@ pub fn credentials(tokens: &[(String, String)]) -> String {
         .collect()
 }
 
-/// The server's `--tf-cli-config`, checked: provider installation belongs to the policy.
+/// The server's `--tf-cli-config`, checked: provider installation belongs to the policy, and
+/// registry credentials to the policy's `registry_tokens` (which reach `init` only; the
+/// server's file reaches every step, plan-time code included).
 pub fn read_admin_config(path: &Path) -> Result<String> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading --tf-cli-config {}", path.display()))?;
@@ -72,7 +74,25 @@ pub fn read_admin_config(path: &Path) -> Result<String> {
             path.display()
         );
     }
+    if has_credentials_block(&text) {
+        bail!(
+            "--tf-cli-config {} has a credentials or credentials_helper block: every Terraform \
+             step, plan-time code included, would read it; give registry tokens in the policy's \
+             `registry_tokens` (only `init` gets them) and remove the block",
+            path.display()
+        );
+    }
     Ok(text)
+}
+
+/// Whether a CLI config text has a `credentials` or `credentials_helper` block (pure).
+fn has_credentials_block(text: &str) -> bool {
+    text.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix("credentials")
+            .map(|rest| rest.strip_prefix("_helper").unwrap_or(rest))
+            .is_some_and(|rest| rest.starts_with([' ', '\t', '"', '{']))
+    })
 }
 
 /// Writes `text` to a new private file in `dir` (removed when the handle drops).
@@ -152,12 +172,24 @@ mod tests {
     }
 
     #[test]
-    fn an_admin_config_may_not_install_providers_itself() {
+    fn an_admin_config_may_not_install_providers_nor_hold_credentials() {
         let dir = tempfile::tempdir().unwrap();
         let bad = dir.path().join("bad.tfrc");
         std::fs::write(&bad, "provider_installation {\n  direct {}\n}\n").unwrap();
         let err = read_admin_config(&bad).unwrap_err().to_string();
         assert!(err.contains("provider_installation"), "{err}");
+        let creds = dir.path().join("creds.tfrc");
+        for block in [
+            "credentials \"registry.acme.io\" {\n  token = \"t\"\n}\n",
+            "  credentials_helper \"vault\" {}\n",
+            "credentials{\n}\n",
+        ] {
+            std::fs::write(&creds, block).unwrap();
+            let err = read_admin_config(&creds).unwrap_err().to_string();
+            assert!(err.contains("registry_tokens"), "{block}: {err}");
+        }
+        std::fs::write(&creds, "# no credentials here\nhost \"x.io\" {}\n").unwrap();
+        assert!(read_admin_config(&creds).is_ok());
         let good = dir.path().join("good.tfrc");
         std::fs::write(&good, "disable_checkpoint = true\n").unwrap();
         assert_eq!(

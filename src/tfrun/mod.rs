@@ -15,17 +15,19 @@ use crate::config::Config;
 use crate::egress::{DenyReason, RunNetwork};
 use crate::render::RunNote;
 
-use crate::sandbox::{
-    run_sandboxed, ExitKind, Limits, Network, ResourceLimit, RunOutput, SandboxMode, SandboxSpec,
-};
+use crate::sandbox::{ExitKind, Limits, ResourceLimit, RunOutput, SandboxMode};
 
 mod args;
 pub mod cli_config;
 mod egress_step;
 pub mod git_auth;
+mod plan_dir;
+mod step;
 
 use args::chdir;
 pub use args::{apply_args, init_args, plan_args};
+use plan_dir::PlanDir;
+use step::{step, step_with, StepAccess, Writable};
 
 /// Where Terraform comes from and how it is isolated (server configuration).
 #[derive(Debug, Clone)]
@@ -79,8 +81,9 @@ pub struct RunSettings {
     /// More environment for `init` only: the Git credential helper and its scoped token for
     /// private module repositories ([`git_auth`]). Never logged.
     pub init_env: BTreeMap<String, String>,
-    /// Private registry tokens (`host`, token), written as `credentials` blocks into the
-    /// step's CLI config (outside the workdir). Never logged.
+    /// Private registry tokens (`host`, token), written as `credentials` blocks into the CLI
+    /// config of the `init` steps only (outside the workdir, removed when the step ends):
+    /// `plan`, `show` and `apply`, where the PR's code runs, never see them. Never logged.
     pub registry_credentials: Vec<(String, String)>,
 }
 
@@ -220,68 +223,10 @@ impl ApplyOutput {
     }
 }
 
+/// The saved plan's file name, in its own directory outside the workdir ([`plan_dir`]).
 pub const PLAN_FILE: &str = "tfgate.tfplan";
-/// The largest plan file read back from a workdir.
+/// The largest plan file read back.
 const PLAN_FILE_CAP: u64 = 512 * 1024 * 1024;
-
-fn spec(
-    setup: &TerraformSetup,
-    workdir: &Path,
-    settings: &RunSettings,
-    network: Network,
-) -> SandboxSpec {
-    let extra = setup.extra_ro_binds.clone();
-    SandboxSpec {
-        workdir: workdir.to_path_buf(),
-        terraform_bin: setup.terraform_bin.clone(),
-        plugin_cache: setup.provider_cache.clone(),
-        extra_ro_binds: extra,
-        env: env::sandbox_env(setup, &settings.env, &settings.workspace),
-        network,
-        limits: setup.limits,
-        timeout: settings.timeout,
-        output_cap_bytes: setup.output_cap_bytes,
-    }
-}
-
-async fn step(
-    setup: &TerraformSetup,
-    workdir: &Path,
-    settings: &RunSettings,
-    args: Vec<String>,
-    on_line: &mut (dyn FnMut(&str) + Send),
-) -> Result<StepOutput> {
-    let egress = egress_step::EgressStep::start(setup, settings)?;
-    let mut spec = spec(setup, workdir, settings, egress.network());
-    egress.add_proxy_env(&mut spec);
-    let mut text = cli_config::render(
-        &settings.providers,
-        setup.provider_cache.as_deref(),
-        setup.provider_mirror.as_deref(),
-        setup.admin_cli_config.as_deref(),
-    );
-    text.push_str(&cli_config::credentials(&settings.registry_credentials));
-    let cli_config = cli_config::write_temp(&setup.runtime_dir, &text)?;
-    let cli_config_path = cli_config.path().to_path_buf();
-    spec.env.insert(
-        "TF_CLI_CONFIG_FILE".into(),
-        cli_config_path.display().to_string(),
-    );
-    spec.extra_ro_binds.push(cli_config_path);
-    let out = run_sandboxed(&spec, setup.mode, &setup.terraform_bin, &args, |l| {
-        on_line(l)
-    })
-    .await
-    .with_context(|| {
-        format!(
-            "running terraform {}",
-            args.get(1).map(String::as_str).unwrap_or("")
-        )
-    })?;
-    let mut out = StepOutput::from(out);
-    out.blocked = egress.finish();
-    Ok(out)
-}
 
 /// `init`, then `plan -json -out`, then `show -json`. `root` is relative to `workdir`.
 pub async fn plan(
@@ -306,7 +251,14 @@ pub async fn plan(
             show_limit: None,
         });
     }
-    let plan = step(setup, workdir, settings, plan_args(root, settings), on_line).await?;
+    let plan_dir = PlanDir::create(&setup.runtime_dir)?;
+    let plan_file = plan_dir.file();
+    let mut access = StepAccess {
+        plan_dir: Some((plan_dir.path(), Writable::Yes)),
+        ..StepAccess::default()
+    };
+    let args = plan_args(root, settings, &plan_file);
+    let plan = step_with(setup, workdir, settings, access, args, on_line).await?;
     if !plan.ok {
         return Ok(PlanOutput {
             blocked: [&init.blocked[..], &plan.blocked[..]].concat(),
@@ -318,23 +270,15 @@ pub async fn plan(
             show_limit: None,
         });
     }
-    let show = step(
-        setup,
-        workdir,
-        settings,
-        vec![chdir(root), "show".into(), "-json".into(), PLAN_FILE.into()],
-        &mut |_| {},
-    )
-    .await?;
-    let plan_path = workdir.join(root).join(PLAN_FILE);
-    // The workdir is the PR's: the plan file must be a regular file, never a link.
-    let plan_file =
-        crate::checkout::read_no_follow(&plan_path, PLAN_FILE_CAP).with_context(|| {
-            format!(
-                "reading {} (a regular file, not a link)",
-                plan_path.display()
-            )
-        })?;
+    access.plan_dir = Some((plan_dir.path(), Writable::No));
+    let show_args = vec![
+        chdir(root),
+        "show".into(),
+        "-json".into(),
+        plan_file.display().to_string(),
+    ];
+    let show = step_with(setup, workdir, settings, access, show_args, &mut |_| {}).await?;
+    let plan_file = plan_dir.read(PLAN_FILE_CAP)?;
     let show_limit = show.limit();
     Ok(PlanOutput {
         blocked: [&init.blocked[..], &plan.blocked[..], &show.blocked[..]].concat(),
@@ -356,14 +300,12 @@ async fn init(
 ) -> Result<StepOutput> {
     let mut with_auth = settings.clone();
     with_auth.env.extend(settings.init_env.clone());
-    step(
-        setup,
-        workdir,
-        &with_auth,
-        init_args(root, settings),
-        &mut |_| {},
-    )
-    .await
+    let access = StepAccess {
+        registry_credentials: &settings.registry_credentials,
+        ..StepAccess::default()
+    };
+    let args = init_args(root, settings);
+    step_with(setup, workdir, &with_auth, access, args, &mut |_| {}).await
 }
 
 /// `init`, then `apply -json` of exactly the given saved plan.
@@ -387,17 +329,15 @@ pub async fn apply(
             missing_workspace,
         });
     }
-    let plan_path = workdir.join(root).join(PLAN_FILE);
-    std::fs::write(&plan_path, plan_file)
-        .with_context(|| format!("writing {}", plan_path.display()))?;
-    let apply = step(
-        setup,
-        workdir,
-        settings,
-        apply_args(root, settings),
-        on_line,
-    )
-    .await?;
+    // Written by the host into tfgate's own directory, never into the PR's tree.
+    let plan_dir = PlanDir::create(&setup.runtime_dir)?;
+    plan_dir.write_new(plan_file)?;
+    let access = StepAccess {
+        plan_dir: Some((plan_dir.path(), Writable::No)),
+        ..StepAccess::default()
+    };
+    let args = apply_args(root, settings, &plan_dir.file());
+    let apply = step_with(setup, workdir, settings, access, args, on_line).await?;
     Ok(ApplyOutput {
         blocked: [&init.blocked[..], &apply.blocked[..]].concat(),
         init,

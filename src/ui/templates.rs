@@ -77,6 +77,41 @@ mod tests {
         let _ = environment();
     }
 
+    /// The run page says what the PR comment says: the fresh resource a possible propagation
+    /// delay refers to, and the PR file that also edits a drifted resource.
+    #[test]
+    fn run_page_names_the_fresh_resource_and_the_file_the_pr_also_edits() {
+        use crate::render::samples;
+        let apply = samples::apply_partial_failure();
+        let run = minijinja::context! { id => 7, command => "apply", project => "eks" };
+        let html = render(
+            "run.html",
+            minijinja::context! { kind => "apply", run => run.clone(), root => apply.roots[0] },
+        )
+        .unwrap();
+        assert!(
+            html.contains("refers to <code>aws_iam_instance_profile.node</code>, created 4 s earlier in this apply"),
+            "{html}"
+        );
+        let plan = samples::plan_with_drift();
+        let html = render(
+            "run.html",
+            minijinja::context! {
+                kind => "plan",
+                run => run,
+                root => plan.repo_root_summaries[0],
+                drift_warnings => plan.drift_warnings,
+            },
+        )
+        .unwrap();
+        assert!(
+            html.contains(
+                "this PR also edits <code>infra&#x2f;eks&#x2f;security.tf</code>, which sets <code>ingress</code>"
+            ),
+            "{html}"
+        );
+    }
+
     #[test]
     fn values_are_html_escaped() {
         let ctx = minijinja::context! { title => "<script>x</script>", text => "a & b" };

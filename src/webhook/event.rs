@@ -84,6 +84,8 @@ struct Delivery {
     #[serde(rename = "ref")]
     git_ref: Option<String>,
     after: Option<String>,
+    /// `pull_request.synchronize`: the head before the push.
+    before: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -189,6 +191,9 @@ pub struct PullRequestJob {
     pub author: String,
     pub sender: String,
     pub merged: bool,
+    /// `synchronize`: the head before the push.
+    #[serde(default)]
+    pub before: Option<String>,
 }
 
 /// Payload of a `review` job.
@@ -369,6 +374,7 @@ fn pull_request_job(event: &str, action: &str, d: Delivery) -> Result<JobOrIgnor
         author: pr.user.login,
         sender: sender.login,
         merged: pr.merged.unwrap_or(false),
+        before: d.before,
     };
     Ok(Ok(RoutedJob {
         kind: JobKind::PullRequest,

@@ -14,7 +14,7 @@ use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
 use crate::github::{api, facts};
 use crate::jobs::JobError;
-use crate::policy::{not_enabled_notice, Actor, GitHubPermission, RepoPolicy};
+use crate::policy::{not_enabled_notice, Actor, GitHubPermission, PrFacts, RepoPolicy};
 use crate::project::layout_problems_notice;
 use crate::render::NoticeBody;
 use crate::run_planner::decisions::{
@@ -27,11 +27,11 @@ use crate::webhook::event::CommentJob;
 const NOT_ENABLED_RULE: &str = "repo.not_enabled";
 
 /// What policy allowed, the policy (with the base branch's layout) it was decided under, and
-/// the PR head it was decided on.
+/// the PR facts (head included) it was decided on.
 pub struct Authorized {
     pub policy: RepoPolicy,
     pub allowed: Vec<AllowedTarget>,
-    pub head_sha: String,
+    pub facts: PrFacts,
 }
 
 pub(super) async fn audit(
@@ -70,6 +70,7 @@ pub async fn authorize(
         facts::pr_facts_waiting(gh, &comment.repo, comment.number, facts::MERGEABLE_WAIT)
             .await
             .map_err(github_error)?;
+    super::pushers::complete_push_facts(state, &comment.repo, &mut pr_facts).await?;
     let (policy, layout_problems) = policy_for_pr(gh, &comment.repo, policy).await?;
     if needs_affected_roots(commands) {
         if let Some(notice) =
@@ -90,7 +91,7 @@ pub async fn authorize(
     Ok(Authorized {
         allowed: allowed_targets(&decisions),
         policy,
-        head_sha: pr_facts.head_sha,
+        facts: pr_facts,
     })
 }
 

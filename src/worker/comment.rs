@@ -2,16 +2,16 @@
 //! authorize the accepted commands, then carry out what `run_planner::enqueue` groups them
 //! into: release locks, cancel queued runs, answer `/inputs`, queue run jobs.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::github::InstallationClient;
 use anyhow::anyhow;
 
 use super::authorize::{authorize, repo_policy, Authorized};
+use super::plan_authors::{check_plan_authors, current_plans, AuthorCheckCtx};
 use super::{github_error, installation_client, payload};
 use crate::command::{parse_comment, Command, CommandKind};
-use crate::db::{comments, locks, runs};
+use crate::db::{comments, locks};
 use crate::github::{api, GitHubApp};
 use crate::inputs;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob, RunJob};
@@ -127,7 +127,7 @@ async fn respond(
         return Ok(());
     }
     let authorized = authorize(state, gh, comment, &policy, permission, &accepted, replies).await?;
-    act(state, comment, authorized, replies).await
+    act(state, (app, gh), comment, authorized, replies).await
 }
 
 /// Whether the commenter may have tfgate work for this comment (`run_planner::gate`); counts
@@ -198,18 +198,21 @@ async fn carry_out_effects(
     Ok(accepted)
 }
 
-/// Carry out what the allowed commands ask for.
+/// Carry out what the allowed commands ask for; an `/apply` of a plan whose flags its author
+/// may not apply is refused first (`plan_authors`).
 async fn act(
     state: &Arc<AppState>,
+    (app, gh): (&GitHubApp, &InstallationClient),
     comment: &CommentJob,
     authorized: Authorized,
     replies: &mut Replies,
 ) -> Result<(), JobError> {
     let Authorized {
         policy,
-        allowed,
-        head_sha,
+        mut allowed,
+        facts,
     } = authorized;
+    let head_sha = facts.head_sha.clone();
     for a in &allowed {
         tracing::info!(
             command = a.command.kind.name(),
@@ -218,14 +221,16 @@ async fn act(
             "command allowed by policy"
         );
     }
-    let plan_runs = current_plans(
+    let ctx = AuthorCheckCtx {
         state,
+        app,
+        gh,
         comment,
-        &policy,
-        &apply_projects(&allowed),
-        &head_sha,
-    )
-    .await?;
+        policy: &policy,
+        facts: &facts,
+    };
+    let plans = current_plans(&ctx, &apply_projects(&allowed)).await?;
+    let plan_runs = check_plan_authors(&ctx, &mut allowed, plans, replies).await?;
     let request = CommandRequest {
         repo: &comment.repo,
         number: comment.number,
@@ -263,37 +268,6 @@ async fn queue_runs(
         tracing::info!(repo = %repo, comment = comment.comment_id, "the comment's runs were queued by an earlier attempt; not again");
     }
     Ok(())
-}
-
-/// The plan run an `/apply` of each project applies: its latest plan at the authorised head.
-async fn current_plans(
-    state: &AppState,
-    comment: &CommentJob,
-    policy: &RepoPolicy,
-    projects: &[String],
-    head_sha: &str,
-) -> Result<BTreeMap<String, i64>, JobError> {
-    let repo = comment.repo.full_name();
-    let mut out = BTreeMap::new();
-    for name in projects {
-        let Some(p) = policy.project(name) else {
-            continue;
-        };
-        let latest = runs::latest(
-            &state.db,
-            &repo,
-            comment.number,
-            name,
-            &p.spec.workspace,
-            "plan",
-        )
-        .await
-        .map_err(JobError::Transient)?;
-        if let Some(run) = latest.filter(|r| r.head_sha == head_sha) {
-            out.insert(name.clone(), run.id);
-        }
-    }
-    Ok(out)
 }
 
 /// The replies of `/unlock`, `/cancel` and `/inputs` (one each).

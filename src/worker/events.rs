@@ -7,17 +7,20 @@ use super::layout::policy_for_pr;
 use super::{github_error, payload};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::locks;
-use crate::github::facts;
+use crate::github::{api, facts, InstallationClient};
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind};
-use crate::policy::{Actor, Decision};
+use crate::policy::{Actor, Decision, RepoPolicy};
 use crate::project::ProjectId;
 use crate::run_planner;
 use crate::run_planner::autoplan::autoplan_wanted;
+use crate::run_planner::decisions::teams_named;
 use crate::state::AppState;
 use crate::webhook::event::{InstallationJob, PullRequestJob, PushJob, ReviewJob};
 
 pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let pr: PullRequestJob = payload(job)?;
+    // First, so that a command decided after this delivery knows who pushed.
+    super::pushers::record(state, &pr).await?;
     if is_policy_repo(state, &pr.repo) {
         // The admin repository: its PRs get the policy check, never a plan.
         if pr.action != "closed" {
@@ -174,15 +177,10 @@ async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobE
         // Told on the PR when a command is authorized; a push only plans admin projects.
         tracing::warn!(repo = %repo, problems = layout_problems.len(), "tfgate.yaml on the base branch has problems");
     }
-    let author = Actor {
-        login: pr.author.clone(),
-        permission: facts::user_permission(&gh, &pr.repo, &pr.author)
-            .await
-            .map_err(github_error)?,
-        teams: Vec::new(),
-        is_bot: pr.author.ends_with("[bot]"),
-    };
-    let plan = run_planner::autoplan::autoplan(pr, &policy, &facts, &author)
+    // Whoever pushed decides, as if they had commented `/plan`: the PR's author may not be
+    // the one whose code runs.
+    let pusher = pusher_actor(&gh, pr, &policy).await?;
+    let plan = run_planner::autoplan::autoplan(pr, &policy, &facts, &pusher)
         .map_err(|e| JobError::Permanent(anyhow::anyhow!(e)))?;
     audit_autoplan(state, pr, &plan.decisions).await?;
     let Some(run) = plan.job else {
@@ -193,6 +191,33 @@ async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobE
     Ok(())
 }
 
+/// The delivery's sender as policy sees a commenter: permission, and membership of the teams
+/// the policy names.
+async fn pusher_actor(
+    gh: &InstallationClient,
+    pr: &PullRequestJob,
+    policy: &RepoPolicy,
+) -> Result<Actor, JobError> {
+    let login = &pr.sender;
+    let mut teams = Vec::new();
+    for team in teams_named(policy) {
+        if api::team_member(gh, &pr.repo.owner, &team, login)
+            .await
+            .map_err(github_error)?
+        {
+            teams.push(team);
+        }
+    }
+    Ok(Actor {
+        login: login.clone(),
+        permission: facts::user_permission(gh, &pr.repo, login)
+            .await
+            .map_err(github_error)?,
+        teams,
+        is_bot: login.ends_with("[bot]"),
+    })
+}
+
 async fn audit_autoplan(
     state: &AppState,
     pr: &PullRequestJob,
@@ -200,7 +225,7 @@ async fn audit_autoplan(
 ) -> Result<(), JobError> {
     for (project, decision) in decisions {
         let event = AuditEvent {
-            actor: pr.author.clone(),
+            actor: pr.sender.clone(),
             repo: Some(pr.repo.full_name()),
             pr: Some(pr.number),
             action: "autoplan".into(),

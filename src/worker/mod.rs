@@ -15,8 +15,10 @@ mod events;
 mod failed;
 mod gitops_check;
 pub mod layout;
+mod plan_authors;
 mod pr_changes;
 mod publish;
+mod pushers;
 
 mod run;
 

@@ -6,7 +6,9 @@ use serde_json::{json, Map, Value};
 use tfgate::redact::Placeholders;
 use tfgate::render::from_outcome::apply_root;
 use tfgate::render::{ApplyComment, RootApply};
-use tfgate::terraform::{apply_outcome, parse_ui_stream, Action, PlannedChangeRef};
+use tfgate::terraform::{
+    apply_outcome, parse_ui_stream, Action, ApplyContext, PlanReferences, PlannedChangeRef,
+};
 
 use crate::addresses::{address_spec, hook_resource, AddressSpec};
 use crate::checks::{redactor_for, render_err};
@@ -294,7 +296,8 @@ pub(crate) fn apply_markdown(case: &ApplyCase) -> Result<(RootApply, String), Te
     let stream = parse_ui_stream(&case.text).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let outcome = apply_outcome(&stream, &case.planned);
     let mut ph = Placeholders::new();
-    let root = apply_root(&root_ident(), &outcome, &|_| false, &redactor, &mut ph);
+    let context = ApplyContext::new(&stream, &PlanReferences::default());
+    let root = apply_root(&root_ident(), &outcome, &context, &redactor, &mut ph);
     // The pipeline really saw every resource and every failure.
     prop_assert_eq!(root.rows.len(), case.addresses.len());
     prop_assert_eq!(root.counts.failed as usize, {

@@ -39,6 +39,20 @@ use proptest::prelude::*;
 use tfgate::redact::Placeholders;
 use tfgate::render::from_outcome::{apply_model, plan_model};
 use tfgate::render::{ApplyComment, PlanComment, RootPlan};
+use tfgate::terraform::plan_references::config_address;
+use tfgate::terraform::{PlanReferences, PlannedChangeRef};
+
+fn everything_refers_to_everything(planned: &[PlannedChangeRef]) -> PlanReferences {
+    let all: Vec<String> = planned
+        .iter()
+        .filter_map(|p| config_address(&p.address))
+        .collect();
+    let mut refs = PlanReferences::default();
+    for p in planned {
+        refs.refers_to.insert(p.address.clone(), all.clone());
+    }
+    refs
+}
 
 use crate::addresses::{address_spec, address_spec_with, key_spec_of, KeySpec};
 use crate::apply_case::{
@@ -112,9 +126,11 @@ proptest! {
             prop_assert!(!p.errors.is_empty());
         }
         prop_assert_eq!(plans[1].errors.len(), errors.len());
+        // Every resource refers to every other: failures right after a create name it.
+        let refs = everything_refers_to_everything(&applied.planned);
         let applies = vec![
-            apply_model(&root, false, &init_text, None, &applied.planned, &redactor, &mut ph),
-            apply_model(&root, true, "", Some(&applied.text), &applied.planned, &redactor, &mut ph),
+            apply_model(&root, false, &init_text, None, &applied.planned, &refs, &redactor, &mut ph),
+            apply_model(&root, true, "", Some(&applied.text), &applied.planned, &refs, &redactor, &mut ph),
         ];
         prop_assert_eq!(applies[1].rows.len(), applied.addresses.len());
         let mut texts = plan_published(plans)?;

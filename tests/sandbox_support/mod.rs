@@ -99,6 +99,7 @@ pub fn spec_for(tools: &Tools, workdir: &Path, network: Network) -> SandboxSpec 
         terraform_bin: tools.terraform.clone(),
         plugin_cache: None,
         extra_ro_binds,
+        rw_binds: vec![],
         env,
         network,
         limits: Limits::default(),

@@ -81,7 +81,8 @@ pub struct GitHubState {
     pub check_runs: Vec<(String, String)>,
     /// (name, conclusion, app slug)
     pub app_check_runs: Vec<(String, String, String)>,
-    /// The PR's commits, oldest first.
+    /// The PR's commits, oldest first (listed up to 250, as GitHub does; the PR reports how
+    /// many there are).
     pub commits: Vec<FakeCommit>,
     /// Mergeability served by the next PR reads, one each (then `pr.mergeable`).
     pub mergeable_reads: std::collections::VecDeque<Option<bool>>,
@@ -183,7 +184,8 @@ impl Handler {
                     "user": {"login": pr.author, "type": "User"},
                     "head": {"sha": pr.head_sha, "ref": "feature", "repo": {"full_name": pr.head_repo}},
                     "base": {"sha": "b".repeat(40), "ref": pr.base_ref, "repo": {"full_name": "Codertocat/Hello-World", "default_branch": pr.default_branch}},
-                    "mergeable": mergeable, "mergeable_state": pr.mergeable_state
+                    "mergeable": mergeable, "mergeable_state": pr.mergeable_state,
+                    "commits": st.commits.len()
                 }))
             }
             "reviews" => pr_reads::reviews(st, req),

@@ -64,11 +64,15 @@ pub fn check_runs(st: &GitHubState, req: &Request) -> ResponseTemplate {
         .set_body_json(json!({"total_count": runs.len(), "check_runs": page_of(req, &runs)}))
 }
 
+/// GitHub lists at most this many commits of a PR (the PR itself reports how many it has).
+pub const MAX_LISTED_COMMITS: usize = 250;
+
 pub fn commits(st: &GitHubState, req: &Request) -> ResponseTemplate {
     let user = |login: &Option<String>| login.as_ref().map(|l| json!({"login": l, "type": "User"}));
     let list: Vec<Value> = st
         .commits
         .iter()
+        .take(MAX_LISTED_COMMITS)
         .enumerate()
         .map(|(i, c)| {
             json!({

@@ -246,6 +246,20 @@ pub struct Harness {
     pub github: FakeGitHub,
     pub dir: tempfile::TempDir,
     delivery_seq: std::sync::atomic::AtomicU64,
+    /// The heads tfgate is told about without a test delivering their `pull_request` event.
+    pushes: std::sync::Mutex<SeenPushes>,
+}
+
+/// By default a scenario's PR is one tfgate saw opened, and every head the fake GitHub serves
+/// was pushed by its author: before each delivery about a PR, a head the harness has not
+/// recorded yet is stored as GitHub's `opened` (the first) or `synchronize` (from the previous
+/// one) delivery would have had tfgate store it, sent by the PR's author (who can never
+/// approve anyway). [`Harness::push_by`] delivers a push by someone else;
+/// [`Harness::pushes_unseen`] stops this (a PR opened before the App was installed).
+struct SeenPushes {
+    enabled: bool,
+    /// PR → the head last recorded or delivered.
+    heads: std::collections::HashMap<i64, String>,
 }
 
 impl Harness {
@@ -300,6 +314,10 @@ impl Harness {
             github,
             dir,
             delivery_seq: Default::default(),
+            pushes: std::sync::Mutex::new(SeenPushes {
+                enabled: true,
+                heads: Default::default(),
+            }),
         })
     }
 
@@ -333,6 +351,12 @@ impl Harness {
         payload: &Value,
         id: &str,
     ) -> (StatusCode, Value) {
+        let pr = payload["issue"]["number"]
+            .as_i64()
+            .or_else(|| payload["pull_request"]["number"].as_i64());
+        if let Some(pr) = pr {
+            self.record_fake_head(pr).await;
+        }
         let body = serde_json::to_vec(payload).unwrap();
         let sig = sign(secret, &body);
         self.post_raw(
@@ -453,18 +477,77 @@ impl Harness {
             .collect()
     }
 
-    /// A push to PR `pr`: the fake PR's head becomes `head_sha`, its changed files `files`, and
-    /// a signed `pull_request.synchronize` is delivered (its jobs are left queued).
+    /// A push to PR `pr` by the webhook fixture's sender (`Codertocat`): the fake PR's head
+    /// becomes `head_sha`, its changed files `files`, and a signed `pull_request.synchronize`
+    /// is delivered (its jobs are left queued).
     pub async fn push(&self, pr: i64, head_sha: &str, files: &[&str]) {
-        self.github.with(|g| {
-            g.pr.head_sha = head_sha.to_string();
+        self.push_by(pr, head_sha, files, "Codertocat").await;
+    }
+
+    /// [`Harness::push`] by `sender` to the fake PR's author's PR: the delivery names the
+    /// sender as the pusher and the previous head as `before`.
+    pub async fn push_by(&self, pr: i64, head_sha: &str, files: &[&str], sender: &str) {
+        self.record_fake_head(pr).await;
+        let (before, author) = self.github.with(|g| {
+            let before = std::mem::replace(&mut g.pr.head_sha, head_sha.to_string());
             g.files = files.iter().map(|f| f.to_string()).collect();
+            (before, g.pr.author.clone())
         });
+        self.pushes
+            .lock()
+            .unwrap()
+            .heads
+            .insert(pr, head_sha.to_string());
         let mut delivery = webhook_fixture("pull_request.synchronize.json");
         delivery["number"] = pr.into();
         delivery["pull_request"]["number"] = pr.into();
         delivery["pull_request"]["head"]["sha"] = head_sha.into();
+        delivery["before"] = before.into();
+        delivery["after"] = head_sha.into();
+        delivery["pull_request"]["user"]["login"] = author.into();
+        delivery["sender"]["login"] = sender.into();
         self.deliver("pull_request", &delivery).await;
+    }
+
+    /// The PR was opened before the App was installed, and heads the fake serves are not
+    /// recorded as pushed: tfgate knows only the `pull_request` deliveries a test makes.
+    pub fn pushes_unseen(&self) {
+        self.pushes.lock().unwrap().enabled = false;
+    }
+
+    /// Record the fake PR's head as pushed by its author if the harness has not yet (see
+    /// [`SeenPushes`]).
+    async fn record_fake_head(&self, pr: i64) {
+        let (head, author) = self
+            .github
+            .with(|g| (g.pr.head_sha.clone(), g.pr.author.clone()));
+        let previous = {
+            let mut pushes = self.pushes.lock().unwrap();
+            if !pushes.enabled {
+                return;
+            }
+            match pushes.heads.insert(pr, head.clone()) {
+                Some(previous) if previous == head => return,
+                previous => previous,
+            }
+        };
+        let action = if previous.is_some() {
+            "synchronize"
+        } else {
+            "opened"
+        };
+        let record =
+            tfgate::policy::PushRecord::from_event(action, &head, previous.as_deref(), &author)
+                .unwrap();
+        tfgate::db::pr_pushes::record(
+            &self.state.db,
+            "Codertocat/Hello-World",
+            pr,
+            action,
+            &record,
+        )
+        .await
+        .unwrap();
     }
 
     /// `user` submits a review in `state` (`APPROVED`, `CHANGES_REQUESTED`, …) on the head.

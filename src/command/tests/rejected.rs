@@ -65,6 +65,8 @@ const REPLIES: &[(&str, &str)] = &[
     // Names.
     ("/plan -p ../x", "`../x` is not a valid project name: use 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `-`."),
     ("/plan -w ..", "`..` is not a valid workspace name: use 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `-`."),
+    ("/plan -w ../..", "`../..` is not a valid workspace name: use 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `-`."),
+    ("/plan -w /etc", "`/etc` is not a valid workspace name: use 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `-`."),
     ("/plan -p net/x", "`net/x` is not a valid project name: use 1 to 64 letters, digits, `.`, `_` or `-`, not starting with `-`."),
     ("/apply --accept-input 1X", "`1X` is not a valid input name: use letters, digits and `_`, not starting with a digit."),
     // Duplicates and missing values.

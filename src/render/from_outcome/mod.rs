@@ -9,15 +9,17 @@ mod tests;
 
 use std::collections::BTreeSet;
 
-use crate::classify::{classify, Category, ClassifyContext};
+use crate::classify::{classify, context_for_failure, Category, ClassifyContext};
 use crate::enrich::{enrichment_view, permission_failure, EnrichmentState, EnrichmentView};
 use crate::redact::{Placeholders, Redactor};
 use crate::render::{
     AdviceView, ApplyCounts, ApplyResult, ApplyRow, ApplyStatus, AttrView, ConfigErrorView,
-    FailureRow, PlanCounts, PlanStatus, PlannedResourceView, RootApply, RootPlan, SourceLocation,
+    FailureRow, FreshCauseView, PlanCounts, PlanStatus, PlannedResourceView, RootApply, RootPlan,
+    SourceLocation,
 };
 use crate::terraform::{
-    display_path, Action, ApplyOutcome, Diagnostic, PlanSummary, ResourceOutcome, ResourceStatus,
+    display_path, Action, ApplyContext, ApplyOutcome, Diagnostic, PlanSummary, ResourceOutcome,
+    ResourceStatus,
 };
 
 /// Which root a result is about.
@@ -207,12 +209,12 @@ pub fn plan_failures(
     (rows, advice_for(&categories))
 }
 
-/// One root's apply → its view model. `fresh` are addresses created earlier in this apply:
+/// One root's apply → its view model. `apply` tells what was created earlier in this apply:
 /// a failure of a resource that refers to one of them may be a propagation delay.
 pub fn apply_root(
     root: &RootIdent,
     outcome: &ApplyOutcome,
-    refers_to_fresh: &dyn Fn(&str) -> bool,
+    apply: &ApplyContext,
     redactor: &Redactor,
     ph: &mut Placeholders,
 ) -> RootApply {
@@ -226,7 +228,7 @@ pub fn apply_root(
             ResourceStatus::NotReached => counts.not_reached += 1,
             ResourceStatus::Started | ResourceStatus::Failed { .. } => counts.failed += 1,
         }
-        let (row, category) = apply_row(r, refers_to_fresh, redactor, ph);
+        let (row, category) = apply_row(r, apply, redactor, ph);
         categories.extend(category);
         if let ResourceStatus::Failed {
             diagnostics,
@@ -257,13 +259,14 @@ pub fn apply_root(
         config_errors,
         pending_enrichment: false,
         denials,
+        plan: None,
     }
 }
 
 /// One resource's row, and the failure category when it failed.
 fn apply_row(
     r: &ResourceOutcome,
-    refers_to_fresh: &dyn Fn(&str) -> bool,
+    apply: &ApplyContext,
     redactor: &Redactor,
     ph: &mut Placeholders,
 ) -> (ApplyRow, Option<Category>) {
@@ -277,8 +280,9 @@ fn apply_row(
         iam_action: None,
         deny_kind_label: None,
         location: None,
+        fresh_cause: None,
     };
-    let diagnostics = match &r.status {
+    let (diagnostics, failed_at) = match &r.status {
         ResourceStatus::Done => return (row, None),
         ResourceStatus::NotReached => {
             row.result = ApplyResult::NotReached;
@@ -288,16 +292,20 @@ fn apply_row(
             row.result = ApplyResult::Interrupted;
             return (row, None);
         }
-        ResourceStatus::Failed { diagnostics, .. } => diagnostics,
+        ResourceStatus::Failed {
+            diagnostics,
+            failed_at,
+            ..
+        } => (diagnostics, failed_at.as_deref()),
     };
     row.result = ApplyResult::Failed;
     let text: Vec<String> = diagnostics.iter().map(diagnostic_text).collect();
-    let ctx = ClassifyContext {
-        has_address: true,
-        refers_to_fresh_resource: refers_to_fresh(&r.address),
-        fresh_identifiers: Vec::new(),
-    };
+    let ctx = context_for_failure(apply, &r.address, failed_at);
     let c = classify(&text.join("\n"), &ctx);
+    row.fresh_cause = c.fresh_cause.map(|f| FreshCauseView {
+        address: redactor.redact_address(&f.address, ph),
+        seconds_earlier: f.seconds_earlier,
+    });
     row.aws_code = safe_code(c.aws_code, redactor, ph);
     row.category_id = Some(c.category.id().to_string());
     row.category_label = Some(c.category.label().to_string());

@@ -9,8 +9,8 @@ use crate::render::{
 };
 use crate::sandbox::ResourceLimit;
 use crate::terraform::{
-    apply_outcome, parse_plan_json, parse_ui_stream, plan_run_outcome, plan_summary,
-    PlannedChangeRef,
+    apply_outcome, parse_plan_json, parse_ui_stream, plan_run_outcome, plan_summary, ApplyContext,
+    PlanReferences, PlannedChangeRef,
 };
 
 use super::{apply_root, plan_failures, plan_root, RootIdent};
@@ -110,13 +110,16 @@ pub fn plan_model(
 }
 
 /// Outputs of `init` / `apply -json` → the root's apply model. `planned` lists what the plan
-/// meant to change, so resources never reached are shown too.
+/// meant to change, so resources never reached are shown too; `references` (from the plan)
+/// tell which failing resource refers to one created earlier in the apply.
+#[allow(clippy::too_many_arguments)]
 pub fn apply_model(
     root: &RootIdent,
     init_ok: bool,
     init_output: &str,
     apply_stream: Option<&str>,
     planned: &[PlannedChangeRef],
+    references: &PlanReferences,
     redactor: &Redactor,
     ph: &mut Placeholders,
 ) -> RootApply {
@@ -147,10 +150,12 @@ pub fn apply_model(
                 .collect(),
             pending_enrichment: false,
             denials: Vec::new(),
+            plan: None,
         };
     };
     let outcome = apply_outcome(&stream, planned);
-    apply_root(root, &outcome, &|_| false, redactor, ph)
+    let context = ApplyContext::new(&stream, references);
+    apply_root(root, &outcome, &context, redactor, ph)
 }
 
 fn category_advice(c: Category) -> AdviceView {

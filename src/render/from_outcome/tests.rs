@@ -1,7 +1,9 @@
 use super::*;
 use crate::redact::RedactionConfig;
 use crate::render::{ApplyComment, CommentMeta, PlanComment, Renderer};
-use crate::terraform::{apply_outcome, parse_plan_json, parse_ui_stream, plan_summary};
+use crate::terraform::{
+    apply_outcome, parse_plan_json, parse_ui_stream, plan_summary, ApplyContext, PlanReferences,
+};
 
 const APPLY: &str = include_str!("../../../tests/fixtures/tf-real/apply.jsonl");
 const PLAN: &str = include_str!("../../../tests/fixtures/tf-real/plan.json");
@@ -33,7 +35,13 @@ fn partial_failure_from_real_terraform_names_code_category_and_action_only() {
     let summary = plan_summary(&plan);
     let stream = parse_ui_stream(APPLY).unwrap();
     let outcome = apply_outcome(&stream, &summary.change_refs());
-    let model = apply_root(&root(), &outcome, &|_| false, &redactor, &mut ph);
+    let model = apply_root(
+        &root(),
+        &outcome,
+        &ApplyContext::new(&stream, &PlanReferences::default()),
+        &redactor,
+        &mut ph,
+    );
     assert_eq!(model.status, ApplyStatus::PartiallyFailed);
     assert_eq!((model.counts.done, model.counts.failed), (2, 1));
     let failed = model
@@ -110,7 +118,7 @@ fn addressless_errors_become_configuration_rows() {
     let model = apply_root(
         &root(),
         &outcome,
-        &|_| false,
+        &ApplyContext::default(),
         &redactor,
         &mut Placeholders::new(),
     );
@@ -198,7 +206,16 @@ fn a_stale_saved_plan_from_real_terraform_is_plan_stale_with_its_advice() {
     let stream = include_str!("../../../tests/fixtures/tf-real/apply-stale-plan.jsonl");
     let redactor = Redactor::new(&RedactionConfig::default()).unwrap();
     let mut ph = Placeholders::new();
-    let model = apply_model(&root(), true, "", Some(stream), &[], &redactor, &mut ph);
+    let model = apply_model(
+        &root(),
+        true,
+        "",
+        Some(stream),
+        &[],
+        &PlanReferences::default(),
+        &redactor,
+        &mut ph,
+    );
     assert_eq!(model.status, ApplyStatus::Failed);
     let categories: Vec<&str> = model
         .config_errors

@@ -7,9 +7,11 @@
 use serde::{Deserialize, Serialize};
 
 mod notes;
+mod plan_author;
 mod reports;
 
 pub use notes::{BlockedCount, RunNote, SkipReason, ToolProblem};
+pub use plan_author::{AppliedPlan, PlanAuthorRefused, PlanRefusal};
 pub use reports::{CancelReport, CancelledRun, InputRow, InputsReport};
 
 /// Facts shared by every comment: where it goes and which run produced it.
@@ -143,6 +145,13 @@ pub struct DriftWarning {
     pub fingerprint_after: String,
     /// A file of this PR that explains the change, if one does.
     pub explained_by: Option<String>,
+    /// Drift the PR also touches: a file of this PR that edits the resource's expressions (or
+    /// what they refer to). The shared input's part of the change is still unreviewed.
+    #[serde(default)]
+    pub also_edited_in: Option<String>,
+    /// The attribute paths that file sets (empty: it declares the resource).
+    #[serde(default)]
+    pub also_sets: Vec<String>,
 }
 
 // ---------------------------------------------------------------- apply
@@ -189,6 +198,9 @@ pub struct RootApply {
     /// and the minimal statement an admin could add.
     #[serde(default)]
     pub denials: Vec<crate::enrich::EnrichmentView>,
+    /// The plan run applied (none for a root skipped before its plan was chosen).
+    #[serde(default)]
+    pub plan: Option<AppliedPlan>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,6 +231,19 @@ pub struct ApplyRow {
     pub deny_kind_label: Option<String>,
     /// Where the resource is declared, when known (used for check-run annotations).
     pub location: Option<SourceLocation>,
+    /// A possible propagation delay: the resource created earlier in this apply that this one
+    /// refers to.
+    #[serde(default)]
+    pub fresh_cause: Option<FreshCauseView>,
+}
+
+/// "refers to `aws_iam_role.lambda`, created 4 s earlier in this apply".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FreshCauseView {
+    /// Redacted address.
+    pub address: String,
+    /// Whole seconds between its creation and the failure, when the stream had timestamps.
+    pub seconds_earlier: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -347,6 +372,10 @@ pub enum NoticeBody {
     PlanSpent {
         project: String,
     },
+    /// `/apply` of a plan made with flags that change the apply, by someone the policy does not
+    /// let apply the root (or who was not checked): refused; the root needs a new `/plan` by
+    /// someone who may apply it.
+    PlanAuthorRefused(PlanAuthorRefused),
     /// A command that could not finish; `what` says what failed (never provider text).
     JobFailed {
         what: String,

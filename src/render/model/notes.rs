@@ -186,6 +186,11 @@ pub enum SkipReason {
     PlanSpent {
         project: String,
     },
+    /// The root's plan was made with flags that change the apply by someone not known to be
+    /// allowed to apply it; a new plan is needed.
+    PlanAuthorRefused {
+        project: String,
+    },
     /// This root depends on `dependency`, which failed.
     DependencyFailed {
         dependency: String,

@@ -144,14 +144,25 @@ pub fn plan_failed_config_error() -> PlanComment {
 pub fn plan_with_drift() -> PlanComment {
     let mut comment = plan_with_changes();
     comment.meta.pr = 20;
-    comment.drift_warnings = vec![DriftWarning {
+    let cluster = DriftWarning {
         address: "aws_eks_cluster.this".into(),
         attribute_paths: vec!["vpc_config.public_access_cidrs".into()],
         input_name: "ADMIN_CIDRS".into(),
         fingerprint_before: "3f2a9e01".into(),
         fingerprint_after: "9c1b77aa".into(),
         explained_by: None,
-    }];
+        also_edited_in: None,
+        also_sets: Vec::new(),
+    };
+    // The PR edits this one's block too: both causes are named.
+    let admin_sg = DriftWarning {
+        address: "aws_security_group.admin".into(),
+        attribute_paths: vec!["ingress".into()],
+        also_edited_in: Some("infra/eks/security.tf".into()),
+        also_sets: vec!["ingress".into()],
+        ..cluster.clone()
+    };
+    comment.drift_warnings = vec![cluster, admin_sg];
     comment.denials = vec![
         "`bootstrap/argocd` is never applied by comment (policy rule `bootstrap-local-only`)"
             .into(),
@@ -170,6 +181,7 @@ fn row(address: &str, action: &str, result: ApplyResult) -> ApplyRow {
         iam_action: None,
         deny_kind_label: None,
         location: None,
+        fresh_cause: None,
     }
 }
 
@@ -190,19 +202,29 @@ pub(super) fn apply_root(status: ApplyStatus, rows: Vec<ApplyRow>) -> RootApply 
         config_errors: vec![],
         pending_enrichment: false,
         denials: Vec::new(),
+        plan: None,
     }
 }
 
 pub fn apply_success() -> ApplyComment {
+    let mut root = apply_root(
+        ApplyStatus::Succeeded,
+        vec![
+            row("aws_iam_role.node", "create", ApplyResult::Done),
+            row("aws_eks_node_group.main", "create", ApplyResult::Done),
+        ],
+    );
+    root.plan = Some(AppliedPlan {
+        run_id: 41,
+        author: "maya".into(),
+        flags: Some(vec![
+            "-target=module.eks".into(),
+            "-replace=aws_eks_node_group.main".into(),
+        ]),
+    });
     ApplyComment {
         meta: meta(21),
-        roots: vec![apply_root(
-            ApplyStatus::Succeeded,
-            vec![
-                row("aws_iam_role.node", "create", ApplyResult::Done),
-                row("aws_eks_node_group.main", "create", ApplyResult::Done),
-            ],
-        )],
+        roots: vec![root],
         notes: vec![],
     }
 }
@@ -267,7 +289,13 @@ pub fn apply_partial_failure() -> ApplyComment {
         vec![
             row("aws_iam_instance_profile.node", "create", ApplyResult::Done),
             permission_missing_row(),
-            propagation_row("aws_launch_template.node"),
+            ApplyRow {
+                fresh_cause: Some(FreshCauseView {
+                    address: "aws_iam_instance_profile.node".into(),
+                    seconds_earlier: Some(4),
+                }),
+                ..propagation_row("aws_launch_template.node")
+            },
             propagation_row("module.nodes.aws_autoscaling_group.this[\"a\"]"),
             row("aws_eks_addon.coredns", "create", ApplyResult::NotReached),
         ],
@@ -378,6 +406,17 @@ pub fn notices() -> Vec<Notice> {
         NoticeBody::PlanSpent {
             project: "eks".into(),
         },
+        NoticeBody::PlanAuthorRefused(PlanAuthorRefused {
+            project: "db".into(),
+            plan: AppliedPlan {
+                run_id: 41,
+                author: "bob".into(),
+                flags: Some(vec!["-replace=aws_db_instance.main".into()]),
+            },
+            why: PlanRefusal::AuthorMayNotApply {
+                reason: "@bob cannot apply `db`: it needs maintain permission on this repository (@bob has write).".into(),
+            },
+        }),
         NoticeBody::MergedUnapplied {
             roots: vec![crate::render::UnappliedRoot {
                 project: "eks".into(),

@@ -199,6 +199,9 @@ pub fn apply_with_every_skip_reason() -> ApplyComment {
         SkipReason::PlanSpent {
             project: "eks".into(),
         },
+        SkipReason::PlanAuthorRefused {
+            project: "eks".into(),
+        },
         SkipReason::DependencyFailed {
             dependency: "eks".into(),
         },

@@ -62,6 +62,10 @@ fn pull_request_actions() {
         assert_eq!(p.action, action);
         assert_eq!(p.head_sha.len(), 40);
         assert!(!p.is_fork, "{file}: head and base are the same repo");
+        assert_eq!(p.sender, "Codertocat", "{file}: who moved the head");
+        let before =
+            (action == "synchronize").then_some("f95f852bd8fca8fcc58a9a2d6c842781e32a215e");
+        assert_eq!(p.before.as_deref(), before, "{file}");
     }
 }
 

@@ -19,10 +19,12 @@ use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::{apply_model, limit_notes, mark_resource_limit};
 use crate::render::{
-    ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanStale, RootApply, RunNote,
+    AppliedPlan, ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanAuthorRefused,
+    PlanStale, RootApply, RunNote,
 };
 use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, SkipReason};
 use crate::run_planner::outbox::RunResult;
+use crate::run_planner::plan_author::applied_plan;
 use crate::run_planner::record::{ApplyRecord, PlanRecord, RunStatus};
 use crate::tfrun::{self, setup_from_config, TerraformSetup};
 
@@ -48,6 +50,13 @@ impl ApplyResults {
     }
 }
 
+/// The plan run a root applies, as stored and as the comment names it.
+struct ChosenPlan {
+    run_id: i64,
+    record: PlanRecord,
+    shown: AppliedPlan,
+}
+
 /// The tools every root of the run shares.
 struct ApplyTools<'a> {
     setup: &'a TerraformSetup,
@@ -66,7 +75,8 @@ impl RunCtx<'_> {
         let mut results = ApplyResults::default();
         for p in projects {
             let facts = self.root_facts(p).await?;
-            match apply_step(results.stopped.as_ref(), facts.as_root_facts(self.head)) {
+            let root_facts = facts.as_root_facts(self.head, &self.run.actor);
+            match apply_step(results.stopped.as_ref(), root_facts) {
                 ApplyStep::Skip(reason) => results.roots.push(skipped(p, &reason)),
                 ApplyStep::NoCurrentPlan => {
                     self.post_plan_stale(&p.spec.id.0).await?;
@@ -93,11 +103,28 @@ impl RunCtx<'_> {
                     self.post_notice(&project, body).await?;
                     results.stopped = Some(SkipReason::ApplyInterrupted { project });
                 }
+                ApplyStep::PlanAuthorRefused { plan, why } => {
+                    let plan = applied_plan(&plan, |a| redactor.redact_address(a, &mut ph));
+                    let project = p.spec.id.0.clone();
+                    let body = NoticeBody::PlanAuthorRefused(PlanAuthorRefused {
+                        project: project.clone(),
+                        plan,
+                        why,
+                    });
+                    self.post_notice(&project, body).await?;
+                    results.stopped = Some(SkipReason::PlanAuthorRefused { project });
+                }
                 ApplyStep::Proceed {
                     plan_run_id,
                     record,
+                    plan,
                 } => {
-                    self.apply_root(p, plan_run_id, &record, &tools, &mut ph, &mut results)
+                    let chosen = ChosenPlan {
+                        run_id: plan_run_id,
+                        record,
+                        shown: applied_plan(&plan, |a| redactor.redact_address(a, &mut ph)),
+                    };
+                    self.apply_root(p, chosen, &tools, &mut ph, &mut results)
                         .await?
                 }
             }
@@ -121,7 +148,16 @@ impl RunCtx<'_> {
         let apply = runs::latest(db, &repo, pr, name, ws, RunCommand::Apply.name())
             .await
             .map_err(JobError::Transient)?;
-        Ok(StoredRuns { plan, apply })
+        let checked_plan = self
+            .run
+            .plan_authors_checked
+            .then(|| self.run.plan_runs.get(name).copied())
+            .flatten();
+        Ok(StoredRuns {
+            plan,
+            apply,
+            checked_plan,
+        })
     }
 
     async fn post_plan_stale(&self, project: &str) -> Result<(), JobError> {
@@ -147,12 +183,17 @@ impl RunCtx<'_> {
     async fn apply_root(
         &self,
         p: &ResolvedProject,
-        plan_run_id: i64,
-        record: &PlanRecord,
+        plan: ChosenPlan,
         tools: &ApplyTools<'_>,
         ph: &mut Placeholders,
         results: &mut ApplyResults,
     ) -> Result<(), JobError> {
+        let ChosenPlan {
+            run_id: plan_run_id,
+            record,
+            shown,
+        } = plan;
+        let record = &record;
         let Some(ready) = self
             .ready_to_apply(p, plan_run_id, record, tools, results)
             .await?
@@ -183,9 +224,11 @@ impl RunCtx<'_> {
             &out.init.stderr_tail,
             stream,
             &record.planned_refs(),
+            &record.references,
             tools.redactor,
             ph,
         );
+        model.plan = Some(shown);
         let limit = out.limit_hit();
         if limit.is_some() {
             mark_resource_limit(&mut model);
@@ -398,10 +441,12 @@ impl RunCtx<'_> {
 struct StoredRuns {
     plan: Option<RunRow>,
     apply: Option<RunRow>,
+    /// The job's plan run of the root, if its author was checked at authorisation.
+    checked_plan: Option<i64>,
 }
 
 impl StoredRuns {
-    fn as_root_facts<'a>(&self, head: &'a str) -> RootFacts<'a> {
+    fn as_root_facts<'a>(&self, head: &'a str, applier: &'a str) -> RootFacts<'a> {
         RootFacts {
             authorised_head: head,
             plan: self.plan.as_ref().map(|r| PlanRun {
@@ -409,6 +454,8 @@ impl StoredRuns {
                 status: r.status,
                 head_sha: r.head_sha.clone(),
                 record: r.outcome.as_deref().and_then(PlanRecord::decode),
+                author: r.actor.clone(),
+                flags: r.terraform_args.clone(),
             }),
             last_apply: self
                 .apply
@@ -419,6 +466,8 @@ impl StoredRuns {
                 .as_ref()
                 .and_then(|r| r.outcome.as_deref())
                 .is_some_and(|o| ApplyRecord::decode(o).apply_ran),
+            applier,
+            checked_plan: self.checked_plan,
         }
     }
 }
@@ -437,5 +486,6 @@ fn skipped(p: &ResolvedProject, reason: &SkipReason) -> RootApply {
         config_errors: Vec::new(),
         pending_enrichment: false,
         denials: Vec::new(),
+        plan: None,
     }
 }

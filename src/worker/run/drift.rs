@@ -58,6 +58,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         actor: DRIFT_ACTOR.into(),
         head_sha: head.clone(),
         plan_runs: BTreeMap::new(),
+        plan_authors_checked: false,
         terraform_args: vec![],
         accept_inputs: vec![],
         comment_id: None,

@@ -20,7 +20,7 @@ use crate::render::from_outcome::{limit_notes, plan_model, resource_limit_plan};
 use crate::render::{DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
 use crate::run_planner::outbox::RunResult;
 use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
-use crate::terraform::{parse_plan_json, plan_summary};
+use crate::terraform::{parse_plan_json, plan_references, plan_summary, PlanReferences};
 use crate::tfrun::{self, setup_from_config, PlanOutput};
 use crate::worker::{drift_check, github_error};
 
@@ -116,9 +116,12 @@ impl RunCtx<'_> {
         let drift = self.drift(p, &live, &out, &prepared, results).await?;
         let shown = redact_drift_warnings(drift.warnings, redactor, ph);
         results.drift_warnings.extend(shown);
+        let (planned, mut references) = planned_changes(out.plan_json.as_deref());
+        references.retain_names(|n| redactor.redact(n, &mut Placeholders::new()) == n);
         let record = PlanRecord {
             counts: model.counts,
-            planned: planned_changes(out.plan_json.as_deref()),
+            planned,
+            references,
             drifted_inputs: drift.drifted_inputs,
             input_fingerprints: fingerprints(&live),
             head_sha: self.head.to_string(),
@@ -223,9 +226,11 @@ impl RunCtx<'_> {
         out: &PlanOutput,
     ) -> Result<(), JobError> {
         let key = &self.state.seal_key;
+        // A failed plan's file is never kept: only a `planned` run is ever applied.
         let sealed_plan = out
             .plan_file
             .as_ref()
+            .filter(|_| status == RunStatus::Planned)
             .map(|f| seal(key, f, &run_aad(run_id, BlobPurpose::Plan)));
         let log = match &out.plan {
             Some(s) => s.stdout.as_str(),
@@ -261,19 +266,21 @@ impl RunCtx<'_> {
     }
 }
 
-/// Every change the plan holds, for the apply to list what it never reached.
-fn planned_changes(plan_json: Option<&str>) -> Vec<PlannedChange> {
+/// Every change the plan holds, for the apply to list what it never reached, and what each
+/// refers to, for the apply to tell a possible propagation delay.
+fn planned_changes(plan_json: Option<&str>) -> (Vec<PlannedChange>, PlanReferences) {
     let Some(plan) = plan_json.and_then(|j| parse_plan_json(j).ok()) else {
-        return Vec::new();
+        return (Vec::new(), PlanReferences::default());
     };
-    plan_summary(&plan)
+    let planned = plan_summary(&plan)
         .change_refs()
         .into_iter()
         .map(|r| PlannedChange {
             address: r.address,
             action: r.action,
         })
-        .collect()
+        .collect();
+    (planned, plan_references(&plan))
 }
 
 fn fingerprints(live: &LiveInputs) -> BTreeMap<String, String> {

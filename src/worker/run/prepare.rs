@@ -221,6 +221,7 @@ impl RunCtx<'_> {
             command: command.name(),
             actor: &self.run.actor,
             head_sha: self.head,
+            terraform_args: &self.run.terraform_args,
         };
         runs::create(&self.state.db, &run).await
     }
