@@ -138,7 +138,18 @@ pub fn is_permission(code: &str) -> bool {
 }
 
 pub fn is_generic(code: &str) -> bool {
-    GENERIC.contains(&code) || is_async_status_code(code)
+    GENERIC.contains(&code) || is_async_status_code(code) || is_loose_invalid(code)
+}
+
+/// `InvalidSNSDestination`, `InvalidRoleException`, `InvalidBucketName`: a service-specific
+/// "invalid" code whose message says more (`… not found`, `… already exists`). EC2's dotted codes
+/// (`InvalidGroup.NotFound`) and the `Invalid…State` family are specific and stay so.
+fn is_loose_invalid(code: &str) -> bool {
+    code.starts_with("Invalid")
+        && !code.contains('.')
+        && !code.ends_with("State")
+        && !code.ends_with("StateFault")
+        && !code.ends_with("StateException")
 }
 
 pub fn is_validation(code: &str) -> bool {
@@ -229,6 +240,9 @@ pub fn category_of_code(code: &str) -> Option<Category> {
             | "IncorrectState"
             | "IncorrectInstanceState"
             | "PreconditionFailed"
+            | "PreconditionFailedException"
+            | "ConditionalCheckFailedException"
+            | "ConditionalRequestConflict"
             | "ResourcePendingException"
             | "TransactionConflictException"
             | "ResourceNotReadyException"
@@ -258,8 +272,12 @@ pub fn category_of_code(code: &str) -> Option<Category> {
     } else if code.starts_with("Invalid")
         || code.starts_with("Malformed")
         || code.starts_with("Missing")
-        || code.ends_with(".Malformed")
+        || code.contains("Malformed")
         || code.starts_with("Unsupported")
+        || code.starts_with("Illegal")
+        || code.contains("NotSupported")
+        || code.starts_with("NotUpdatable")
+        || code.contains("TooLarge")
         || matches!(
             code,
             "SerializationException"
@@ -268,6 +286,7 @@ pub fn category_of_code(code: &str) -> Option<Category> {
                 | "InvalidPolicyDocument"
                 | "EntityTemporarilyUnmodifiable"
                 | "UnknownParameter"
+                | "TagException"
         )
     {
         Category::InvalidRequest
@@ -318,7 +337,20 @@ mod tests {
             ("DBSubnetGroupNotFoundFault", Some(Category::NotFound)),
             ("MalformedPolicyDocument", Some(Category::InvalidRequest)),
             ("InvalidAMIID.Malformed", Some(Category::InvalidRequest)),
-            ("InvalidBucketName", Some(Category::InvalidRequest)),
+            ("InvalidBucketName", None),
+            (
+                "IllegalLocationConstraintException",
+                Some(Category::InvalidRequest),
+            ),
+            (
+                "StateMachineTypeNotSupported",
+                Some(Category::InvalidRequest),
+            ),
+            (
+                "AuthorizationHeaderMalformed",
+                Some(Category::InvalidRequest),
+            ),
+            ("ConditionalCheckFailedException", Some(Category::Conflict)),
             ("ValidationError", None),
             ("ResourceInUseException", None),
             ("CLIENT_ERROR", None),
@@ -329,6 +361,7 @@ mod tests {
         }
         let fallbacks = [
             ("InvalidParameterCombination", Category::InvalidRequest),
+            ("InvalidBucketName", Category::InvalidRequest),
             ("ValidationError", Category::InvalidRequest),
             ("UnsupportedOperation", Category::InvalidRequest),
             ("ResourceInUseException", Category::Conflict),

@@ -17,6 +17,8 @@ mod wording;
 #[cfg(test)]
 mod context_tests;
 #[cfg(test)]
+mod corpus_eval;
+#[cfg(test)]
 mod dev_set_eval;
 #[cfg(test)]
 mod tests;

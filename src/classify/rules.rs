@@ -43,6 +43,11 @@ fn decide_without_context(lc: &str, x: &Extracted, ctx: &ClassifyContext) -> Cat
     if x.all_codes().any(codes::is_throttling) || any(lc, wording::THROTTLED) {
         return Category::Throttled;
     }
+    // EC2 answers `AuthFailure: Not authorized for images: [ami-…]` for an image the account
+    // cannot see (private, deregistered or in another region): the reference, not the session.
+    if lc.contains("not authorized for image") {
+        return Category::NotFound;
+    }
     if any(lc, wording::PROVIDER_ASSUME_ROLE) {
         return Category::CredentialsInvalid;
     }
@@ -94,7 +99,9 @@ fn decide_without_context(lc: &str, x: &Extracted, ctx: &ClassifyContext) -> Cat
     if any(lc, wording::TERRAFORM_CONFIG) || !ctx.has_address {
         return Category::ConfigurationError;
     }
-    if any(lc, wording::PROVIDER_VALIDATION) {
+    // A provider waiter meeting a state it does not know (`unexpected state 'X', wanted target
+    // 'Y'`) is not a schema validation, whatever "expected" it contains.
+    if any(lc, wording::PROVIDER_VALIDATION) && !lc.contains("unexpected state") {
         return Category::InvalidRequest;
     }
     Category::Unknown
@@ -120,6 +127,9 @@ fn propagation_by_wording(lc: &str, x: &Extracted) -> Option<Category> {
             Category::PropagationDelay
         });
     }
+    if let Some(c) = role_handed_to_a_service(lc) {
+        return Some(c);
+    }
     if any(lc, wording::PROPAGATION) {
         return Some(Category::PropagationDelay);
     }
@@ -136,7 +146,10 @@ fn propagation_by_wording(lc: &str, x: &Extracted) -> Option<Category> {
     // provider retries these for IAM propagation (CodeBuild, ECS, Firehose, Glue, Lambda ...).
     // An IAM-format denial of the caller (`User: arn:… is not authorized`) in a synchronous reply
     // stays a permission failure even under a validation code.
-    let caller_denied = lc.contains("user: arn:") && !is_async_status(lc);
+    // EC2's own wording for the caller (`You are not authorized to perform this operation`),
+    // relayed by Auto Scaling under `ValidationError`, is the caller's permission too.
+    let caller_denied = (lc.contains("user: arn:") && !is_async_status(lc))
+        || lc.contains("you are not authorized to perform this operation");
     if code.is_some_and(codes::is_validation)
         && any(lc, wording::RELAYED_ROLE_PROBLEM)
         && !caller_denied
@@ -160,9 +173,33 @@ fn propagation_by_wording(lc: &str, x: &Extracted) -> Option<Category> {
     None
 }
 
+/// A role handed to a service that the service cannot use, where the text itself says why: the
+/// service-linked role does not exist in the account, the role's trust policy does not name the
+/// service, or the role's own policy lacks a permission. Each is the base category; only a role
+/// created earlier in the same apply makes it possibly propagation (`apply_freshness`).
+fn role_handed_to_a_service(lc: &str) -> Option<Category> {
+    if (lc.contains("service linked role") || lc.contains("service-linked role"))
+        && lc.contains("exist")
+    {
+        return Some(Category::NotFound);
+    }
+    if any(lc, wording::TRUST_REJECTED) {
+        return Some(Category::InvalidRequest);
+    }
+    if service_role_lacks(lc) {
+        return Some(Category::PermissionMissing);
+    }
+    None
+}
+
+fn service_role_lacks(lc: &str) -> bool {
+    any(lc, wording::SERVICE_ROLE_LACKS)
+        || (lc.contains("has insufficient") && lc.contains("permission"))
+}
+
 /// Wording refinements for generic codes and code-less texts.
 fn category_by_wording(lc: &str) -> Option<Category> {
-    let ordered: [(&[&str], Category); 8] = [
+    let ordered: [(&[&str], Category); 9] = [
         (wording::CONFLICT, Category::Conflict),
         (wording::ALREADY_EXISTS, Category::AlreadyExists),
         (wording::DEPENDENCY, Category::DependencyViolation),
@@ -171,6 +208,7 @@ fn category_by_wording(lc: &str) -> Option<Category> {
         (wording::TIMEOUT, Category::Timeout),
         (wording::NOT_FOUND, Category::NotFound),
         (&["empty result"], Category::NotFound),
+        (wording::REQUEST_VALIDATION, Category::InvalidRequest),
     ];
     ordered
         .iter()
@@ -186,8 +224,12 @@ fn is_create(lc: &str) -> bool {
     lc.contains("creat")
 }
 
-/// Provider wordings of a write call (attaching a policy, adding a role to a profile ...).
+/// Provider wordings of a write call (attaching a policy, adding a role to a profile ...): a
+/// write verb and no read or delete wording.
 fn is_write(lc: &str) -> bool {
+    let writing = [
+        "attach", "adding", "add role", "putting", "creat", "updat", "modif", "associat", "assign",
+    ];
     let reading = [
         "reading ",
         "unable to get",
@@ -197,7 +239,7 @@ fn is_write(lc: &str) -> bool {
         "listing ",
     ];
     let deleting = ["deleting ", "detaching ", "removing "];
-    !any(lc, &reading) && !any(lc, &deleting)
+    any(lc, &writing) && !any(lc, &reading) && !any(lc, &deleting)
 }
 
 /// IAM's definitive answer for a policy ARN that does not exist: AWS-managed policies are never
@@ -221,7 +263,9 @@ fn apply_freshness(base: Category, text: &str, lc: &str, ctx: &ClassifyContext) 
         }
         // A denied principal that was itself created in this apply (a service role whose policy
         // is not effective yet).
-        Category::PermissionMissing if denied_principal_is_fresh(text, ctx) => {
+        Category::PermissionMissing
+            if denied_principal_is_fresh(text, ctx) || fresh_role_not_usable_yet(text, lc, ctx) =>
+        {
             Category::PropagationDelay
         }
         _ => base,
@@ -265,6 +309,22 @@ fn reference_shaped(lc: &str) -> bool {
         ],
     )
 }
+
+/// A service role's policy or grant reported missing while the failing resource refers to
+/// something created in this apply, or the apply role denied passing/assuming a role created in
+/// this apply (IAM's `PassRole` check does not see a brand-new role for some seconds).
+fn fresh_role_not_usable_yet(text: &str, lc: &str, ctx: &ClassifyContext) -> bool {
+    let service_role = service_role_lacks(lc)
+        && (ctx.refers_to_fresh_resource || mentions_any(text, &ctx.fresh_identifiers));
+    service_role
+        || PASSED_ROLE
+            .captures(text)
+            .is_some_and(|c| mentions_any(&c[1], &ctx.fresh_identifiers))
+}
+
+static PASSED_ROLE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"(?i)perform:\s*(?:iam:PassRole|sts:AssumeRole)\s+on resource:\s*(\S+)").unwrap()
+});
 
 static DENIED_PRINCIPAL: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"User: (arn:[^\s]+) is not authorized").unwrap());

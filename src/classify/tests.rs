@@ -86,16 +86,18 @@ fn deny_kind_request_id_and_encoded_message_are_reported() {
 #[test]
 fn propagation_delay_by_wording() {
     check(&[
-        case("creating Lambda Function (f): operation error Lambda: CreateFunction, https response error StatusCode: 400, RequestID: 0d1c2b3a-4f5e-6d7c-8b9a-0f1e2d3c4b5a, InvalidParameterValueException: The role defined for the function cannot be assumed by Lambda.", PropagationDelay, Some("InvalidParameterValueException"), None),
+        case("creating Lambda Function (f): operation error Lambda: CreateFunction, https response error StatusCode: 400, RequestID: 0d1c2b3a-4f5e-6d7c-8b9a-0f1e2d3c4b5a, InvalidParameterValueException: The role defined for the function cannot be assumed by Lambda.", InvalidRequest, Some("InvalidParameterValueException"), None),
         case("creating EC2 Instance: operation error EC2: RunInstances, https response error StatusCode: 400, RequestID: 7c6b5a4d-3e2f-1a0b-9c8d-7e6f5a4b3c2d, api error InvalidParameterValue: Value (web-profile) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name", PropagationDelay, Some("InvalidParameterValue"), None),
         case("creating EKS Cluster (c): operation error EKS: CreateCluster, https response error StatusCode: 400, RequestID: 3c2b1a0d-9e8f-7a6b-5c4d-3e2f1a0b9c8d, InvalidParameterException: Role with arn: arn:aws:iam::111122223333:role/eks-cluster could not be assumed because it does not exist or the trusted entity is not correct", PropagationDelay, Some("InvalidParameterException"), None),
-        case("creating EventBridge Rule (r): ValidationException: Provided role 'arn:aws:iam::111122223333:role/ev' cannot be assumed by principal 'events.amazonaws.com'.", PropagationDelay, Some("ValidationException"), None),
+        case("creating EventBridge Rule (r): ValidationException: Provided role 'arn:aws:iam::111122223333:role/ev' cannot be assumed by principal 'events.amazonaws.com'.", InvalidRequest, Some("ValidationException"), None),
         case("attaching IAM Policy (arn:aws:iam::111122223333:policy/p) to IAM Role (r): operation error IAM: AttachRolePolicy, https response error StatusCode: 404, RequestID: 1f2e3d4c-5b6a-7980-a1b2-c3d4e5f6a7b8, NoSuchEntity: The role with name r cannot be found.", PropagationDelay, Some("NoSuchEntity"), None),
         case("creating RDS DB Instance (db): InvalidParameterValue: IAM role ARN value is invalid or does not include the required permissions for: ENHANCED_MONITORING\n\tstatus code: 400, request id: 2b3c4d5e-6f70-8192-a3b4-c5d6e7f8a9b0", PropagationDelay, Some("InvalidParameterValue"), None),
         case("creating ECS Service (s): ClientException: ECS was unable to assume the role 'arn:aws:iam::111122223333:role/ecs-svc' that was provided for this task. Please verify that the role being passed has the proper trust relationship and permissions", PropagationDelay, Some("ClientException"), None),
         case("waiting for Auto Scaling Group (asg) capacity satisfied: scaling activity (5f4e3d2c-1b0a-9f8e-7d6c-5b4a3f2e1d0c): Failed: Authentication Failure. Launching EC2 instance failed.", PropagationDelay, None, None),
-        case("creating Lambda Function (f): InvalidParameterValueException: The provided execution role does not have permissions to call CreateNetworkInterface on EC2", PropagationDelay, Some("InvalidParameterValueException"), Some("ec2:CreateNetworkInterface")),
+        case("creating Lambda Function (f): InvalidParameterValueException: The provided execution role does not have permissions to call CreateNetworkInterface on EC2", PermissionMissing, Some("InvalidParameterValueException"), Some("ec2:CreateNetworkInterface")),
         case("Provider produced inconsistent result after apply\nWhen applying changes to aws_iam_role_policy.p, provider \"provider[\\\"registry.terraform.io/hashicorp/aws\\\"]\" produced an unexpected new value: Root object was present, but now absent.", PropagationDelay, None, None),
+        // Without a role created earlier in the apply, these three name their own fix (the
+        // trust policy, the role's policy); `role_shapes_are_propagation_only_when_fresh`.
         // A role ARN passed as a profile name never becomes valid.
         case("Error launching source instance: InvalidParameterValue: Value (arn:aws:iam::111122223333:role/web) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name", InvalidRequest, Some("InvalidParameterValue"), None),
     ]);
@@ -306,4 +308,66 @@ fn configuration_error_state_lock_and_unknown() {
         classify("Something odd happened", &ClassifyContext::default()).category,
         Unknown
     );
+}
+
+// A role handed to a service that the service cannot use: the base category says what to fix;
+// only a role created earlier in the same apply makes it possibly propagation. Wordings from the
+// Lambda, EventBridge, ECS and EMR error references and the AWS provider's IAM retries.
+#[test]
+fn role_shapes_are_propagation_only_when_fresh() {
+    let fresh = |ids: &[&str]| ClassifyContext {
+        fresh_identifiers: ids.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    let flagged = ClassifyContext {
+        refers_to_fresh_resource: true,
+        ..Default::default()
+    };
+    let passrole = "creating ECS Task Definition (t): operation error ECS: RegisterTaskDefinition, https response error StatusCode: 400, RequestID: 1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d, api error AccessDeniedException: User: arn:aws:sts::111122223333:assumed-role/tfgate-apply/run-1 is not authorized to perform: iam:PassRole on resource: arn:aws:iam::111122223333:role/task-exec";
+    let cases: [(&str, Category, ClassifyContext); 5] = [
+        ("creating Lambda Function (f): InvalidParameterValueException: The role defined for the function cannot be assumed by Lambda.", InvalidRequest, flagged.clone()),
+        ("creating Lambda Function (f): InvalidParameterValueException: The provided execution role does not have permissions to call CreateNetworkInterface on EC2", PermissionMissing, flagged.clone()),
+        ("creating ECS Service (s): InvalidParameterException: Unable to assume the service linked role. Please verify that the ECS service linked role exists.", NotFound, flagged),
+        ("creating EMR Cluster (c): ValidationException: Service role arn:aws:iam::111122223333:role/emr-svc has insufficient EC2 permissions: DescribeImages.", PermissionMissing, fresh(&["emr-svc"])),
+        (passrole, PermissionMissing, fresh(&["task-exec"])),
+    ];
+    for (text, base, ctx) in &cases {
+        assert_eq!(
+            classify(text, &ClassifyContext::default()).category,
+            *base,
+            "{text}"
+        );
+        assert_eq!(
+            classify(text, ctx).category,
+            PropagationDelay,
+            "fresh: {text}"
+        );
+    }
+    // Passing a role that was *not* created in this apply stays the apply role's permission.
+    assert_eq!(
+        classify(passrole, &fresh(&["other-role"])).category,
+        PermissionMissing
+    );
+    // EC2's image-permission wording is about the AMI reference, not the session.
+    let ami = "creating EC2 Instance: AuthFailure: Not authorized for images: [ami-0abc1234]\n\tstatus code: 400, request id: 0e8c3a11-1a2b-4c5d-8e9f-001122334455";
+    assert_eq!(
+        classify(ami, &ClassifyContext::default()).category,
+        NotFound
+    );
+}
+
+// Codes and wordings whose family the code name alone does not say (S3, Lambda, Secrets Manager,
+// CloudFormation, EC2 error references).
+#[test]
+fn codes_and_wordings_of_the_public_corpus_families() {
+    check(&[
+        case("creating Secrets Manager Secret: InvalidRequestException: You can't create this secret because a secret with this name is already scheduled for deletion.", AlreadyExists, Some("InvalidRequestException"), None),
+        case("putting SNS destination: InvalidSNSDestination: SNS topic arn:aws:sns:us-east-1:111122223333:t not found.\n\tstatus code: 400, request id: 0e8c3a11-1a2b-4c5d-8e9f-001122334455", NotFound, Some("InvalidSNSDestination"), None),
+        case("updating Lambda Function (f): PreconditionFailedException: The Revision Id provided does not match the latest Revision Id.\n\tstatus code: 412, request id: 0e8c3a11-1a2b-4c5d-8e9f-001122334455", Conflict, Some("PreconditionFailedException"), None),
+        case("creating S3 Bucket (b): IllegalLocationConstraintException: The eu-west-1 location constraint is incompatible for the region specific endpoint this request was sent to.\n\tstatus code: 400, request id: 8F5A9C2B1D3E4F60", InvalidRequest, Some("IllegalLocationConstraintException"), None),
+        case("creating EC2 Instance: operation error EC2: RunInstances, https response error StatusCode: 400, RequestID: f5620d69-168d-41c0-ac2b-070fa64e0707, api error Unsupported: Your requested instance type (t3.micro) is not supported in your requested Availability Zone (us-east-1e).", CapacityUnavailable, Some("Unsupported"), None),
+        case("creating Auto Scaling Launch Configuration (lc): ValidationError: You are not authorized to perform this operation.\n\tstatus code: 400, request id: e5c6e3d5-8693-11e6-a015-4fa4bc8b14f6", PermissionMissing, Some("ValidationError"), None),
+        case("waiting for RDS DB Instance (db) create: unexpected state 'configuring-enhanced-monitoring', wanted target 'available'", Unknown, None, None),
+        case("Error: Cannot import non-existent remote object", NotFound, None, None),
+    ]);
 }

@@ -59,6 +59,7 @@ pub const PROVIDER_ASSUME_ROLE: &[&str] = &[
     "operation error sts: assumerolewithwebidentity",
     "error configuring terraform aws provider",
     "failed to get shared config profile",
+    "the credentials used in order to assume the role are invalid",
 ];
 
 /// Wordings AWS and the AWS provider document as IAM eventual consistency: a role, instance
@@ -70,7 +71,6 @@ pub const PROVIDER_ASSUME_ROLE: &[&str] = &[
 /// CodeBuild, Bedrock, Redshift Serverless, Batch).
 pub const PROPAGATION: &[&str] = &[
     "invalid iam instance profile",
-    "cannot be assumed by",
     "could not be assumed",
     "can not be assumed",
     "unable to assume",
@@ -81,7 +81,6 @@ pub const PROPAGATION: &[&str] = &[
     "can't assume role",
     "not authorized to assume",
     "is not authorized to perform: sts:assumerole on arn",
-    "the provided execution role does not have permissions",
     "iam role arn value is invalid or does not include the required permissions",
     "the iam role must delegate access",
     "lambda was unable to configure access to your environment variables because the kms key is invalid for creategrant",
@@ -90,6 +89,26 @@ pub const PROPAGATION: &[&str] = &[
     "verify role's trustpolicy",
     "authentication failure. launching ec2 instance failed",
     "root object was present, but now absent",
+];
+
+/// A service rejecting a role it was handed because the role's *trust policy* does not name the
+/// service (Lambda `The role defined for the function cannot be assumed by Lambda`, EventBridge
+/// `Provided role … cannot be assumed by principal 'events.amazonaws.com'`): a value to fix, unless
+/// the role was created moments earlier in the same apply (then `apply_freshness` says
+/// propagation).
+pub const TRUST_REJECTED: &[&str] = &["cannot be assumed by"];
+
+/// A service saying the role it runs as lacks a permission (Lambda `The provided execution role
+/// does not have permissions to call CreateNetworkInterface on EC2`, EMR `Service role … has
+/// insufficient EC2 permissions`, Lambda event sources `Please ensure the role can perform …`,
+/// Lake Formation grants; `has insufficient … permissions` is matched in `rules`). The role's policy is what to fix; only a role or grant created earlier
+/// in the same apply makes it possibly propagation (`apply_freshness`).
+pub const SERVICE_ROLE_LACKS: &[&str] = &[
+    "execution role does not have permission",
+    "execution role have permission",
+    "ensure the role can perform",
+    "ensure that the role specified",
+    "insufficient lake formation permission",
 ];
 
 /// Phrases that, inside a validation-coded error, show the service could not *use* a role or
@@ -126,6 +145,7 @@ pub const PERMISSION: &[&str] = &[
     "lake formation permission",
     "user is not authorized",
     "not authorized to access",
+    "not have iam permission",
 ];
 
 /// Concurrent operations on the same resource.
@@ -153,6 +173,7 @@ pub const ALREADY_EXISTS: &[&str] = &[
     "duplicate security group rule",
     "a duplicate",
     "is already in use by another",
+    "with this name is already",
 ];
 
 pub const DEPENDENCY: &[&str] = &[
@@ -197,6 +218,10 @@ pub const CAPACITY: &[&str] = &[
     "capacity-not-available",
     "insufficient instance capacity",
     "no spot capacity",
+    "sufficient capacity",
+    "not supported in your requested availability zone",
+    "availability zone is currently constrained",
+    "requested configuration is currently not supported",
 ];
 
 pub const NOT_FOUND: &[&str] = &[
@@ -208,6 +233,7 @@ pub const NOT_FOUND: &[&str] = &[
     "couldn't find resource",
     "no such",
     "unable to find",
+    "non-existent",
 ];
 
 /// Terraform and provider waiters timing out.
@@ -243,6 +269,14 @@ pub const TERRAFORM_CONFIG: &[&str] = &[
     "invalid expression",
     "unclosed configuration block",
     "invalid block definition",
+    "value for unconfigurable attribute",
+];
+
+/// Client-side request validation of an SDK or CLI (no code, no status).
+pub const REQUEST_VALIDATION: &[&str] = &[
+    "parameter validation failed",
+    "validation error(s) found",
+    "failed to satisfy constraint",
 ];
 
 /// Provider-side schema validation (plan time, before any API call).
