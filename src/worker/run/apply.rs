@@ -27,7 +27,7 @@ use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, 
 use crate::run_planner::outbox::RunResult;
 use crate::run_planner::plan_author::applied_plan;
 use crate::run_planner::record::{ApplyRecord, PlanRecord, RunStatus};
-use crate::tfrun::{self, setup_from_config, TerraformSetup};
+use crate::tfrun::{setup_from_config, TerraformSetup};
 
 mod failures;
 
@@ -203,19 +203,9 @@ impl RunCtx<'_> {
         };
         let (setup, plan_file, prepared) = ready;
         results.last_run = prepared.run_id;
-        let progress = failures::progress_recorder(self.state.clone(), prepared.run_id);
-        let mut on_line = |l: &str| (progress.0)(l);
-        let out = tfrun::apply(
-            &setup,
-            &prepared.checkout(),
-            &p.spec.dir,
-            &plan_file,
-            &prepared.settings,
-            &mut on_line,
-        )
-        .await
-        .map_err(JobError::Transient)?;
-        progress.finish().await;
+        let out = self
+            .apply_recording_progress(p, &setup, &plan_file, &prepared)
+            .await?;
         RunNote::add_all(&mut results.notes, &prepared.notes);
         results.notes.extend(out.egress_note(&p.spec.id.0));
         let stream = out.apply.as_ref().map(|s| s.stdout.as_str());

@@ -7,15 +7,18 @@ use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
+use super::super::prepare::Prepared;
 use super::super::RunCtx;
 use crate::db::runs;
 use crate::enrich::failures_from_apply;
+use crate::jobs::JobError;
 use crate::jobs::PendingFailure;
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::run_planner::record::ApplyRecord;
 use crate::state::AppState;
 use crate::terraform::{apply_outcome, parse_ui_line, parse_ui_stream, UiMessage};
+use crate::tfrun::{self, ApplyOutput, TerraformSetup};
 
 /// Records completed resources of a running apply; `.0` is fed each stream line.
 pub(super) struct ProgressRecorder(pub Box<dyn Fn(&str) + Send + Sync>, JoinHandle<()>);
@@ -49,6 +52,30 @@ fn send_completed(tx: &UnboundedSender<String>, line: &str) {
 }
 
 impl RunCtx<'_> {
+    /// Terraform applies `plan_file` to `p`'s root while completed resources are recorded.
+    pub(super) async fn apply_recording_progress(
+        &self,
+        p: &ResolvedProject,
+        setup: &TerraformSetup,
+        plan_file: &[u8],
+        prepared: &Prepared,
+    ) -> Result<ApplyOutput, JobError> {
+        let progress = progress_recorder(self.state.clone(), prepared.run_id);
+        let mut on_line = |l: &str| (progress.0)(l);
+        let out = tfrun::apply(
+            setup,
+            &prepared.checkout(),
+            &p.spec.dir,
+            plan_file,
+            &prepared.settings,
+            &mut on_line,
+        )
+        .await
+        .map_err(JobError::Transient)?;
+        progress.finish().await;
+        Ok(out)
+    }
+
     /// Permission failures to confirm in CloudTrail, when the policy gives a read role for the
     /// apply role's account.
     pub(super) fn failures_to_confirm(
