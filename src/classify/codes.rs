@@ -195,40 +195,65 @@ pub fn category_of_code(code: &str) -> Option<Category> {
     if is_generic(code) {
         return None;
     }
-    let has = |s: &str| code.contains(s);
-    let cat = if has("AlreadyExists")
-        || has("AlreadyOwnedByYou")
+    SPECIFIC_CODES
+        .iter()
+        .find(|(names, _)| names(code))
+        .map(|(_, category)| *category)
+}
+
+/// Families of specific codes, in the order they are tried: the first that names a code
+/// gives its category.
+const SPECIFIC_CODES: [(fn(&str) -> bool, Category); 8] = [
+    (names_already_exists, Category::AlreadyExists),
+    (names_quota, Category::QuotaExceeded),
+    (names_capacity, Category::CapacityUnavailable),
+    (names_dependency, Category::DependencyViolation),
+    (names_conflict, Category::Conflict),
+    (names_not_found, Category::NotFound),
+    (names_timeout, Category::Timeout),
+    (names_invalid_request, Category::InvalidRequest),
+];
+
+fn names_already_exists(code: &str) -> bool {
+    code.contains("AlreadyExists")
+        || code.contains("AlreadyOwnedByYou")
         || code.ends_with(".Duplicate")
         || code.starts_with("Duplicate")
-        || code == "ResourceExistsException"
-        || code == "InvalidSubnet.Conflict"
-        || code == "EntityAlreadyExistsException"
-    {
-        Category::AlreadyExists
-    } else if has("LimitExceeded")
-        || has("QuotaExceeded")
-        || has("QuotaForCustomerExceeded")
+        || matches!(
+            code,
+            "ResourceExistsException" | "InvalidSubnet.Conflict" | "EntityAlreadyExistsException"
+        )
+}
+
+fn names_quota(code: &str) -> bool {
+    code.contains("LimitExceeded")
+        || code.contains("QuotaExceeded")
+        || code.contains("QuotaForCustomerExceeded")
         || code.starts_with("TooMany")
         || code == "MaxSpotInstanceCountExceeded"
-    {
-        Category::QuotaExceeded
-    } else if (code.starts_with("Insufficient") && has("Capacity"))
-        || code == "InsufficientFreeAddressesInSubnet"
-        || code == "UnsupportedAvailabilityZoneException"
-        || code == "UnfulfillableCapacity"
-    {
-        Category::CapacityUnavailable
-    } else if code == "DependencyViolation"
-        || code == "DeleteConflict"
-        || code == "DeleteConflictException"
-        || code.ends_with(".InUse")
-        || code.ends_with("InUse")
-        || code == "BucketNotEmpty"
-        || code == "VolumeInUse"
-        || has("HasDependencies")
-    {
-        Category::DependencyViolation
-    } else if matches!(
+}
+
+fn names_capacity(code: &str) -> bool {
+    (code.starts_with("Insufficient") && code.contains("Capacity"))
+        || matches!(
+            code,
+            "InsufficientFreeAddressesInSubnet"
+                | "UnsupportedAvailabilityZoneException"
+                | "UnfulfillableCapacity"
+        )
+}
+
+fn names_dependency(code: &str) -> bool {
+    code.ends_with("InUse")
+        || code.contains("HasDependencies")
+        || matches!(
+            code,
+            "DependencyViolation" | "DeleteConflict" | "DeleteConflictException" | "BucketNotEmpty"
+        )
+}
+
+fn names_conflict(code: &str) -> bool {
+    matches!(
         code,
         "OperationAborted"
             | "ConcurrentModification"
@@ -250,27 +275,29 @@ pub fn category_of_code(code: &str) -> Option<Category> {
             | "InvalidState"
             | "OptimisticLockException"
             | "InvalidChangeBatch.Conflict"
-    ) || (code.starts_with("Invalid")
-        && (code.ends_with("StateFault") || code.ends_with("State")))
+    ) || (code.starts_with("Invalid") && (code.ends_with("StateFault") || code.ends_with("State")))
         || code.ends_with("InProgress")
         || code.ends_with("InProgressException")
-    {
-        Category::Conflict
-    } else if is_no_such_entity(code)
+}
+
+fn names_not_found(code: &str) -> bool {
+    is_no_such_entity(code)
         || code.starts_with("NoSuch")
         || code.ends_with("NotFound")
         || code.ends_with("NotFoundException")
         || code.ends_with("NotFoundFault")
         || code.ends_with(".Unavailable")
-    {
-        Category::NotFound
-    } else if matches!(
+}
+
+fn names_timeout(code: &str) -> bool {
+    matches!(
         code,
         "RequestTimeout" | "RequestTimeoutException" | "ResourceNotReady" | "TimeoutError"
-    ) {
-        Category::Timeout
-    } else if code.starts_with("Invalid")
-        || code.starts_with("Malformed")
+    )
+}
+
+fn names_invalid_request(code: &str) -> bool {
+    code.starts_with("Invalid")
         || code.starts_with("Missing")
         || code.contains("Malformed")
         || code.starts_with("Unsupported")
@@ -288,12 +315,6 @@ pub fn category_of_code(code: &str) -> Option<Category> {
                 | "UnknownParameter"
                 | "TagException"
         )
-    {
-        Category::InvalidRequest
-    } else {
-        return None;
-    };
-    Some(cat)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::{mark_refusal, name_denied_role, refusal_plan};
 use crate::render::{RootApply, RootPlan};
 use crate::sandbox::SandboxMode;
-use crate::terraform::parse_ui_stream;
+use crate::terraform::{parse_ui_stream, UiStream};
 use crate::tfrun::{ApplyOutput, PlanOutput, RunSettings, StepOutput, TerraformSetup};
 use crate::worker::cloudtrail_poll;
 
@@ -105,36 +105,21 @@ impl RunCtx<'_> {
             return Vec::new();
         }
         name_denied_role(&mut model.advice, RoleKind::Plan, &p.plan_role, redactor);
-        let to_confirm = self.plan_failures_to_confirm(p, prepared.run_id, stdout, redactor, ph);
+        let failures = || failures_in(stdout, failures_from_plan);
+        let to_confirm =
+            self.pending_failures(p, &p.plan_role, prepared.run_id, failures, redactor, ph);
         model.pending_enrichment = !to_confirm.is_empty();
         to_confirm
     }
 
-    /// Plan-time permission failures to confirm in CloudTrail, when the policy gives a read
-    /// role for the plan role's account.
-    pub(super) fn plan_failures_to_confirm(
-        &self,
-        p: &ResolvedProject,
-        run_id: i64,
-        stream: Option<&str>,
-        redactor: &Redactor,
-        ph: &mut Placeholders,
-    ) -> Vec<PendingFailure> {
-        let Some(parsed) = stream.and_then(|s| parse_ui_stream(s).ok()) else {
-            return Vec::new();
-        };
-        let failures = failures_from_plan(&parsed);
-        self.pending_failures(p, &p.plan_role, run_id, failures, redactor, ph)
-    }
-
     /// `failures` as CloudTrail polls under the read role of `role`'s account (none without
-    /// one in the policy).
+    /// one in the policy, and then the failures are not even collected).
     pub(super) fn pending_failures(
         &self,
         p: &ResolvedProject,
         role: &str,
         run_id: i64,
-        failures: Vec<FailureToEnrich>,
+        failures: impl FnOnce() -> Vec<FailureToEnrich>,
         redactor: &Redactor,
         ph: &mut Placeholders,
     ) -> Vec<PendingFailure> {
@@ -147,7 +132,7 @@ impl RunCtx<'_> {
         let Some(read_role) = ct.read_roles.get(&account) else {
             return Vec::new();
         };
-        failures
+        failures()
             .into_iter()
             .map(|failure| PendingFailure {
                 root: p.spec.id.0.clone(),
@@ -160,6 +145,18 @@ impl RunCtx<'_> {
             })
             .collect()
     }
+}
+
+/// The failures `extract` finds in a step's `-json` stream (none without a stream or when it
+/// does not parse).
+pub(super) fn failures_in(
+    stream: Option<&str>,
+    extract: impl FnOnce(&UiStream) -> Vec<FailureToEnrich>,
+) -> Vec<FailureToEnrich> {
+    stream
+        .and_then(|s| parse_ui_stream(s).ok())
+        .map(|s| extract(&s))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::task::JoinHandle;
 
+use super::super::failure_facts::failures_in;
 use super::super::prepare::Prepared;
 use super::super::RunCtx;
 use crate::db::runs;
@@ -17,7 +18,7 @@ use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::run_planner::record::ApplyRecord;
 use crate::state::AppState;
-use crate::terraform::{apply_outcome, parse_ui_line, parse_ui_stream, UiMessage};
+use crate::terraform::{apply_outcome, parse_ui_line, UiMessage};
 use crate::tfrun::{self, ApplyOutput, TerraformSetup};
 
 /// Records completed resources of a running apply; `.0` is fed each stream line.
@@ -86,11 +87,8 @@ impl RunCtx<'_> {
         redactor: &Redactor,
         ph: &mut Placeholders,
     ) -> Vec<PendingFailure> {
-        let Some(parsed) = stream.and_then(|s| parse_ui_stream(s).ok()) else {
-            return Vec::new();
-        };
         let role = p.apply_role.as_deref().unwrap_or(&p.plan_role);
-        let failures = failures_from_apply(&apply_outcome(&parsed, &[]));
+        let failures = || failures_in(stream, |s| failures_from_apply(&apply_outcome(s, &[])));
         self.pending_failures(p, role, run_id, failures, redactor, ph)
     }
 }
