@@ -203,7 +203,10 @@ pub fn category_of_code(code: &str) -> Option<Category> {
 
 /// Families of specific codes, in the order they are tried: the first that names a code
 /// gives its category.
-const SPECIFIC_CODES: [(fn(&str) -> bool, Category); 8] = [
+/// Whether a code belongs to one family.
+type NamesFamily = fn(&str) -> bool;
+
+const SPECIFIC_CODES: [(NamesFamily, Category); 8] = [
     (names_already_exists, Category::AlreadyExists),
     (names_quota, Category::QuotaExceeded),
     (names_capacity, Category::CapacityUnavailable),
