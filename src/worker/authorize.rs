@@ -134,21 +134,32 @@ async fn commenter(
     policy: &RepoPolicy,
     permission: GitHubPermission,
 ) -> Result<Actor, JobError> {
-    let mut teams = Vec::new();
-    for team in teams_named(policy) {
-        if api::team_member(gh, &comment.repo.owner, &team, &comment.author)
-            .await
-            .map_err(github_error)?
-        {
-            teams.push(team);
-        }
-    }
+    let teams = policy_teams_of(gh, &comment.repo.owner, policy, &comment.author).await?;
     Ok(Actor {
         login: comment.author.clone(),
         permission,
         teams,
         is_bot: comment.author_is_bot,
     })
+}
+
+/// The teams `policy` names (under `owner`) that `login` belongs to.
+pub(super) async fn policy_teams_of(
+    gh: &InstallationClient,
+    owner: &str,
+    policy: &RepoPolicy,
+    login: &str,
+) -> Result<Vec<String>, JobError> {
+    let mut teams = Vec::new();
+    for team in teams_named(policy) {
+        if api::team_member(gh, owner, &team, login)
+            .await
+            .map_err(github_error)?
+        {
+            teams.push(team);
+        }
+    }
+    Ok(teams)
 }
 
 /// Audit every decision and post every denial, in order.

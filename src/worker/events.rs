@@ -3,17 +3,17 @@
 
 use std::sync::Arc;
 
+use super::authorize::policy_teams_of;
 use super::layout::policy_for_pr;
 use super::{github_error, payload};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::locks;
-use crate::github::{api, facts, InstallationClient};
+use crate::github::{facts, InstallationClient};
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind};
 use crate::policy::{Actor, Decision, RepoPolicy};
 use crate::project::ProjectId;
 use crate::run_planner;
 use crate::run_planner::autoplan::autoplan_wanted;
-use crate::run_planner::decisions::teams_named;
 use crate::state::AppState;
 use crate::webhook::event::{InstallationJob, PullRequestJob, PushJob, ReviewJob};
 
@@ -215,15 +215,7 @@ async fn pusher_actor(
     policy: &RepoPolicy,
 ) -> Result<Actor, JobError> {
     let login = &pr.sender;
-    let mut teams = Vec::new();
-    for team in teams_named(policy) {
-        if api::team_member(gh, &pr.repo.owner, &team, login)
-            .await
-            .map_err(github_error)?
-        {
-            teams.push(team);
-        }
-    }
+    let teams = policy_teams_of(gh, &pr.repo.owner, policy, login).await?;
     Ok(Actor {
         login: login.clone(),
         permission: facts::user_permission(gh, &pr.repo, login)

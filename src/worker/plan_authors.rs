@@ -7,18 +7,18 @@ use std::collections::BTreeMap;
 
 use anyhow::anyhow;
 
-use super::authorize::audit;
+use super::authorize::{audit, policy_teams_of};
 use super::comment::Replies;
 use super::github_error;
 use crate::command::CommandKind;
 use crate::db::runs::{self, RunRow};
-use crate::github::{api, GitHubApp, InstallationClient};
+use crate::github::{GitHubApp, InstallationClient};
 use crate::inputs;
 use crate::jobs::{JobError, RunCommand};
 use crate::policy::{decide, Actor, PolicyCommand, PrFacts, RepoPolicy};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::{NoticeBody, PlanAuthorRefused};
-use crate::run_planner::decisions::{teams_named, AllowedTarget};
+use crate::run_planner::decisions::AllowedTarget;
 use crate::run_planner::plan_author::{
     applied_plan, needs_author_decision, plan_author_check, AuthorStanding, PlanAuthor,
     PlanAuthorCheck,
@@ -143,15 +143,7 @@ async fn plan_author(ctx: &AuthorCheckCtx<'_>, login: &str) -> Result<Actor, Job
         .user_permission(ctx.gh, repo, login)
         .await
         .map_err(github_error)?;
-    let mut teams = Vec::new();
-    for team in teams_named(ctx.policy) {
-        if api::team_member(ctx.gh, &repo.owner, &team, login)
-            .await
-            .map_err(github_error)?
-        {
-            teams.push(team);
-        }
-    }
+    let teams = policy_teams_of(ctx.gh, &repo.owner, ctx.policy, login).await?;
     Ok(Actor {
         login: login.to_string(),
         permission,
