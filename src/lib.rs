@@ -2,11 +2,11 @@
 //! narrowly scoped role, and answers with per-resource results.
 //!
 //! Pure core (no I/O; decisions live here): `command`, `policy` (but `policy::store`),
-//! `project`, `run_planner`, `terraform`, `classify`, `redact`, `drift`, `enrich`, `render`,
+//! `project`, `run_planner`, `terraform`, `classify`, `redact`, `input_drift`, `drift_detection`, `enrich`, `render`,
 //! `webhook::event`, `webhook::signature`, the types of `jobs`.
 //! Effect shell (thin; carries decisions out): `http`, `webhook::intake`, `jobs::queue`,
 //! `jobs::runner`, `worker`, `github`, `db`, `sandbox`, `tfrun`, `checkout`, `aws`, `crypto`,
-//! `inputs`, `config`, `state`, `server`, `cli`, `logging`, `metrics`.
+//! `config`, `state`, `server`, `cli`, `logging`, `metrics`.
 //! `docs/architecture.md` maps each decision to the function that makes it.
 
 pub mod aws;
@@ -18,13 +18,13 @@ pub mod config;
 pub mod crypto;
 pub mod db;
 pub mod doctor;
-pub mod drift;
+pub mod drift_detection;
 pub mod egress;
 pub mod enrich;
 pub mod github;
 pub mod gitops;
 pub mod http;
-pub mod inputs;
+pub mod input_drift;
 pub mod jobs;
 pub mod logging;
 pub mod metrics;

@@ -433,7 +433,10 @@ fn inputs_fingerprint(config: &Config, repo: &str) -> Result<()> {
         .for_repo(repo)
         .ok_or_else(|| anyhow::anyhow!("no policy covers {repo}"))?;
     let key = tfgate::crypto::load_or_create_key(&config.data_dir, config.encryption_key.as_ref())?;
-    let report = tfgate::inputs::inputs_report(&tfgate::inputs::key_from_seal(&key), policy);
+    let report = tfgate::worker::input_drift::values::inputs_report(
+        &tfgate::worker::input_drift::values::key_from_seal(&key),
+        policy,
+    );
     let body = tfgate::render::NoticeBody::InputsReport(report);
     let text = tfgate::state::renderer_for(config)?.render_reply(&cli_meta(), &[body])?;
     print!("{text}");

@@ -166,10 +166,8 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
         &state,
         rx.clone(),
     ));
-    handles.push(crate::worker::drift_schedule::spawn_drift_schedule(
-        &state,
-        rx.clone(),
-    ));
+    handles
+        .push(crate::worker::drift_detection::schedule::spawn_drift_schedule(&state, rx.clone()));
     handles.extend(spawn_metrics_listener(&state, rx.clone()).await);
     let listener = tokio::net::TcpListener::bind(state.config.addr)
         .await

@@ -96,7 +96,7 @@ fn repo() -> RepoRef {
 }
 
 async fn drift_check(h: &Harness) {
-    tfgate::worker::drift_schedule::enqueue_drift(&h.state, repo(), vec![], "test")
+    tfgate::worker::drift_detection::schedule::enqueue_drift(&h.state, repo(), vec![], "test")
         .await
         .unwrap();
     h.run_jobs_except(&[]).await;
@@ -284,7 +284,7 @@ async fn the_schedule_enqueues_each_slot_once_from_an_injected_clock() {
         .await
         .unwrap();
     mount(&h, &Issues::default()).await;
-    use tfgate::worker::drift_schedule::poll_once;
+    use tfgate::worker::drift_detection::schedule::poll_once;
     // First sight records 06:00 without running it.
     assert!(poll_once(&h.state, t("2026-12-05T10:00:00Z"))
         .await

@@ -49,9 +49,13 @@ pub async fn run(config: Config, what: DriftCmd) -> Result<()> {
         owner: owner.into(),
         name: name.into(),
     };
-    let id =
-        crate::worker::drift_schedule::enqueue_drift(&state, target, projects, "tfgate drift run")
-            .await?;
+    let id = crate::worker::drift_detection::schedule::enqueue_drift(
+        &state,
+        target,
+        projects,
+        "tfgate drift run",
+    )
+    .await?;
     println!("queued drift check of {repo} (job {id}); a running tfgate serve or worker runs it and updates the \"tfgate drift report\" issue");
     Ok(())
 }

@@ -11,8 +11,8 @@ use octocrab::Octocrab;
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
-use super::gate::RateGate;
 use super::http::{CallPolicy, InstallationClient};
+use super::rate_limit_gate::RateLimitGate;
 use super::retry::Admission;
 use crate::policy::GitHubPermission;
 use crate::webhook::event::RepoRef;
@@ -102,7 +102,7 @@ pub struct GitHubApp {
     app_client: Octocrab,
     installations: Mutex<HashMap<i64, Arc<InstallationClient>>>,
     /// When GitHub asked each installation to wait; shared by every worker of the process.
-    gate: Arc<RateGate>,
+    gate: Arc<RateLimitGate>,
     /// Deadline and retries of every call.
     policy: Arc<CallPolicy>,
     /// Tokens handed out by [`GitHubApp::installation_token`], with when each was issued.
@@ -149,7 +149,7 @@ impl GitHubApp {
             api_url: api_url.to_string(),
             app_client,
             installations: Mutex::new(HashMap::new()),
-            gate: Arc::new(RateGate::default()),
+            gate: Arc::new(RateLimitGate::default()),
             policy: Arc::new(CallPolicy::default()),
             tokens: Mutex::new(HashMap::new()),
             permissions: Mutex::new(HashMap::new()),

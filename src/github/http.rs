@@ -13,7 +13,7 @@ use octocrab::Octocrab;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::gate::RateGate;
+use super::rate_limit_gate::RateLimitGate;
 use super::retry::{self, Admission, Answer, GitHubError, Outcome, RetryPolicy, Step, Verdict};
 
 /// How calls to GitHub are made: the deadline of one attempt and the retries.
@@ -39,7 +39,7 @@ impl Default for CallPolicy {
 pub struct InstallationClient {
     octocrab: Octocrab,
     installation_id: i64,
-    gate: Arc<RateGate>,
+    gate: Arc<RateLimitGate>,
     policy: Arc<CallPolicy>,
 }
 
@@ -86,7 +86,7 @@ impl InstallationClient {
     pub fn new(
         octocrab: Octocrab,
         installation_id: i64,
-        gate: Arc<RateGate>,
+        gate: Arc<RateLimitGate>,
         policy: Arc<CallPolicy>,
     ) -> InstallationClient {
         InstallationClient {

@@ -7,11 +7,11 @@ pub mod app;
 pub mod check_runs;
 pub mod credentials_store;
 pub mod facts;
-pub mod gate;
 pub mod http;
 pub mod issues;
 pub mod lists;
 pub mod manifest;
+pub mod rate_limit_gate;
 pub mod repo_tree;
 pub mod retry;
 

@@ -348,7 +348,7 @@ pub async fn inputs(State(state): State<Arc<AppState>>, headers: HeaderMap, uri:
     };
     let repos = applied.iter().map(|i| i.repo.clone()).collect();
     let frame = frame_of(&state, session, &repos).await;
-    let key = crate::inputs::fingerprint_key(&state);
+    let key = crate::worker::input_drift::values::fingerprint_key(&state);
     let mut live: BTreeMap<(String, String), BTreeMap<String, String>> = BTreeMap::new();
     let mut shown = Vec::new();
     for i in applied.iter().filter(|i| frame.sees(Some(&i.repo))) {
@@ -361,7 +361,7 @@ pub async fn inputs(State(state): State<Arc<AppState>>, headers: HeaderMap, uri:
                 let Some(project) = policy.project(&i.project) else {
                     return BTreeMap::new();
                 };
-                crate::inputs::live_inputs(&key, policy, project)
+                crate::worker::input_drift::values::live_inputs(&key, policy, project)
                     .fingerprints
                     .iter()
                     .map(|(name, f)| (name.clone(), f.as_hex().to_string()))

@@ -324,7 +324,9 @@ fn redacted(frame: &Frame, repo: &str, text: &str) -> anyhow::Result<String> {
             .map(|p| p.redact_patterns.clone())
             .unwrap_or_default(),
         // Shared-input values, as in every comment.
-        secret_values: policy.map(crate::inputs::all_values).unwrap_or_default(),
+        secret_values: policy
+            .map(crate::worker::input_drift::values::all_values)
+            .unwrap_or_default(),
     })
     .map_err(|e| anyhow::anyhow!("redaction rules: {e}"))?;
     Ok(redactor.redact(&rows::readable_log(text), &mut Placeholders::new()))

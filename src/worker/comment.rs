@@ -13,18 +13,18 @@ use super::{github_error, installation_client, payload};
 use crate::command::{parse_comment, Command, CommandKind};
 use crate::db::{comments, locks};
 use crate::github::{api, GitHubApp};
-use crate::inputs;
 use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob, RunJob};
 use crate::policy::{GitHubPermission, RepoPolicy};
 use crate::render::{CancelReport, CommentMeta, NoticeBody};
 use crate::run_planner::cancel::{cancel_report, cancel_steps};
 use crate::run_planner::comment::{comment_effects, CommentEffect};
+use crate::run_planner::commenter_gate::{comment_gate, CommenterGate, GateFacts};
 use crate::run_planner::enqueue::{
     apply_projects, command_actions, max_attempts, CommandActions, CommandRequest,
 };
-use crate::run_planner::gate::{comment_gate, CommentGate, GateFacts};
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
+use crate::worker::input_drift::values as inputs;
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let comment: CommentJob = payload(job)?;
@@ -112,7 +112,7 @@ async fn respond(
         .iter()
         .filter(|e| matches!(e, CommentEffect::Accept(_)))
         .count();
-    if !passes_gate(state, comment, &policy, permission, accepted, replies).await? {
+    if !passes_commenter_gate(state, comment, &policy, permission, accepted, replies).await? {
         return Ok(());
     }
     let accepted = carry_out_effects(gh, comment, effects, replies).await?;
@@ -130,9 +130,9 @@ async fn respond(
     act(state, (app, gh), comment, authorized, replies).await
 }
 
-/// Whether the commenter may have tfgate work for this comment (`run_planner::gate`); counts
+/// Whether the commenter may have tfgate work for this comment (`run_planner::commenter_gate`); counts
 /// the comment's commands against their hourly limit when they may.
-async fn passes_gate(
+async fn passes_commenter_gate(
     state: &AppState,
     comment: &CommentJob,
     policy: &RepoPolicy,
@@ -151,13 +151,13 @@ async fn passes_gate(
         commands_now,
     };
     match comment_gate(policy, facts) {
-        CommentGate::Proceed => {
+        CommenterGate::Proceed => {
             comments::set_commands(&state.db, &repo, comment.comment_id, commands_now as i64)
                 .await
                 .map_err(JobError::Transient)?;
             Ok(true)
         }
-        CommentGate::Outsider { reply, needed } => {
+        CommenterGate::Outsider { reply, needed } => {
             if reply {
                 replies.push(NoticeBody::Outsider {
                     user: comment.author.clone(),
@@ -166,7 +166,7 @@ async fn passes_gate(
             }
             Ok(false)
         }
-        CommentGate::RateLimited { limit } => {
+        CommenterGate::RateLimited { limit } => {
             replies.push(NoticeBody::RateLimited {
                 user: comment.author.clone(),
                 limit,

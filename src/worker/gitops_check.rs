@@ -68,7 +68,7 @@ pub async fn compute(
     let result = compare(&folders, &base, &head);
     let redactor = Redactor::new(&RedactionConfig {
         extra_patterns: policy.redact_patterns.clone(),
-        secret_values: crate::inputs::all_values(policy),
+        secret_values: crate::worker::input_drift::values::all_values(policy),
     })
     .map_err(|e| JobError::Permanent(anyhow!("redaction patterns: {e}")))?;
     let mut ph = Placeholders::new();

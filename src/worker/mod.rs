@@ -7,14 +7,12 @@ mod authorize;
 mod cloudtrail_poll;
 mod comment;
 mod deploy_ack;
-mod drift_check;
-mod drift_issue;
-pub mod drift_schedule;
-mod drift_who;
+pub mod drift_detection;
 mod enriched_comment;
 mod events;
 mod failed;
 mod gitops_check;
+pub mod input_drift;
 pub mod layout;
 mod plan_authors;
 mod pr_changes;
@@ -54,7 +52,7 @@ impl JobHandler for JobRouter {
             Some(JobKind::Enrich) => cloudtrail_poll::handle(&self.state, job).await,
             Some(JobKind::Publish) => publish::handle(&self.state, job).await,
             Some(JobKind::Push) => events::push(&self.state, job).await,
-            Some(JobKind::Drift) => run::drift::handle(&self.state, job).await,
+            Some(JobKind::Drift) => run::drift_detection::handle(&self.state, job).await,
             None => Err(JobError::Permanent(anyhow::anyhow!(
                 "unknown job kind {}",
                 job.kind

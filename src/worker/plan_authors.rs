@@ -13,7 +13,6 @@ use super::github_error;
 use crate::command::CommandKind;
 use crate::db::runs::{self, RunRow};
 use crate::github::{GitHubApp, InstallationClient};
-use crate::inputs;
 use crate::jobs::{JobError, RunCommand};
 use crate::policy::{decide, Actor, PolicyCommand, PrFacts, RepoPolicy};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
@@ -26,6 +25,7 @@ use crate::run_planner::plan_author::{
 use crate::run_planner::record::RunStatus;
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
+use crate::worker::input_drift::values as inputs;
 
 /// Where the authorisation happens: the App, its client, the comment, the policy and facts.
 pub(super) struct AuthorCheckCtx<'a> {

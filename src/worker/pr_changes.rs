@@ -2,7 +2,7 @@
 //! graph of the PR's **base** commit (so a PR cannot choose which roots count as affected by
 //! editing its own HCL; a root whose calls the PR edits is changed directly anyway), and the
 //! shared inputs whose `tfgate.inputs.lock` line it changes. Deciding is
-//! `project::build_module_graph`, `inputs::changed_lock_inputs` and `project::affected_projects`.
+//! `project::build_module_graph`, `input_drift::changed_lock_inputs` and `project::affected_projects`.
 //!
 //! The graph of a commit never changes, so it is cached in `DATA_DIR/module-graphs/` (one small
 //! JSON file per repository and base commit, at most [`MAX_CACHED_GRAPHS`], oldest removed
@@ -15,9 +15,9 @@ use std::time::SystemTime;
 use anyhow::{anyhow, Context, Result};
 
 use crate::checkout::{read_tree, WalkLimits};
-use crate::drift::LOCKFILE_NAME;
 use crate::github::{api, InstallationClient};
-use crate::inputs::changed_lock_inputs;
+use crate::input_drift::changed_lock_inputs;
+use crate::input_drift::LOCKFILE_NAME;
 use crate::policy::{PrFacts, RepoPolicy};
 use crate::project::{build_module_graph, is_module_source_file, ModuleGraph};
 use crate::render::NoticeBody;

@@ -9,7 +9,9 @@ use base64::Engine;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::json;
-use tfgate::drift::{fingerprint, plan_drift, redact_drift_warnings, DriftFacts, SharedInputRef};
+use tfgate::input_drift::{
+    fingerprint, plan_drift, redact_drift_warnings, DriftFacts, SharedInputRef,
+};
 use tfgate::redact::Placeholders;
 use tfgate::render::from_outcome::plan_root;
 use tfgate::render::PlanComment;

@@ -107,7 +107,7 @@ pub(super) fn check_drift_detection(
     let schedule_ok = c
         .check(
             &at("schedule"),
-            crate::drift::schedule::Schedule::parse(&spec.schedule),
+            crate::drift_detection::schedule::Schedule::parse(&spec.schedule),
         )
         .is_some();
     if let Some(report) = spec.report.as_deref().filter(|r| *r != "issue") {

@@ -13,7 +13,7 @@ use crate::crypto::{open, run_aad, seal, BlobPurpose};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::inputs as db_inputs;
 use crate::db::runs::{self, RunRow};
-use crate::drift::{apply_gate, ApplyGate};
+use crate::input_drift::{input_drift_gate, InputDriftGate};
 use crate::jobs::{JobError, PendingFailure, RunCommand};
 use crate::policy::short_sha;
 use crate::policy::ResolvedProject;
@@ -304,13 +304,13 @@ impl RunCtx<'_> {
     /// The drift gate of the plan's drifted inputs: allowed (audited when inputs drifted), or
     /// refused with the gate's reply.
     async fn pass_drift_gate(&self, project: &str, record: &PlanRecord) -> Result<bool, JobError> {
-        match apply_gate(
+        match input_drift_gate(
             self.policy.on_input_drift,
             &record.drifted_inputs,
             &self.run.accept_inputs,
         ) {
-            ApplyGate::Allow => Ok(true),
-            ApplyGate::AllowWithAudit { inputs } => {
+            InputDriftGate::Allow => Ok(true),
+            InputDriftGate::AllowWithAudit { inputs } => {
                 let event = AuditEvent {
                     actor: self.run.actor.clone(),
                     repo: Some(self.run.repo.full_name()),
@@ -325,7 +325,7 @@ impl RunCtx<'_> {
                     .map_err(JobError::Transient)?;
                 Ok(true)
             }
-            ApplyGate::Refuse { reply } => {
+            InputDriftGate::Refuse { reply } => {
                 let notice = Notice {
                     meta: meta(self.run, project, 0, self.head),
                     body: NoticeBody::InputDriftRefused {

@@ -27,7 +27,7 @@ use crate::run_planner::start::{after_interruption, run_start, AfterInterruption
 use crate::state::AppState;
 
 mod apply;
-pub(super) mod drift;
+pub(super) mod drift_detection;
 mod failure_facts;
 mod module_auth;
 mod plan;

@@ -37,13 +37,15 @@ impl RunCtx<'_> {
         self.policy
             .registry_tokens
             .iter()
-            .filter_map(|t| match crate::inputs::read_value(&t.source) {
-                Some(token) => Some((t.host.clone(), token.trim().to_string())),
-                None => {
-                    tracing::warn!(host = %t.host, "a registry token's source has no value");
-                    None
-                }
-            })
+            .filter_map(
+                |t| match crate::worker::input_drift::values::read_value(&t.source) {
+                    Some(token) => Some((t.host.clone(), token.trim().to_string())),
+                    None => {
+                        tracing::warn!(host = %t.host, "a registry token's source has no value");
+                        None
+                    }
+                },
+            )
             .collect()
     }
 }

@@ -10,9 +10,8 @@ use super::prepare::Prepared;
 use super::{public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{run_aad, seal, BlobPurpose};
 use crate::db::runs;
-use crate::drift::redact_drift_warnings;
 use crate::github::facts;
-use crate::inputs::{self, LiveInputs};
+use crate::input_drift::redact_drift_warnings;
 use crate::jobs::{JobError, PendingFailure, RunCommand};
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
@@ -22,7 +21,9 @@ use crate::run_planner::outbox::RunResult;
 use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
 use crate::terraform::{parse_plan_json, plan_references, plan_summary, PlanReferences};
 use crate::tfrun::{self, setup_from_config, PlanOutput};
-use crate::worker::{drift_check, github_error};
+use crate::worker::github_error;
+use crate::worker::input_drift::check as drift_check;
+use crate::worker::input_drift::values::{self as inputs, LiveInputs};
 
 /// What the roots of one `/plan` add up to.
 #[derive(Default)]

@@ -11,7 +11,6 @@ use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
 use crate::checkout::Workdir;
 use crate::db::locks::{self, LockOutcome, RootClaim, RootKey};
 use crate::db::runs::{self, NewRun};
-use crate::inputs;
 use crate::jobs::{JobError, RunCommand};
 use crate::policy::{ResolvedProject, SessionPolicy};
 use crate::redact::{RedactionConfig, Redactor};
@@ -20,6 +19,7 @@ use crate::run_planner::record::RunStatus;
 use crate::run_planner::settings::{run_profile, session_tags, ServerNetwork};
 use crate::tfrun::RunSettings;
 use crate::worker::cloudtrail_poll;
+use crate::worker::input_drift::values as inputs;
 
 /// A root's run row and the workdir holding its checkout.
 pub(super) struct Prepared {

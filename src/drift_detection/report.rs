@@ -327,5 +327,5 @@ fn shown(value: Option<&Value>, redact: &mut dyn FnMut(&str) -> String) -> Strin
 }
 
 #[cfg(test)]
-#[path = "scheduled_report_tests.rs"]
+#[path = "report_tests.rs"]
 mod tests;

@@ -9,7 +9,7 @@ pub use crate::policy::OnInputDrift;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum ApplyGate {
+pub enum InputDriftGate {
     Allow,
     /// Apply, and write these inputs to the audit log.
     AllowWithAudit {
@@ -23,29 +23,29 @@ pub enum ApplyGate {
 
 /// `drifted_inputs`: names of inputs with a `SharedInputDrift` verdict in this plan.
 /// `accepted`: names given with `--accept-input` (only honoured in `Confirm` mode).
-pub fn apply_gate(
+pub fn input_drift_gate(
     policy_mode: OnInputDrift,
     drifted_inputs: &[String],
     accepted: &[String],
-) -> ApplyGate {
+) -> InputDriftGate {
     let mut drifted: Vec<String> = drifted_inputs.to_vec();
     drifted.sort();
     drifted.dedup();
     if drifted.is_empty() {
-        return ApplyGate::Allow;
+        return InputDriftGate::Allow;
     }
     match policy_mode {
-        OnInputDrift::Warn => ApplyGate::AllowWithAudit { inputs: drifted },
+        OnInputDrift::Warn => InputDriftGate::AllowWithAudit { inputs: drifted },
         OnInputDrift::Confirm => {
             if drifted.iter().all(|d| accepted.contains(d)) {
-                ApplyGate::AllowWithAudit { inputs: drifted }
+                InputDriftGate::AllowWithAudit { inputs: drifted }
             } else {
-                ApplyGate::Refuse {
+                InputDriftGate::Refuse {
                     reply: confirm_reply(&drifted),
                 }
             }
         }
-        OnInputDrift::Block => ApplyGate::Refuse {
+        OnInputDrift::Block => InputDriftGate::Refuse {
             reply: block_reply(&drifted),
         },
     }
@@ -128,10 +128,10 @@ mod tests {
             (Block, &["A"], &[], "refuse"),
         ];
         for (mode, drifted, accepted, want) in cases {
-            let got = match apply_gate(mode, &s(drifted), &s(accepted)) {
-                ApplyGate::Allow => "allow".to_string(),
-                ApplyGate::AllowWithAudit { inputs } => format!("audit:{}", inputs.join(",")),
-                ApplyGate::Refuse { .. } => "refuse".to_string(),
+            let got = match input_drift_gate(mode, &s(drifted), &s(accepted)) {
+                InputDriftGate::Allow => "allow".to_string(),
+                InputDriftGate::AllowWithAudit { inputs } => format!("audit:{}", inputs.join(",")),
+                InputDriftGate::Refuse { .. } => "refuse".to_string(),
             };
             assert_eq!(got, want, "{mode:?} {drifted:?} {accepted:?}");
         }
@@ -139,7 +139,7 @@ mod tests {
 
     #[test]
     fn block_reply_names_the_lockfile_and_the_admin_route() {
-        let ApplyGate::Refuse { reply } = apply_gate(
+        let InputDriftGate::Refuse { reply } = input_drift_gate(
             OnInputDrift::Block,
             &s(&["ADMIN_CIDRS"]),
             &s(&["ADMIN_CIDRS"]),
@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn confirm_reply_names_the_missing_flags() {
-        let ApplyGate::Refuse { reply } = apply_gate(
+        let InputDriftGate::Refuse { reply } = input_drift_gate(
             OnInputDrift::Confirm,
             &s(&["ADMIN_CIDRS", "DB_HOST"]),
             &s(&["DB_HOST"]),

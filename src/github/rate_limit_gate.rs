@@ -9,11 +9,11 @@ use std::time::{Duration, SystemTime};
 use super::retry::{admit, Admission};
 
 #[derive(Debug, Default)]
-pub struct RateGate {
+pub struct RateLimitGate {
     not_before: Mutex<HashMap<i64, SystemTime>>,
 }
 
-impl RateGate {
+impl RateLimitGate {
     /// Hold calls of `installation` until `until` (a later hold already in place stays).
     pub fn hold(&self, installation: i64, until: SystemTime) {
         let mut map = self.not_before.lock().expect("rate gate lock");
@@ -60,7 +60,7 @@ mod tests {
 
     #[test]
     fn a_hold_applies_to_its_installation_only_and_keeps_the_later_time() {
-        let gate = RateGate::default();
+        let gate = RateLimitGate::default();
         gate.hold(7, at(10));
         gate.hold(7, at(4));
         assert_eq!(

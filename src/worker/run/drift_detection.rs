@@ -10,18 +10,18 @@ use super::RunCtx;
 use crate::crypto::{run_aad, seal, BlobPurpose};
 use crate::db::locks;
 use crate::db::runs;
-use crate::drift::scheduled_report::{
+use crate::drift_detection::report::{
     findings_from_plan, inputs_moved, DriftReport, RootReport, RootState,
 };
 use crate::enrich::UnixSeconds;
-use crate::inputs;
 use crate::jobs::{ClaimedJob, DriftJob, JobError, RunCommand, RunJob};
 use crate::policy::{short_sha, ResolvedProject};
 use crate::redact::{Placeholders, Redactor};
 use crate::run_planner::record::RunStatus;
 use crate::state::AppState;
 use crate::tfrun::{self, setup_from_config, TerraformSetup};
-use crate::worker::drift_who::{self, WhoLookup};
+use crate::worker::drift_detection::who::{self, WhoLookup};
+use crate::worker::input_drift::values as inputs;
 use crate::worker::{github_error, installation_client, payload};
 
 /// Who drift runs are recorded as (and the STS source identity they carry).
@@ -79,7 +79,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         checked_at: chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
         roots,
     };
-    crate::worker::drift_issue::publish(state, &gh, &drift.repo, &report).await
+    crate::worker::drift_detection::issue::publish(state, &gh, &drift.repo, &report).await
 }
 
 impl RunCtx<'_> {
@@ -202,7 +202,7 @@ impl RunCtx<'_> {
             last_apply: last_apply.map(|ms| UnixSeconds(ms / 1000)),
         };
         let mut redact = |text: &str| redactor.redact(text, ph);
-        drift_who::fill(self.state, &lookup, outside_terraform, &mut redact).await;
+        who::fill(self.state, &lookup, outside_terraform, &mut redact).await;
         let applied = crate::db::inputs::last_applied(db, &repo, project, workspace)
             .await
             .map_err(JobError::Transient)?;

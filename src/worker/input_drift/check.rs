@@ -8,10 +8,10 @@ use anyhow::Result;
 
 use crate::checkout::{read_text_no_follow, read_tree, WalkLimits};
 use crate::db::{inputs as db_inputs, Db};
-use crate::drift::{plan_drift, DriftFacts, Fingerprint, PlanDrift, LOCKFILE_NAME};
-use crate::inputs::LiveInputs;
+use crate::input_drift::{plan_drift, DriftFacts, Fingerprint, PlanDrift, LOCKFILE_NAME};
 use crate::policy::ResolvedProject;
 use crate::terraform::parse_plan_json;
+use crate::worker::input_drift::values::LiveInputs;
 
 /// The checkout's `.tf` / `.tfvars` files (repo-relative paths) for the HCL index, and the
 /// committed `tfgate.inputs.lock`: read off the runtime's threads, links never followed.

@@ -5,7 +5,7 @@
 use crate::policy::{GitHubPermission, RepoPolicy};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CommentGate {
+pub enum CommenterGate {
     /// React, reply and authorize as usual.
     Proceed,
     /// The commenter may run no command here: one short reply naming the permission needed,
@@ -40,18 +40,18 @@ pub fn lowest_command_permission(policy: &RepoPolicy) -> GitHubPermission {
         .unwrap_or(GitHubPermission::Admin)
 }
 
-pub fn comment_gate(policy: &RepoPolicy, facts: GateFacts) -> CommentGate {
+pub fn comment_gate(policy: &RepoPolicy, facts: GateFacts) -> CommenterGate {
     let needed = lowest_command_permission(policy);
     if facts.permission < needed {
         let reply = policy.reply_to_outsiders.unwrap_or(!facts.repo_is_public);
-        return CommentGate::Outsider { reply, needed };
+        return CommenterGate::Outsider { reply, needed };
     }
     let limit = policy.commands_per_hour;
     let total = facts.commands_last_hour + facts.commands_now as i64;
     if limit > 0 && facts.commands_now > 0 && total > i64::from(limit) {
-        return CommentGate::RateLimited { limit };
+        return CommenterGate::RateLimited { limit };
     }
-    CommentGate::Proceed
+    CommenterGate::Proceed
 }
 
 #[cfg(test)]
@@ -68,7 +68,7 @@ mod tests {
         public: bool,
         last_hour: i64,
         now: usize,
-    ) -> CommentGate {
+    ) -> CommenterGate {
         let policy = load_policy("p.yaml", policy).unwrap();
         comment_gate(
             &policy,
@@ -86,8 +86,16 @@ mod tests {
         let quiet = format!("{POLICY}reply_to_outsiders: false\n");
         let limited = format!("{POLICY}commands_per_hour: 3\n");
         let unlimited = format!("{POLICY}commands_per_hour: 0\n");
-        let cases: Vec<(&str, &str, GitHubPermission, bool, i64, usize, CommentGate)> = vec![
-            ("writer", POLICY, Write, false, 0, 1, CommentGate::Proceed),
+        let cases: Vec<(
+            &str,
+            &str,
+            GitHubPermission,
+            bool,
+            i64,
+            usize,
+            CommenterGate,
+        )> = vec![
+            ("writer", POLICY, Write, false, 0, 1, CommenterGate::Proceed),
             (
                 "triage may plan docs",
                 POLICY,
@@ -95,7 +103,7 @@ mod tests {
                 false,
                 0,
                 1,
-                CommentGate::Proceed,
+                CommenterGate::Proceed,
             ),
             (
                 "reader, private repo",
@@ -104,7 +112,7 @@ mod tests {
                 false,
                 0,
                 1,
-                CommentGate::Outsider {
+                CommenterGate::Outsider {
                     reply: true,
                     needed: Triage,
                 },
@@ -116,7 +124,7 @@ mod tests {
                 true,
                 0,
                 1,
-                CommentGate::Outsider {
+                CommenterGate::Outsider {
                     reply: false,
                     needed: Triage,
                 },
@@ -128,7 +136,7 @@ mod tests {
                 true,
                 0,
                 0,
-                CommentGate::Outsider {
+                CommenterGate::Outsider {
                     reply: false,
                     needed: Triage,
                 },
@@ -140,7 +148,7 @@ mod tests {
                 false,
                 0,
                 1,
-                CommentGate::Outsider {
+                CommenterGate::Outsider {
                     reply: false,
                     needed: Triage,
                 },
@@ -152,7 +160,7 @@ mod tests {
                 false,
                 29,
                 1,
-                CommentGate::Proceed,
+                CommenterGate::Proceed,
             ),
             (
                 "31st command of the hour",
@@ -161,7 +169,7 @@ mod tests {
                 false,
                 30,
                 1,
-                CommentGate::RateLimited { limit: 30 },
+                CommenterGate::RateLimited { limit: 30 },
             ),
             (
                 "two at once cross the limit",
@@ -170,7 +178,7 @@ mod tests {
                 false,
                 2,
                 2,
-                CommentGate::RateLimited { limit: 3 },
+                CommenterGate::RateLimited { limit: 3 },
             ),
             (
                 "a typo runs no command",
@@ -179,7 +187,7 @@ mod tests {
                 false,
                 9,
                 0,
-                CommentGate::Proceed,
+                CommenterGate::Proceed,
             ),
             (
                 "no limit",
@@ -188,7 +196,7 @@ mod tests {
                 false,
                 1_000,
                 5,
-                CommentGate::Proceed,
+                CommenterGate::Proceed,
             ),
         ];
         for (name, policy, permission, public, last_hour, now, want) in cases {

@@ -2,13 +2,13 @@
 //! CloudTrail (`LookupEvents` by resource name, since the root's last apply) under the
 //! CloudTrail read role of the project's account, at the shared LookupEvents rate. What is
 //! taken as the change and what of its principal is shown is decided in
-//! [`crate::drift::who_changed`]; this module only asks.
+//! [`crate::drift_detection::who_changed`]; this module only asks.
 
 use std::time::Duration;
 
 use crate::aws::{lookup_events_limiter, read_all_pages, PageLimits, PollEnd};
-use crate::drift::scheduled_report::ResourceFinding;
-use crate::drift::who_changed::{
+use crate::drift_detection::report::ResourceFinding;
+use crate::drift_detection::who_changed::{
     latest_outside_change, lookup_window, OwnSessions, WhoChanged, MAX_RESOURCES_PER_ROOT,
 };
 use crate::enrich::{LookupAttribute, LookupQuery, UnixSeconds, MAX_RESULTS};

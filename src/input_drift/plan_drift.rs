@@ -160,7 +160,7 @@ pub fn plan_drift(plan: &PlanJson<'_>, facts: &DriftFacts<'_>) -> PlanDrift {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::drift::fingerprint;
+    use crate::input_drift::fingerprint;
     use crate::terraform::parse_plan_json;
 
     const PLAN: &str = r#"{"format_version":"1.0","terraform_version":"1.0.3","resource_changes":[],"configuration":{"root_module":{}}}"#;
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn a_lock_entry_that_differs_from_the_live_value_is_noted() {
-        let lock = crate::drift::render_lockfile(&BTreeMap::from([(
+        let lock = crate::input_drift::render_lockfile(&BTreeMap::from([(
             "admin_cidrs".to_string(),
             fp("old"),
         )]));

@@ -2,7 +2,7 @@
 //! in place (and reopened) on every later check, closed when every root is in sync. The
 //! metrics of the check are set here too.
 
-use crate::drift::scheduled_report::{DriftReport, IssueAction, ISSUE_MARKER, ISSUE_TITLE};
+use crate::drift_detection::report::{DriftReport, IssueAction, ISSUE_MARKER, ISSUE_TITLE};
 use crate::github::issues;
 use crate::github::InstallationClient;
 use crate::jobs::JobError;
@@ -10,7 +10,7 @@ use crate::metrics::DriftLabels;
 use crate::state::AppState;
 use crate::webhook::event::RepoRef;
 
-use super::github_error;
+use crate::worker::github_error;
 
 pub async fn publish(
     state: &AppState,

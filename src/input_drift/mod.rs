@@ -5,7 +5,7 @@
 //!
 //! Flow: [`fingerprint`] each injected input → [`input_statuses`] against the last apply and
 //! the lock file → [`attribute_changes`] over the plan → [`drift_warnings`] for the comment,
-//! [`DriftReport::drifted_inputs`] + [`apply_gate`] for `/apply`.
+//! [`DriftReport::drifted_inputs`] + [`input_drift_gate`] for `/apply`.
 //!
 //! "Explained by the diff" when the HCL index does not know where something is declared:
 //! any `*.tf` file directly in the directory of the module that declares it counts (for the
@@ -23,23 +23,22 @@ mod fingerprint;
 mod hcl_blank;
 mod hcl_index;
 mod hcl_scan;
+mod lock_changes;
 mod lockfile;
 mod paths;
 mod plan_drift;
 mod reference;
 mod report;
-pub mod schedule;
-pub mod scheduled_report;
 mod status;
 mod unseen_inputs;
 mod warnings;
-pub mod who_changed;
 
 pub use attribute::{attribute_changes, input_sets, AttributionContext, PR_FILES_LIMIT};
-pub use decision::{apply_gate, ApplyGate, OnInputDrift};
+pub use decision::{input_drift_gate, InputDriftGate, OnInputDrift};
 pub use fingerprint::{fingerprint, Fingerprint, FingerprintError, HEX_LEN, SHORT_LEN};
 pub use hcl_index::{HclIndex, LocalSource, ModuleSource, ResourceSource};
 pub use hcl_scan::{scan_hcl, FileScan};
+pub use lock_changes::changed_lock_inputs;
 pub use lockfile::{parse_lockfile, render_lockfile, InputsLock, LockfileError, LOCKFILE_NAME};
 pub use plan_drift::{plan_drift, DriftFacts, DriftNote, PlanDrift};
 pub use report::{CauseTrace, ChangeAttribution, DriftReport, DriftWarningLine, Verdict};

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::drift::fingerprint::fingerprint;
-use crate::drift::status::InputStatus;
-use crate::drift::warnings::drift_warnings;
-use crate::drift::{apply_gate, ApplyGate, OnInputDrift};
+use crate::input_drift::fingerprint::fingerprint;
+use crate::input_drift::status::InputStatus;
+use crate::input_drift::warnings::drift_warnings;
+use crate::input_drift::{input_drift_gate, InputDriftGate, OnInputDrift};
 use crate::terraform::parse_plan_json;
 
 const CHECKOV: &str = include_str!(

@@ -2,7 +2,7 @@
 //! policy has `drift_detection` gets a `drift` job when its schedule's latest slot is newer
 //! than the one recorded (`drift_slot:OWNER/NAME` in `server_settings`). The slot is moved
 //! with a compare-and-set, so among several `serve` processes exactly one enqueues it.
-//! Whether a slot is due is [`crate::drift::schedule`]; the clock is a parameter.
+//! Whether a slot is due is [`crate::drift_detection::schedule`]; the clock is a parameter.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::watch;
 
 use crate::db::server_settings;
-use crate::drift::schedule::{Schedule, SlotDecision};
+use crate::drift_detection::schedule::{Schedule, SlotDecision};
 use crate::jobs::{queue, DriftJob, JobKind, NewJob};
 use crate::state::AppState;
 use crate::webhook::event::RepoRef;

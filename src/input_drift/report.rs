@@ -90,7 +90,7 @@ pub struct DriftReport {
 }
 
 impl DriftReport {
-    /// Names of inputs with a `SharedInputDrift` verdict anywhere (for `apply_gate`).
+    /// Names of inputs with a `SharedInputDrift` verdict anywhere (for `input_drift_gate`).
     pub fn drifted_inputs(&self) -> Vec<String> {
         let mut out: Vec<String> = self
             .changes

@@ -70,7 +70,7 @@ fn references_variable(expr: &Value, variable: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::drift::{fingerprint, ChangeAttribution};
+    use crate::input_drift::{fingerprint, ChangeAttribution};
     use crate::terraform::parse_plan_json;
 
     const PLAN: &str = r#"{"format_version":"1.0","terraform_version":"1.0.3","resource_changes":[],

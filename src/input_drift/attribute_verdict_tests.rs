@@ -116,8 +116,8 @@ fn clean_pr_raises_no_alarm() {
             assert_eq!(c.verdict, Verdict::ExplainedByDiff, "{}", c.address);
         }
         assert_eq!(
-            apply_gate(OnInputDrift::Block, &report.drifted_inputs(), &[]),
-            ApplyGate::Allow
+            input_drift_gate(OnInputDrift::Block, &report.drifted_inputs(), &[]),
+            InputDriftGate::Allow
         );
     }
 }
@@ -151,12 +151,12 @@ fn warnings_and_gate_for_a_drifted_input() {
     let drifted = report.drifted_inputs();
     assert_eq!(drifted, strings(&["ADMIN_CIDRS"]));
     assert!(matches!(
-        apply_gate(OnInputDrift::Block, &drifted, &drifted),
-        ApplyGate::Refuse { .. }
+        input_drift_gate(OnInputDrift::Block, &drifted, &drifted),
+        InputDriftGate::Refuse { .. }
     ));
     assert_eq!(
-        apply_gate(OnInputDrift::Confirm, &drifted, &drifted),
-        ApplyGate::AllowWithAudit {
+        input_drift_gate(OnInputDrift::Confirm, &drifted, &drifted),
+        InputDriftGate::AllowWithAudit {
             inputs: drifted.clone()
         }
     );
@@ -172,8 +172,8 @@ fn warnings_and_gate_for_a_drifted_input() {
     assert_eq!(views[0].explained_by.as_deref(), Some("tfgate.inputs.lock"));
     assert!(report.drifted_inputs().is_empty());
     assert_eq!(
-        apply_gate(OnInputDrift::Block, &report.drifted_inputs(), &[]),
-        ApplyGate::Allow
+        input_drift_gate(OnInputDrift::Block, &report.drifted_inputs(), &[]),
+        InputDriftGate::Allow
     );
 }
 
@@ -272,8 +272,8 @@ fn a_drifted_input_on_a_resource_the_pr_also_edits_names_both() {
         let drifted = report.drifted_inputs();
         assert_eq!(drifted, strings(&["ADMIN_CIDRS"]), "{pr_files:?}");
         assert!(matches!(
-            apply_gate(OnInputDrift::Block, &drifted, &drifted),
-            ApplyGate::Refuse { .. }
+            input_drift_gate(OnInputDrift::Block, &drifted, &drifted),
+            InputDriftGate::Refuse { .. }
         ));
     }
 }
