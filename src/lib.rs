@@ -28,6 +28,7 @@ pub mod input_drift;
 pub mod jobs;
 pub mod logging;
 pub mod metrics;
+pub mod model;
 pub mod policy;
 pub mod policy_repo;
 pub mod project;

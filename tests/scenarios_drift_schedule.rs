@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use support::*;
-use tfgate::webhook::event::RepoRef;
+use tfgate::model::RepoRef;
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, Respond, ResponseTemplate};
 

@@ -19,7 +19,7 @@ use support::fake_github::Posted;
 use support::*;
 use tfgate::github::{api, retry_delay};
 use tfgate::jobs::runner::{run_worker, WorkerOptions};
-use tfgate::webhook::event::RepoRef;
+use tfgate::model::RepoRef;
 use tfgate::worker::JobRouter;
 
 const COMMENTS: &str = "/issues/1/comments";

@@ -389,7 +389,7 @@ scenario!(
 async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
     let comment = pr_comment("/plan", "alice");
     let run = tfgate::jobs::RunJob {
-        repo: tfgate::webhook::event::RepoRef {
+        repo: tfgate::model::RepoRef {
             installation_id: comment["installation"]["id"].as_i64().unwrap(),
             owner: "Codertocat".into(),
             name: "Hello-World".into(),

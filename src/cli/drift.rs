@@ -5,8 +5,8 @@ use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 
 use crate::config::Config;
+use crate::model::RepoRef;
 use crate::state::AppState;
-use crate::webhook::event::RepoRef;
 
 #[derive(Subcommand)]
 pub enum DriftCmd {

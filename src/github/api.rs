@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::http::{Call, Delivered, InstallationClient};
-use crate::webhook::event::RepoRef;
+use crate::model::RepoRef;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct CreatedComment {

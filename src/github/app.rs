@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use super::http::{CallPolicy, InstallationClient};
 use super::rate_limit_gate::RateLimitGate;
 use super::retry::Admission;
+use crate::model::RepoRef;
 use crate::policy::GitHubPermission;
-use crate::webhook::event::RepoRef;
 
 /// What the App-manifest flow writes into the data directory (mode 0600).
 #[derive(Clone, Serialize, Deserialize)]

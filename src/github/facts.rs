@@ -12,8 +12,8 @@ use anyhow::{Context, Result};
 use super::api::{collaborator_permission, get_pull_request, PullRequestInfo};
 use super::http::InstallationClient;
 use super::lists::{self, CheckRunItem, CommitItem, ReviewItem};
+use crate::model::RepoRef;
 use crate::policy::{CheckRun, GitHubPermission, PrFacts, PrState, Review, ReviewState};
-use crate::webhook::event::RepoRef;
 
 /// Pauses between re-reads of a PR whose mergeability GitHub is still computing (right after
 /// a push): about 10 s in all before deciding with it unknown.

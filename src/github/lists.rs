@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::api::Login;
 use super::http::InstallationClient;
-use crate::webhook::event::RepoRef;
+use crate::model::RepoRef;
 
 /// Items per page asked of GitHub (its maximum).
 pub const PER_PAGE: usize = 100;

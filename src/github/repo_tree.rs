@@ -10,7 +10,7 @@ use super::GitHubApp;
 use crate::checkout::{
     fetch_tarball, read_tree, with_retries, CheckoutError, CheckoutInfo, ExtractLimits, WalkLimits,
 };
-use crate::webhook::event::RepoRef;
+use crate::model::RepoRef;
 
 /// Downloads `repo` at `sha` and unpacks it into `dest`: through the installation's rate-limit
 /// gate like every other GitHub request (a rate-limited answer holds the installation's next

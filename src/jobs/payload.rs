@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::webhook::event::RepoRef;
+use crate::model::RepoRef;
 
 /// The Terraform command a run job carries out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,6 +7,8 @@
 //! committed none of the PR's commits, is not a bot, and has at least write permission. No
 //! approval counts while tfgate cannot tell who pushed ([`unknown_pusher_problem`]).
 
+use crate::model::short_sha;
+
 use super::facts::{PrFacts, ReviewState};
 use super::pushers::unknown_pusher_problem;
 use super::schema::GitHubPermission;
@@ -113,16 +115,5 @@ pub(crate) fn approved_problem(facts: &PrFacts, need: usize) -> Option<String> {
     Some(text)
 }
 
-/// The first 7 characters of a commit id, as GitHub shows it.
-pub fn short_sha(sha: &str) -> &str {
-    sha.get(..7).unwrap_or(sha)
-}
-
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn short_sha_is_seven_characters() {
-        assert_eq!(super::short_sha("0123456789abcdef"), "0123456");
-        assert_eq!(super::short_sha("abc"), "abc");
-    }
-}
+mod tests {}

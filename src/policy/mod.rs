@@ -24,7 +24,6 @@ pub mod store;
 pub(crate) mod validate;
 pub(crate) mod values;
 
-pub use approval::short_sha;
 pub use decide::{decide, Decision, Outcome, RULES};
 pub use explain::explain;
 pub use facts::{Actor, CheckRun, PolicyCommand, PrFacts, PrState, Review, ReviewState, Target};

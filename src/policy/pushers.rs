@@ -7,8 +7,8 @@
 //! (at `after`, linked to `before`). The history of the current head is complete when those
 //! links lead from it back to an opening without a push tfgate did not receive.
 
-use super::approval::short_sha;
 use super::facts::PrFacts;
+use crate::model::short_sha;
 
 /// One change of a PR's head that tfgate received.
 #[derive(Debug, Clone, PartialEq, Eq)]

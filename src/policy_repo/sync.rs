@@ -12,8 +12,8 @@ use super::{policy_check, policy_files, StoredPolicies, CHECK_NAME, POLICY_FOLDE
 use crate::db::server_settings;
 use crate::github::api::{create_check_run, CheckRunRequest};
 use crate::github::GitHubApp;
+use crate::model::RepoRef;
 use crate::state::AppState;
-use crate::webhook::event::RepoRef;
 
 /// How often every process looks for a newer set another process stored.
 const STORED_POLL: Duration = Duration::from_secs(10);

@@ -81,8 +81,8 @@ pub fn autoplan(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::RepoRef;
     use crate::policy::{load_policy, GitHubPermission};
-    use crate::webhook::event::RepoRef;
 
     const POLICY: &str = "repos: [\"o/r\"]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\nprojects:\n  - name: app\n    dir: infra/app\n    depends_on: [network]\n  - name: network\n    dir: infra/network\n  - name: manual\n    dir: infra/manual\n    autoplan: false\n";
 

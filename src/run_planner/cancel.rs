@@ -61,7 +61,7 @@ pub fn cancel_report(asked: &[String], cancelled: &[(String, Vec<String>)]) -> C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::webhook::event::RepoRef;
+    use crate::model::RepoRef;
 
     fn run(command: &str, projects: &[&str]) -> RunJob {
         RunJob {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use crate::command::CommandKind;
 use crate::jobs::{RunCommand, RunJob};
+use crate::model::RepoRef;
 use crate::project::{order_by_dependencies, ProjectId, ProjectSpec};
-use crate::webhook::event::RepoRef;
 
 use super::decisions::AllowedTarget;
 

@@ -51,7 +51,7 @@ pub fn after_interruption(command: RunCommand, interrupted_runs: usize) -> After
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::webhook::event::RepoRef;
+    use crate::model::RepoRef;
 
     fn job(head: &str) -> RunJob {
         RunJob {

@@ -13,9 +13,9 @@ use serde_json::json;
 use anyhow::Context;
 
 use super::{forbidden, render, signed_in};
+use crate::model::RepoRef;
 use crate::policy::RepoPolicy;
 use crate::state::AppState;
-use crate::webhook::event::RepoRef;
 
 #[derive(Deserialize, Default)]
 pub struct ExplainQuery {

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::jobs::JobKind;
+use crate::model::RepoRef;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IntakeError {
@@ -146,20 +147,6 @@ struct InstallationRef {
     id: i64,
     #[serde(default)]
     account: Option<Owner>,
-}
-
-/// The repository a job is about.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RepoRef {
-    pub installation_id: i64,
-    pub owner: String,
-    pub name: String,
-}
-
-impl RepoRef {
-    pub fn full_name(&self) -> String {
-        format!("{}/{}", self.owner, self.name)
-    }
 }
 
 /// Payload of a `comment` job.

@@ -14,13 +14,15 @@ use crate::github::api::{self, create_check_run, CheckRunRequest};
 use crate::github::facts;
 use crate::github::InstallationClient;
 use crate::jobs::{JobError, RunCommand};
-use crate::policy::{short_sha, RepoPolicy};
+use crate::model::short_sha;
+use crate::model::RepoRef;
+use crate::policy::RepoPolicy;
 use crate::project::affected_projects;
 use crate::render::{CommentMeta, Notice, NoticeBody, UnappliedRoot};
 use crate::run_planner::apply_status::{apply_check, ApplyCheck, LatestPlan, RootRuns, CHECK_NAME};
 use crate::run_planner::record::PlanRecord;
 use crate::state::AppState;
-use crate::webhook::event::{PullRequestJob, RepoRef};
+use crate::webhook::event::PullRequestJob;
 
 /// Posts the `tfgate/apply` check of the PR's current head (when the policy asks for it).
 pub async fn post(

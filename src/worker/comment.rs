@@ -217,7 +217,7 @@ async fn act(
         tracing::info!(
             command = a.command.kind.name(),
             project = a.project.as_deref().unwrap_or("-"),
-            head = %crate::policy::short_sha(&head_sha),
+            head = %crate::model::short_sha(&head_sha),
             "command allowed by policy"
         );
     }

@@ -108,7 +108,7 @@ pub async fn push(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobErro
 }
 
 /// Whether `repo` is `TFGATE_POLICY_REPO` (GitHub names are case-insensitive).
-pub fn is_policy_repo(state: &AppState, repo: &crate::webhook::event::RepoRef) -> bool {
+pub fn is_policy_repo(state: &AppState, repo: &crate::model::RepoRef) -> bool {
     state
         .config
         .policy_repo

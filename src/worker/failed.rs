@@ -8,10 +8,11 @@ use super::payload;
 use crate::db::runs;
 use crate::github::api;
 use crate::jobs::{ClaimedJob, JobError, JobKind, RunCommand, RunJob};
+use crate::model::RepoRef;
 use crate::render::{CommentMeta, Notice, NoticeBody};
 use crate::run_planner::record::RunStatus;
 use crate::state::AppState;
-use crate::webhook::event::{CommentJob, RepoRef};
+use crate::webhook::event::CommentJob;
 
 pub async fn report(state: &AppState, job: &ClaimedJob, error: &JobError) {
     tracing::error!(job = job.id, kind = %job.kind, error = %error, "job failed for good");

@@ -7,9 +7,9 @@ use crate::github::InstallationClient;
 use super::github_error;
 use crate::github::api;
 use crate::jobs::JobError;
+use crate::model::RepoRef;
 use crate::policy::{PolicyProblem, RepoPolicy};
 use crate::project::{policy_with_base_layout, LAYOUT_FILE_NAME};
-use crate::webhook::event::RepoRef;
 
 /// The policy with the default branch's layout merged in, and the layout's problems (if
 /// any). No GitHub call when the policy does not allow repo layouts.

@@ -28,8 +28,8 @@ use crate::github::InstallationClient;
 use crate::github::GitHubApp;
 use crate::jobs::runner::JobHandler;
 use crate::jobs::{ClaimedJob, JobError, JobKind};
+use crate::model::RepoRef;
 use crate::state::AppState;
-use crate::webhook::event::RepoRef;
 
 pub struct JobRouter {
     state: Arc<AppState>,

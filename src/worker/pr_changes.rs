@@ -18,11 +18,11 @@ use crate::checkout::{read_tree, WalkLimits};
 use crate::github::{api, InstallationClient};
 use crate::input_drift::changed_lock_inputs;
 use crate::input_drift::LOCKFILE_NAME;
+use crate::model::RepoRef;
 use crate::policy::{PrFacts, RepoPolicy};
 use crate::project::{build_module_graph, is_module_source_file, ModuleGraph};
 use crate::render::NoticeBody;
 use crate::state::AppState;
-use crate::webhook::event::RepoRef;
 
 /// Cached graphs kept in `DATA_DIR/module-graphs/`.
 pub const MAX_CACHED_GRAPHS: usize = 256;

@@ -15,6 +15,7 @@ use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::github::{check_runs, lists};
 use crate::jobs::{ClaimedJob, EnrichJob, EnrichedComment, JobError, NewJob, PublishJob};
+use crate::model::RepoRef;
 use crate::render::{
     annotations_for_apply, annotations_for_plan, parse_marker, AnnotationView, ApplyComment,
     CheckRunText, CommentKind, PlanComment, Renderer,
@@ -24,7 +25,6 @@ use crate::run_planner::outbox::{
     RunResult, SeenCheckRun, SeenComment,
 };
 use crate::state::AppState;
-use crate::webhook::event::RepoRef;
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
     let publish: PublishJob = payload(job)?;

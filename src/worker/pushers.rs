@@ -4,9 +4,10 @@
 
 use crate::db::pr_pushes;
 use crate::jobs::JobError;
+use crate::model::RepoRef;
 use crate::policy::{push_history, PrFacts, PushRecord};
 use crate::state::AppState;
-use crate::webhook::event::{PullRequestJob, RepoRef};
+use crate::webhook::event::PullRequestJob;
 
 /// Record who opened, reopened or pushed to the PR (the delivery's sender) at its head.
 pub async fn record(state: &AppState, pr: &PullRequestJob) -> Result<(), JobError> {

@@ -1,7 +1,7 @@
 use super::*;
 use crate::command::parse_comment;
+use crate::model::RepoRef;
 use crate::render::NoticeBody;
-use crate::webhook::event::RepoRef;
 
 fn job(body: &str) -> CommentJob {
     CommentJob {

@@ -7,8 +7,8 @@ use crate::github::issues;
 use crate::github::InstallationClient;
 use crate::jobs::JobError;
 use crate::metrics::DriftLabels;
+use crate::model::RepoRef;
 use crate::state::AppState;
-use crate::webhook::event::RepoRef;
 
 use crate::worker::github_error;
 

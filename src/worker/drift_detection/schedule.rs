@@ -14,8 +14,8 @@ use tokio::sync::watch;
 use crate::db::server_settings;
 use crate::drift_detection::schedule::{Schedule, SlotDecision};
 use crate::jobs::{queue, DriftJob, JobKind, NewJob};
+use crate::model::RepoRef;
 use crate::state::AppState;
-use crate::webhook::event::RepoRef;
 
 const POLL: Duration = Duration::from_secs(60);
 /// Repositories of the App's installations looked at.

@@ -15,7 +15,7 @@ use crate::db::inputs as db_inputs;
 use crate::db::runs::{self, RunRow};
 use crate::input_drift::{input_drift_gate, InputDriftGate};
 use crate::jobs::{JobError, PendingFailure, RunCommand};
-use crate::policy::short_sha;
+use crate::model::short_sha;
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::{apply_model, limit_notes, mark_resource_limit};

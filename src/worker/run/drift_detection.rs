@@ -15,7 +15,8 @@ use crate::drift_detection::report::{
 };
 use crate::enrich::UnixSeconds;
 use crate::jobs::{ClaimedJob, DriftJob, JobError, RunCommand, RunJob};
-use crate::policy::{short_sha, ResolvedProject};
+use crate::model::short_sha;
+use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::run_planner::record::RunStatus;
 use crate::state::AppState;

@@ -16,7 +16,7 @@ use crate::github::api;
 use crate::jobs::{
     ClaimedJob, JobError, JobKind, NewJob, PublishJob, RunCommand, RunJob, PUBLISH_MAX_ATTEMPTS,
 };
-use crate::policy::short_sha;
+use crate::model::short_sha;
 use crate::policy::{RepoPolicy, ResolvedProject};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;

@@ -1,0 +1,9 @@
+//! Plain types that every layer may use: references to repositories and commits, job payloads,
+//! run records, view models. This module imports nothing else of the crate (`tests/layers.rs`
+//! checks), so it can sit below the pure core and the effect shell alike.
+
+mod repo;
+mod sha;
+
+pub use repo::RepoRef;
+pub use sha::{short_sha, CommitSha};
