@@ -82,6 +82,88 @@ impl Rows<'_> {
     }
 }
 
+/// The jobs and runs [`Rows::seed`] wrote.
+struct Seeded {
+    old_done: i64,
+    old_run: i64,
+    old_queued: i64,
+    old_running: i64,
+    stuck_run: i64,
+    late_dead: i64,
+    recent_done: i64,
+    recent_run: i64,
+}
+
+impl Rows<'_> {
+    /// Deliveries and jobs old and recent, finished and not, some with runs, and more than one
+    /// batch of old finished work.
+    async fn seed(&self, old: i64, recent: i64) -> Seeded {
+        let old_done = self
+            .delivery_with_job("old-done", old, "succeeded", old)
+            .await;
+        let old_run = self.run(old_done, Some(old)).await;
+        let old_queued = self
+            .delivery_with_job("old-queued", old, "queued", old)
+            .await;
+        let old_running = self
+            .delivery_with_job("old-running", old, "running", old)
+            .await;
+        let stuck_run = self.run(old_running, None).await;
+        let late_dead = self
+            .delivery_with_job("old-dead-late", old, "dead", recent)
+            .await;
+        let recent_done = self
+            .delivery_with_job("recent-done", recent, "succeeded", recent)
+            .await;
+        let recent_run = self.run(recent_done, Some(recent)).await;
+        // More than one batch of old finished work.
+        for i in 0..1_100 {
+            self.delivery_with_job(&format!("bulk-{i}"), old, "failed", old)
+                .await;
+        }
+        Seeded {
+            old_done,
+            old_run,
+            old_queued,
+            old_running,
+            stuck_run,
+            late_dead,
+            recent_done,
+            recent_run,
+        }
+    }
+
+    /// Handled comments (one old, one recent) and publications.
+    async fn comments_and_publications(&self, old: i64, recent: i64) {
+        // Handled comments: one old, one recent.
+        for (comment_id, at) in [(1, old), (2, recent)] {
+            sqlx::query(
+                "INSERT INTO handled_comments (repo, comment_id, actor, job_id, commands, at) \
+                 VALUES ('o/r', $1, 'alice', 1, 1, $2)",
+            )
+            .bind(comment_id)
+            .bind(at)
+            .execute(&self.0.pool)
+            .await
+            .unwrap();
+        }
+
+        // Publications: published long ago (pruned), published recently, never published (kept).
+        for (job_id, published) in [(1, Some(old)), (2, Some(recent)), (3, None)] {
+            sqlx::query(
+                "INSERT INTO publications (job_id, repo, pr, command, head_sha, result, created_at, \
+                 published_at) VALUES ($1, 'o/r', 1, 'plan', 'abc', '{}', $2, $3)",
+            )
+            .bind(job_id)
+            .bind(old)
+            .bind(published)
+            .execute(&self.0.pool)
+            .await
+            .unwrap();
+        }
+    }
+}
+
 async fn prunes_only_what_is_old_and_finished(backend: Backend) {
     let dir = tempfile::tempdir().unwrap();
     let Some(url) = fresh_database(backend, dir.path()).await else {
@@ -92,55 +174,17 @@ async fn prunes_only_what_is_old_and_finished(backend: Backend) {
     let now = now_ms();
     let (old, recent) = (now - 40 * DAY, now - DAY);
 
-    let old_done = rows
-        .delivery_with_job("old-done", old, "succeeded", old)
-        .await;
-    let old_run = rows.run(old_done, Some(old)).await;
-    let old_queued = rows
-        .delivery_with_job("old-queued", old, "queued", old)
-        .await;
-    let old_running = rows
-        .delivery_with_job("old-running", old, "running", old)
-        .await;
-    let stuck_run = rows.run(old_running, None).await;
-    let late_dead = rows
-        .delivery_with_job("old-dead-late", old, "dead", recent)
-        .await;
-    let recent_done = rows
-        .delivery_with_job("recent-done", recent, "succeeded", recent)
-        .await;
-    let recent_run = rows.run(recent_done, Some(recent)).await;
-    // More than one batch of old finished work.
-    for i in 0..1_100 {
-        rows.delivery_with_job(&format!("bulk-{i}"), old, "failed", old)
-            .await;
-    }
-    // Handled comments: one old, one recent.
-    for (comment_id, at) in [(1, old), (2, recent)] {
-        sqlx::query(
-            "INSERT INTO handled_comments (repo, comment_id, actor, job_id, commands, at) \
-             VALUES ('o/r', $1, 'alice', 1, 1, $2)",
-        )
-        .bind(comment_id)
-        .bind(at)
-        .execute(&db.pool)
-        .await
-        .unwrap();
-    }
-
-    // Publications: published long ago (pruned), published recently, never published (kept).
-    for (job_id, published) in [(1, Some(old)), (2, Some(recent)), (3, None)] {
-        sqlx::query(
-            "INSERT INTO publications (job_id, repo, pr, command, head_sha, result, created_at, \
-             published_at) VALUES ($1, 'o/r', 1, 'plan', 'abc', '{}', $2, $3)",
-        )
-        .bind(job_id)
-        .bind(old)
-        .bind(published)
-        .execute(&db.pool)
-        .await
-        .unwrap();
-    }
+    let Seeded {
+        old_done,
+        old_run,
+        old_queued,
+        old_running,
+        stuck_run,
+        late_dead,
+        recent_done,
+        recent_run,
+    } = rows.seed(old, recent).await;
+    rows.comments_and_publications(old, recent).await;
 
     let pruned = prune(&db, cutoff_ms(now, 30)).await.unwrap();
     assert_eq!(

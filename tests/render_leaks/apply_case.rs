@@ -130,36 +130,77 @@ pub(crate) fn line(level: &str, message: &str, type_: &str, extra: Value) -> Str
     v.to_string()
 }
 
+/// The stream being written, and what was planted in it so far.
+#[derive(Default)]
+struct ApplyStream {
+    lines: Vec<String>,
+    secrets: BTreeSet<Secret>,
+    planned: Vec<PlannedChangeRef>,
+    addresses: BTreeSet<String>,
+    failed: BTreeSet<String>,
+}
+
 pub(crate) fn build_apply(spec: &ApplySpec) -> ApplyCase {
-    let mut lines = Vec::new();
-    let mut secrets = BTreeSet::new();
-    let mut planned = Vec::new();
-    let mut addresses = BTreeSet::new();
-    let mut failed = BTreeSet::new();
+    let mut s = ApplyStream::default();
     let (tf, ui) = spec.version;
-    lines.push(line(
+    s.lines.push(line(
         "info",
         &format!("Terraform {tf}"),
         "version",
         json!({"terraform": tf, "ui": ui}),
     ));
     for r in &spec.resources {
+        s.planned_change(r);
+    }
+    for (i, r) in spec.resources.iter().enumerate() {
+        s.resource(r);
+        if let Some(noise) = spec.noise.get(i) {
+            s.noise(noise);
+        }
+    }
+    for (with_provider, e) in &spec.unattached {
+        s.unattached(*with_provider, e);
+    }
+    if !spec.outputs.is_empty() {
+        s.outputs(&spec.outputs);
+    }
+    if s.failed.is_empty() {
+        s.lines.push(line(
+            "info",
+            "Apply complete!",
+            "change_summary",
+            json!({"changes": {"add": 1, "change": 0, "remove": 0, "operation": "apply"}}),
+        ));
+    }
+    ApplyCase {
+        text: s.lines.join("\n") + "\n",
+        planned: s.planned,
+        secrets: s.secrets,
+        addresses: s.addresses,
+        failed: s.failed,
+    }
+}
+
+impl ApplyStream {
+    fn planned_change(&mut self, r: &ResourceSpec) {
         let addr = r.address.address();
-        secrets.extend(r.address.secrets());
-        if addresses.insert(addr.clone()) {
-            planned.push(PlannedChangeRef {
+        self.secrets.extend(r.address.secrets());
+        if self.addresses.insert(addr.clone()) {
+            self.planned.push(PlannedChangeRef {
                 address: addr.clone(),
                 action: ui_action(r.action).unwrap(),
             });
         }
-        lines.push(line(
+        self.lines.push(line(
             "info",
             &format!("{addr}: Plan to {}", r.action),
             "planned_change",
             json!({"change": {"resource": hook_resource(&r.address), "action": r.action}}),
         ));
     }
-    for (i, r) in spec.resources.iter().enumerate() {
+
+    /// The lines of one resource's fate.
+    fn resource(&mut self, r: &ResourceSpec) {
         let addr = r.address.address();
         let hook = |extra: Value| {
             let mut h = json!({"resource": hook_resource(&r.address), "action": r.action});
@@ -176,9 +217,9 @@ pub(crate) fn build_apply(spec: &ApplySpec) -> ApplyCase {
         );
         match &r.fate {
             Fate::Done { id } => {
-                secrets.insert(id.clone());
-                lines.push(start);
-                lines.push(line(
+                self.secrets.insert(id.clone());
+                self.lines.push(start);
+                self.lines.push(line(
                     "info",
                     &format!("{addr}: Creation complete after 1s [id={}]", id.text),
                     "apply_complete",
@@ -186,36 +227,20 @@ pub(crate) fn build_apply(spec: &ApplySpec) -> ApplyCase {
                 ));
             }
             Fate::Failed(e) => {
-                secrets.extend(e.secrets());
-                failed.insert(addr.clone());
-                lines.push(start);
-                lines.push(line(
+                self.lines.push(start);
+                self.lines.push(line(
                     "info",
                     &format!("{addr}: Creation errored after 1s"),
                     "apply_errored",
                     hook(json!({"elapsed_seconds": 1})),
                 ));
-                lines.push(line(
-                    "error",
-                    &format!("Error: {}", e.text()),
-                    "diagnostic",
-                    json!({"diagnostic": diagnostic(e, Some(&addr))}),
-                ));
+                self.failure(&addr, e);
             }
-            Fate::DiagnosticOnly(e) => {
-                secrets.extend(e.secrets());
-                failed.insert(addr.clone());
-                lines.push(line(
-                    "error",
-                    &format!("Error: {}", e.text()),
-                    "diagnostic",
-                    json!({"diagnostic": diagnostic(e, Some(&addr))}),
-                ));
-            }
+            Fate::DiagnosticOnly(e) => self.failure(&addr, e),
             Fate::NotReached => {}
             Fate::Interrupted => {
-                lines.push(start);
-                lines.push(line(
+                self.lines.push(start);
+                self.lines.push(line(
                     "info",
                     &format!("{addr}: Still creating... [10s elapsed]"),
                     "apply_progress",
@@ -223,40 +248,58 @@ pub(crate) fn build_apply(spec: &ApplySpec) -> ApplyCase {
                 ));
             }
         }
-        if let Some(noise) = spec.noise.get(i) {
-            for p in noise {
-                secrets.insert(p.secret.clone());
-            }
-            lines.push(plant_into(
-                "panic: runtime error: invalid memory address",
-                noise,
-            ));
-            lines.push(line(
-                "info",
-                &plant_into("provider: retrying request", noise),
-                "log",
-                json!({}),
-            ));
-        }
     }
-    for (with_provider, e) in &spec.unattached {
-        secrets.extend(e.secrets());
+
+    /// The failure of the resource at `addr`: its diagnostic.
+    fn failure(&mut self, addr: &str, e: &ErrorSpec) {
+        self.secrets.extend(e.secrets());
+        self.failed.insert(addr.to_string());
+        self.lines.push(line(
+            "error",
+            &format!("Error: {}", e.text()),
+            "diagnostic",
+            json!({"diagnostic": diagnostic(e, Some(addr))}),
+        ));
+    }
+
+    /// Crash output and a `log` line with `noise` planted in them.
+    fn noise(&mut self, noise: &[Plant]) {
+        for p in noise {
+            self.secrets.insert(p.secret.clone());
+        }
+        self.lines.push(plant_into(
+            "panic: runtime error: invalid memory address",
+            noise,
+        ));
+        self.lines.push(line(
+            "info",
+            &plant_into("provider: retrying request", noise),
+            "log",
+            json!({}),
+        ));
+    }
+
+    /// A configuration or provider error tied to no instance.
+    fn unattached(&mut self, with_provider: bool, e: &ErrorSpec) {
+        self.secrets.extend(e.secrets());
         let mut d = diagnostic(e, None);
-        if *with_provider {
+        if with_provider {
             d["address"] = json!("provider[\"registry.terraform.io/hashicorp/aws\"]");
         }
-        lines.push(line(
+        self.lines.push(line(
             "error",
             &format!("Error: {}", e.text()),
             "diagnostic",
             json!({ "diagnostic": d }),
         ));
     }
-    if !spec.outputs.is_empty() {
+
+    fn outputs(&mut self, spec: &[(bool, Secret, String)]) {
         let mut outputs = Map::new();
-        for (i, (sensitive, secret, hidden)) in spec.outputs.iter().enumerate() {
-            secrets.insert(secret.clone());
-            secrets.insert(Secret::new("sensitive-only", hidden.clone()));
+        for (i, (sensitive, secret, hidden)) in spec.iter().enumerate() {
+            self.secrets.insert(secret.clone());
+            self.secrets
+                .insert(Secret::new("sensitive-only", hidden.clone()));
             let value = if *sensitive { hidden } else { &secret.text };
             outputs.insert(
                 format!("out_{i}"),
@@ -267,27 +310,12 @@ pub(crate) fn build_apply(spec: &ApplySpec) -> ApplyCase {
                 json!({"sensitive": true, "type": ["tuple", ["string", "string"]], "value": [secret.text, hidden]}),
             );
         }
-        lines.push(line(
+        self.lines.push(line(
             "info",
             &format!("Outputs: {}", outputs.len()),
             "outputs",
             json!({ "outputs": outputs }),
         ));
-    }
-    if failed.is_empty() {
-        lines.push(line(
-            "info",
-            "Apply complete!",
-            "change_summary",
-            json!({"changes": {"add": 1, "change": 0, "remove": 0, "operation": "apply"}}),
-        ));
-    }
-    ApplyCase {
-        text: lines.join("\n") + "\n",
-        planned,
-        secrets,
-        addresses,
-        failed,
     }
 }
 

@@ -72,10 +72,31 @@ pub(crate) struct AttrValues {
     pub(crate) secrets: Vec<Secret>,
 }
 
+/// before, after, after_unknown, sensitive marks.
+type Values = (Value, Value, Option<Value>, Option<Value>);
+
 pub(crate) fn attr_values(spec: &AttrSpec) -> AttrValues {
-    let text = |plants: &[Plant], base: &str| plant_into(base, plants);
     let mut secrets = Vec::new();
     let (before, after, unknown, sensitive) = match spec {
+        AttrSpec::Block(..)
+        | AttrSpec::Policy(..)
+        | AttrSpec::NestedSensitive(..)
+        | AttrSpec::GoJson(..) => document_values(spec, &mut secrets),
+        _ => scalar_values(spec, &mut secrets),
+    };
+    AttrValues {
+        before,
+        after,
+        unknown,
+        sensitive,
+        secrets,
+    }
+}
+
+/// The values of a text, list, map or number attribute.
+fn scalar_values(spec: &AttrSpec, secrets: &mut Vec<Secret>) -> Values {
+    let text = |plants: &[Plant], base: &str| plant_into(base, plants);
+    match spec {
         AttrSpec::Text(b, a) => {
             secrets.extend(b.iter().chain(a).map(|p| p.secret.clone()));
             (
@@ -113,6 +134,18 @@ pub(crate) fn attr_values(spec: &AttrSpec) -> AttrValues {
             secrets.push(p.secret.clone());
             (json!(p.text()), Value::Null, Some(json!(true)), None)
         }
+        AttrSpec::KnownNumber(digits) => {
+            secrets.push(Secret::new("known", digits.clone()));
+            let n: u64 = digits.parse().unwrap();
+            (json!(n + 1), json!(n), None, None)
+        }
+        _ => unreachable!("{spec:?} is a document attribute"),
+    }
+}
+
+/// The values of a nested block, a JSON document or a nested sensitive attribute.
+fn document_values(spec: &AttrSpec, secrets: &mut Vec<Secret>) -> Values {
+    match spec {
         AttrSpec::Block(cidrs, desc) => {
             secrets.extend(cidrs.iter().cloned());
             secrets.push(desc.secret.clone());
@@ -143,24 +176,13 @@ pub(crate) fn attr_values(spec: &AttrSpec) -> AttrValues {
                 Some(json!([{"password": true}])),
             )
         }
-        AttrSpec::KnownNumber(digits) => {
-            secrets.push(Secret::new("known", digits.clone()));
-            let n: u64 = digits.parse().unwrap();
-            (json!(n + 1), json!(n), None, None)
-        }
         AttrSpec::GoJson(plants) => {
             secrets.extend(plants.iter().map(|p| p.secret.clone()));
             let notes: Vec<String> = plants.iter().map(Plant::text).collect();
             let doc = json!({"Statement": [{"Sid": "Owners", "Condition": {"StringLike": {"aws:PrincipalTag/owner": notes}}}]});
             (json!(null), json!(go_json_encode(&doc)), None, None)
         }
-    };
-    AttrValues {
-        before,
-        after,
-        unknown,
-        sensitive,
-        secrets,
+        _ => unreachable!("{spec:?} is a scalar attribute"),
     }
 }
 

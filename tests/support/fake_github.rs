@@ -1,6 +1,8 @@
 //! A small in-memory GitHub served over HTTP by wiremock, so tfgate's real octocrab client and
 //! its real request serialisation are exercised. It speaks GitHub's REST shapes for the calls
-//! tfgate makes and records what tfgate posted.
+//! tfgate makes and records what tfgate posted. This file holds the state and the routes; the
+//! answers are in `fake_github_{access,comments,pr,checks,repo}.rs`, by resource, and fault
+//! injection in `fake_github_faults.rs`.
 
 use std::sync::{Arc, Mutex};
 
@@ -8,8 +10,16 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+#[path = "fake_github_access.rs"]
+mod access;
+#[path = "fake_github_checks.rs"]
+mod checks;
+#[path = "fake_github_comments.rs"]
+mod comments;
 #[path = "fake_github_pr.rs"]
 mod pr_reads;
+#[path = "fake_github_repo.rs"]
+mod repo_files;
 pub use pr_reads::FakeCommit;
 
 #[path = "fake_github_faults.rs"]
@@ -141,229 +151,33 @@ impl Respond for Handler {
 }
 
 impl Handler {
+    /// The real effect of a request, by the route's kind (one file per resource).
     fn answer(&self, st: &mut GitHubState, req: &Request) -> ResponseTemplate {
         st.next_id += 1;
         let id = 1000 + st.next_id;
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
         match self.kind {
-            "token" => {
-                st.token_requests += 1;
-                let expires = chrono_like_in_one_hour();
-                ResponseTemplate::new(201).set_body_json(json!({
-                    "token": format!("ghs_fake{id}"), "expires_at": expires,
-                    "permissions": {}, "repository_selection": "all"
-                }))
-            }
-            "comment" => {
-                let number: i64 = seg(req, 4).parse().unwrap_or(0);
-                let text = body["body"].as_str().unwrap_or("").to_string();
-                st.comments.push(Posted {
-                    number,
-                    body: text.clone(),
-                    id,
-                    edits: 0,
-                    at: std::time::Instant::now(),
-                });
-                ResponseTemplate::new(201).set_body_json(json!({
-                    "id": id, "body": text,
-                    "html_url": format!("https://github.com/o/r/pull/{number}#issuecomment-{id}")
-                }))
-            }
-            "reaction" => {
-                let comment: i64 = seg(req, 5).parse().unwrap_or(0);
-                let content = body["content"].as_str().unwrap_or("").to_string();
-                st.reactions.push((comment, content.clone()));
-                ResponseTemplate::new(201).set_body_json(json!({"id": id, "content": content}))
-            }
-            "get_pr" => {
-                let mergeable = pr_reads::mergeable_now(st);
-                let pr = &st.pr;
-                ResponseTemplate::new(200).set_body_json(json!({
-                    "number": seg(req, 4).parse::<i64>().unwrap_or(1), "state": pr.state,
-                    "merged": pr.merged,
-                    "user": {"login": pr.author, "type": "User"},
-                    "head": {"sha": pr.head_sha, "ref": "feature", "repo": {"full_name": pr.head_repo}},
-                    "base": {"sha": "b".repeat(40), "ref": pr.base_ref, "repo": {"full_name": "Codertocat/Hello-World", "default_branch": pr.default_branch}},
-                    "mergeable": mergeable, "mergeable_state": pr.mergeable_state,
-                    "commits": st.commits.len()
-                }))
-            }
+            "token" => access::token(st, id),
+            "permission" => access::permission(st, req),
+            "team_membership" => access::team_membership(st, req),
+            "comment" => comments::create(st, req, &body, id),
+            "patch_comment" => comments::edit(st, req, &body),
+            "list_comments" => comments::list(st, req),
+            "reaction" => comments::react(st, req, &body, id),
+            "get_pr" => pr_reads::pull_request(st, req),
+            "files" => pr_reads::files(st, req),
             "reviews" => pr_reads::reviews(st, req),
             "commits" => pr_reads::commits(st, req),
             "compare" => pr_reads::compare(st, req),
             "repository" => pr_reads::repository(st),
-            "files" => {
-                let page: usize = req
-                    .url
-                    .query_pairs()
-                    .find(|(k, _)| k == "page")
-                    .and_then(|(_, v)| v.parse().ok())
-                    .unwrap_or(1);
-                let list: Vec<Value> = st
-                    .files
-                    .iter()
-                    .skip((page - 1) * 100)
-                    .take(100)
-                    .map(|f| json!({"filename": f, "status": "modified"}))
-                    .collect();
-                ResponseTemplate::new(200).set_body_json(list)
-            }
             "check_runs" => pr_reads::check_runs(st, req),
-            "contents" => {
-                let path = req
-                    .url
-                    .path()
-                    .splitn(6, '/')
-                    .nth(5)
-                    .unwrap_or("")
-                    .to_string();
-                let git_ref = req
-                    .url
-                    .query_pairs()
-                    .find(|(k, _)| k == "ref")
-                    .map(|(_, v)| v.to_string())
-                    .unwrap_or_default();
-                st.contents_requests.push((git_ref.clone(), path.clone()));
-                match st.contents.get(&(git_ref, path.clone())) {
-                    Some(text) => {
-                        use base64::Engine;
-                        let b64 = base64::engine::general_purpose::STANDARD.encode(text);
-                        // GitHub wraps the base64 every 60 characters.
-                        let wrapped: Vec<String> = b64
-                            .as_bytes()
-                            .chunks(60)
-                            .map(|c| String::from_utf8_lossy(c).into_owned() + "\n")
-                            .collect();
-                        ResponseTemplate::new(200).set_body_json(json!({
-                            "type": "file", "encoding": "base64", "size": text.len(),
-                            "name": path.rsplit('/').next().unwrap_or(""), "path": path,
-                            "content": wrapped.concat(), "sha": "c".repeat(40)
-                        }))
-                    }
-                    None => ResponseTemplate::new(404).set_body_json(json!({
-                        "message": "Not Found",
-                        "documentation_url": "https://docs.github.com/rest/repos/contents#get-repository-content",
-                        "status": "404"
-                    })),
-                }
-            }
-            "tarball" => {
-                let sha = seg(req, 4);
-                let bytes = st.tarballs.get(&sha).unwrap_or(&st.tarball).clone();
-                ResponseTemplate::new(200)
-                    .insert_header("content-type", "application/x-gzip")
-                    .set_body_bytes(bytes)
-            }
-            "patch_comment" => {
-                let cid: i64 = seg(req, 5).parse().unwrap_or(0);
-                let text = body["body"].as_str().unwrap_or("").to_string();
-                match st.comments.iter_mut().find(|c| c.id == cid) {
-                    Some(c) => {
-                        c.body = text;
-                        c.edits += 1;
-                        ResponseTemplate::new(200).set_body_json(json!({"id": cid}))
-                    }
-                    None => ResponseTemplate::new(404),
-                }
-            }
-            "team_membership" => {
-                let (team, user) = (seg(req, 3), seg(req, 5));
-                if st
-                    .team_members
-                    .iter()
-                    .any(|(t, u)| *t == team && *u == user)
-                {
-                    ResponseTemplate::new(200)
-                        .set_body_json(json!({"state": "active", "role": "member"}))
-                } else {
-                    ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
-                }
-            }
-            "create_check_run" => {
-                let annotations = body["output"]["annotations"].as_array().cloned();
-                let index = st.check_runs_created.len();
-                st.check_run_annotations
-                    .insert(id, (index, annotations.unwrap_or_default()));
-                st.check_runs_created.push((
-                    body["name"].as_str().unwrap_or("").to_string(),
-                    body["conclusion"].as_str().unwrap_or("").to_string(),
-                    body["head_sha"].as_str().unwrap_or("").to_string(),
-                ));
-                ResponseTemplate::new(201).set_body_json(json!({"id": id, "name": body["name"]}))
-            }
-            "update_check_run" => {
-                let check_run: i64 = seg(req, 4).parse().unwrap_or(0);
-                let Some((index, annotations)) = st.check_run_annotations.get_mut(&check_run)
-                else {
-                    return ResponseTemplate::new(404)
-                        .set_body_json(json!({"message": "Not Found"}));
-                };
-                let index = *index;
-                annotations.extend(
-                    body["output"]["annotations"]
-                        .as_array()
-                        .cloned()
-                        .unwrap_or_default(),
-                );
-                if let Some(conclusion) = body["conclusion"].as_str() {
-                    st.check_runs_created[index].1 = conclusion.to_string();
-                }
-                ResponseTemplate::new(200).set_body_json(json!({"id": check_run}))
-            }
-            "list_comments" => {
-                let number: i64 = seg(req, 4).parse().unwrap_or(0);
-                let page: usize = req
-                    .url
-                    .query_pairs()
-                    .find(|(k, _)| k == "page")
-                    .and_then(|(_, v)| v.parse().ok())
-                    .unwrap_or(1);
-                let list: Vec<Value> = st.comments.iter().filter(|c| c.number == number).skip((page - 1) * 100).take(100)
-                    .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": "tfgate[bot]", "type": "Bot"}})).collect();
-                ResponseTemplate::new(200).set_body_json(list)
-            }
-            "permission" => {
-                let user = seg(req, 4);
-                let p = st
-                    .permissions
-                    .get(&user)
-                    .cloned()
-                    .unwrap_or_else(|| "read".into());
-                let (permission, role) = match p.as_str() {
-                    "maintain" => ("write", "maintain"),
-                    "triage" => ("read", "triage"),
-                    other => (other, other),
-                };
-                ResponseTemplate::new(200).set_body_json(
-                    json!({"permission": permission, "role_name": role, "user": {"login": user}}),
-                )
-            }
+            "create_check_run" => checks::create(st, &body, id),
+            "update_check_run" => checks::update(st, req, &body),
+            "contents" => repo_files::contents(st, req),
+            "tarball" => repo_files::tarball(st, req),
             _ => ResponseTemplate::new(404),
         }
     }
-}
-
-fn chrono_like_in_one_hour() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-        + 3600;
-    // RFC 3339 in UTC from epoch seconds (civil-from-days).
-    let days = (secs / 86400) as i64;
-    let rem = secs % 86400;
-    let (h, m, s) = (rem / 3600, (rem % 3600) / 60, rem % 60);
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if mo <= 2 { y + 1 } else { y };
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{m:02}:{s:02}Z")
 }
 
 impl FakeGitHub {

@@ -1,10 +1,10 @@
-//! The fake's pull-request reads beyond the basics: paginated lists, the PR's commits, the
-//! base/head comparison and the repository itself.
+//! The fake's pull-request reads: the PR, its changed files, paginated lists (reviews, check
+//! runs, the PR's commits), the base/head comparison and the repository itself.
 
 use serde_json::{json, Value};
 use wiremock::{Request, ResponseTemplate};
 
-use super::GitHubState;
+use super::{seg, GitHubState};
 
 /// One commit of the PR: the GitHub logins matched to its author and committer (`None`: the
 /// email matches no GitHub user).
@@ -113,4 +113,36 @@ pub fn repository(st: &GitHubState) -> ResponseTemplate {
 pub fn mergeable_now(st: &mut GitHubState) -> Option<bool> {
     st.pr_reads += 1;
     st.mergeable_reads.pop_front().unwrap_or(st.pr.mergeable)
+}
+
+pub fn pull_request(st: &mut GitHubState, req: &Request) -> ResponseTemplate {
+    let mergeable = mergeable_now(st);
+    let pr = &st.pr;
+    ResponseTemplate::new(200).set_body_json(json!({
+        "number": seg(req, 4).parse::<i64>().unwrap_or(1), "state": pr.state,
+        "merged": pr.merged,
+        "user": {"login": pr.author, "type": "User"},
+        "head": {"sha": pr.head_sha, "ref": "feature", "repo": {"full_name": pr.head_repo}},
+        "base": {"sha": "b".repeat(40), "ref": pr.base_ref, "repo": {"full_name": "Codertocat/Hello-World", "default_branch": pr.default_branch}},
+        "mergeable": mergeable, "mergeable_state": pr.mergeable_state,
+        "commits": st.commits.len()
+    }))
+}
+
+/// The PR's changed files, 100 a page.
+pub fn files(st: &GitHubState, req: &Request) -> ResponseTemplate {
+    let page: usize = req
+        .url
+        .query_pairs()
+        .find(|(k, _)| k == "page")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(1);
+    let list: Vec<Value> = st
+        .files
+        .iter()
+        .skip((page - 1) * 100)
+        .take(100)
+        .map(|f| json!({"filename": f, "status": "modified"}))
+        .collect();
+    ResponseTemplate::new(200).set_body_json(list)
 }

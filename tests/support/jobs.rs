@@ -1,4 +1,5 @@
-//! Driving the queue as a worker would, for scenarios whose jobs fail on purpose.
+//! Driving the queue as a worker would: every queued job at once (or all but some kinds), for
+//! scenarios whose jobs fail on purpose with retries, and waiting for the queue to empty.
 
 use tfgate::jobs::runner::JobHandler;
 use tfgate::jobs::{queue, JobError};
@@ -41,4 +42,84 @@ pub async fn run_jobs_with_retries(h: &Harness) -> usize {
         }
     }
     panic!("jobs still queued after 200 claims");
+}
+
+impl Harness {
+    /// Run queued jobs until none is left; returns how many ran.
+    pub async fn run_jobs(&self) -> usize {
+        let dispatcher = JobRouter::new(self.state.clone());
+        let mut n = 0;
+        while let Some(job) = queue::claim(&self.state.db, "test-worker", 30_000)
+            .await
+            .unwrap()
+        {
+            match dispatcher.handle(&job).await {
+                Ok(()) => {
+                    queue::complete(&self.state.db, &job).await.unwrap();
+                }
+                Err(tfgate::jobs::JobError::Interrupted(e)) => {
+                    let error = format!("{e:#}");
+                    queue::end_interrupted(&self.state.db, &job, &error)
+                        .await
+                        .unwrap();
+                }
+                Err(e) => panic!("job {} ({}) failed: {e}", job.id, job.kind),
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// Run queued jobs, but drop (complete without running) those of the given kinds: policy
+    /// scenarios stop where Terraform would start.
+    pub async fn run_jobs_except(&self, skip: &[&str]) -> usize {
+        let dispatcher = JobRouter::new(self.state.clone());
+        let mut n = 0;
+        while let Some(job) = queue::claim(&self.state.db, "test-worker", 30_000)
+            .await
+            .unwrap()
+        {
+            if !skip.contains(&job.kind.as_str()) {
+                if let Err(e) = dispatcher.handle(&job).await {
+                    panic!("job {} ({}) failed: {e}", job.id, job.kind);
+                }
+                n += 1;
+            }
+            queue::complete(&self.state.db, &job).await.unwrap();
+        }
+        n
+    }
+
+    /// Wait (up to 300 s) until no job is queued or running.
+    pub async fn wait_idle(&self) {
+        for _ in 0..30_000 {
+            let busy: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+            )
+            .fetch_one(&self.state.db.pool)
+            .await
+            .unwrap();
+            if busy == 0 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("jobs still running after 300 s");
+    }
+
+    /// How many jobs of a kind were enqueued.
+    pub async fn jobs_of(&self, kind: &str) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE kind = $1")
+            .bind(kind)
+            .fetch_one(&self.state.db.pool)
+            .await
+            .unwrap()
+    }
+
+    pub async fn job_count(&self) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM jobs")
+            .fetch_one(&self.state.db.pool)
+            .await
+            .unwrap()
+    }
 }
