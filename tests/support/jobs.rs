@@ -1,7 +1,8 @@
 //! Driving the queue as a worker would, for scenarios whose jobs fail on purpose.
 
+use tfgate::db::jobs as queue;
 use tfgate::jobs::runner::JobHandler;
-use tfgate::jobs::{queue, JobError};
+use tfgate::jobs::JobError;
 use tfgate::worker::JobRouter;
 
 use super::Harness;

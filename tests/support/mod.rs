@@ -16,8 +16,8 @@ use tower::ServiceExt;
 
 use fake_github::FakeGitHub;
 use tfgate::config::{Config, ConfigArgs};
+use tfgate::db::jobs as queue;
 use tfgate::db::Db;
-use tfgate::jobs::queue;
 use tfgate::jobs::runner::JobHandler;
 use tfgate::state::AppState;
 use tfgate::webhook::signature::sign;
