@@ -1,5 +1,6 @@
 //! The operator commands' text (pure): lock ids, dates, and the tables `tfgate locks`,
-//! `runs`, `run-show` and `audit` print. Queries are in `db::operator`; nothing here reads.
+//! `runs`, `run-show` and `audit` print. Queries are in `db` (`locks`, `runs`, `audit`);
+//! nothing here reads.
 
 use crate::db::audit::AuditRow;
 use crate::db::locks::LockRow;
