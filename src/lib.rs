@@ -1,12 +1,27 @@
 //! tfgate: a GitHub App that runs Terraform from pull-request comments, in a sandbox, under a
 //! narrowly scoped role, and answers with per-resource results.
 //!
-//! Pure core (no I/O; decisions live here): `command`, `policy` (but `policy::store`),
-//! `project`, `run_planner`, `terraform`, `classify`, `redact`, `input_drift`, `drift_detection`, `enrich`, `render`,
-//! `webhook::event`, `webhook::signature`, the types of `jobs`.
-//! Effect shell (thin; carries decisions out): `http`, `webhook::intake`, `jobs::queue`,
-//! `jobs::runner`, `worker`, `github`, `db`, `sandbox`, `tfrun`, `checkout`, `aws`, `crypto`,
-//! `config`, `state`, `server`, `cli`, `logging`, `metrics`.
+//! Layers, bottom to top; a folder of `src/` imports only folders below it (`tests/layers.rs`
+//! checks this, and that no files of one folder import each other in a loop):
+//! - `model`: plain types every layer may use; imports nothing of the crate.
+//! - pure core (no I/O; decisions live here; order in `tests/layers.rs`): `redact`, `crypto`,
+//!   `command`, `terraform`, `classify`, `egress`, `tool_release`, `enrich`,
+//!   `drift_detection`, `project`, `policy`, `gitops`, `input_drift`, `run_planner`.
+//! - `render`: view models worded by the templates.
+//! - effect shell (thin; carries decisions out), bottom to top:
+//!   - `sandbox` (runs a process under limits), `aws` (credentials, CloudTrail reads),
+//!   - `config` (the server's settings and the checks of each value),
+//!   - `db` (every SQL statement, one file per table), `metrics`,
+//!   - `github` (the API client), `checkout` (a commit's files, fetched through `github`),
+//!     `provider_cache`, `tfrun` (Terraform in the sandbox),
+//!   - `jobs` (job types and the runner over the `db::jobs` queue),
+//!   - `policy_repo` (the admin repository's policy files), `webhook` (signature, events,
+//!     intake),
+//!   - `state` (what the server holds: config, database, GitHub App, readiness report),
+//!   - `doctor` (readiness checks), `worker` (the job handlers),
+//!   - `cli` (the operator commands), `ui` (web pages; shows what `cli` prints), `http`
+//!     (routes), `server` (starts it all), `logging`.
+//!
 //! `docs/architecture.md` maps each decision to the function that makes it.
 
 pub mod aws;

@@ -3,8 +3,8 @@ use clap::{Parser, Subcommand};
 
 use tfgate::cli;
 use tfgate::config::{Config, ConfigArgs};
+use tfgate::db::jobs as queue;
 use tfgate::db::Db;
-use tfgate::jobs::queue;
 use tfgate::state::AppState;
 
 /// mimalloc: the webhook intake path allocates per request (body, parsed fields, job
@@ -259,7 +259,7 @@ async fn run(cli: Cli) -> Result<i32> {
             limit,
             json,
         } => {
-            let filter = tfgate::db::operator::RunFilter { repo, pr, limit };
+            let filter = tfgate::db::runs::RunFilter { repo, pr, limit };
             cli::operator_cmd::runs(&config, filter, json)
                 .await
                 .map(|_| 0)
@@ -272,7 +272,7 @@ async fn run(cli: Cli) -> Result<i32> {
             limit,
             json,
         } => {
-            let filter = tfgate::db::operator::AuditFilter {
+            let filter = tfgate::db::audit::AuditFilter {
                 repo,
                 user,
                 since_ms: None,

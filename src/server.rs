@@ -6,9 +6,10 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use tokio::sync::watch;
 
+use crate::db::jobs as queue;
 use crate::db::Backend;
+use crate::jobs::owner;
 use crate::jobs::runner::{run_worker, WorkerOptions};
-use crate::jobs::{owner, queue};
 use crate::state::AppState;
 use crate::worker::JobRouter;
 
@@ -162,7 +163,7 @@ pub async fn serve(state: Arc<AppState>, workers: usize) -> Result<()> {
     handles.extend(spawn_retention(&state, rx.clone()));
     handles.push(crate::doctor::spawn_readiness(&state, rx.clone()));
     handles.push(spawn_app_adoption(&state, rx.clone()));
-    handles.extend(crate::policy_repo::spawn_policy_repo_watch(
+    handles.extend(crate::worker::policy_repo::spawn_policy_repo_watch(
         &state,
         rx.clone(),
     ));
@@ -239,7 +240,7 @@ pub async fn worker_only(state: Arc<AppState>, workers: usize) -> Result<()> {
     handles.extend(spawn_retention(&state, rx.clone()));
     handles.push(crate::doctor::spawn_readiness(&state, rx.clone()));
     handles.push(spawn_app_adoption(&state, rx.clone()));
-    handles.extend(crate::policy_repo::spawn_policy_repo_watch(
+    handles.extend(crate::worker::policy_repo::spawn_policy_repo_watch(
         &state,
         rx.clone(),
     ));

@@ -34,8 +34,8 @@ pub struct AppState {
     secrets: RwLock<Arc<[SecretString]>>,
     /// The one-time setup token and the setup forms' states.
     pub setup: crate::github::manifest::SetupGuard,
-    /// The last start-up/periodic checks ([`crate::doctor`]), for `/readyz`.
-    readiness: RwLock<Option<Arc<crate::doctor::Report>>>,
+    /// The last start-up/periodic checks (the doctor fills them), for `/readyz`.
+    readiness: RwLock<Option<Arc<crate::model::readiness::Report>>>,
 }
 
 impl AppState {
@@ -181,11 +181,11 @@ impl AppState {
     }
 
     /// The last readiness report (none before the first checks finished).
-    pub fn readiness(&self) -> Option<Arc<crate::doctor::Report>> {
+    pub fn readiness(&self) -> Option<Arc<crate::model::readiness::Report>> {
         self.readiness.read().expect("readiness lock").clone()
     }
 
-    pub fn set_readiness(&self, report: crate::doctor::Report) {
+    pub fn set_readiness(&self, report: crate::model::readiness::Report) {
         *self.readiness.write().expect("readiness lock") = Some(Arc::new(report));
     }
 

@@ -105,7 +105,8 @@ async fn job_survives_kill_9_and_runs_after_restart() {
 /// its 10-minute lease: on SQLite every worker is on this host, and the dead one is gone.
 #[tokio::test]
 async fn a_job_held_by_the_killed_servers_worker_runs_at_once_after_restart() {
-    use tfgate::jobs::{owner, queue};
+    use tfgate::db::jobs as queue;
+    use tfgate::jobs::owner;
     let (fresh, mut server) = fresh_server_without_workers().await;
     let (data, base, client) = (&fresh.data, &fresh.base, &fresh.client);
     deliver(client, base, "held-delivery").await;

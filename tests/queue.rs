@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use support::{fresh_database, Backend};
+use tfgate::db::jobs::{self as queue, ClaimedJob, NewJob};
 use tfgate::db::Db;
 use tfgate::jobs::runner::{run_worker, JobHandler, WorkerOptions};
-use tfgate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
+use tfgate::jobs::{JobError, JobKind};
 use tfgate::metrics::Metrics;
 use tokio::sync::{watch, Notify};
 

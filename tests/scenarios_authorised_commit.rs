@@ -33,14 +33,12 @@ fn approved_at_h1(h: &Harness) {
 
 /// Handle the oldest queued job only (the comment), leaving the runs it queues.
 async fn handle_one_job(h: &Harness) {
-    let job = tfgate::jobs::queue::claim(&h.state.db, "test-worker", 30_000)
+    let job = tfgate::db::jobs::claim(&h.state.db, "test-worker", 30_000)
         .await
         .unwrap()
         .expect("a queued job");
     JobRouter::new(h.state.clone()).handle(&job).await.unwrap();
-    tfgate::jobs::queue::complete(&h.state.db, &job)
-        .await
-        .unwrap();
+    tfgate::db::jobs::complete(&h.state.db, &job).await.unwrap();
 }
 
 async fn run_rows(h: &Harness) -> i64 {

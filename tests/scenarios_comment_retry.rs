@@ -4,7 +4,7 @@
 mod support;
 
 use support::*;
-use tfgate::jobs::queue;
+use tfgate::db::jobs as queue;
 use tfgate::jobs::runner::JobHandler;
 use tfgate::worker::JobRouter;
 

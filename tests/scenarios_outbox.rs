@@ -11,8 +11,8 @@ mod fake_github_outbox;
 
 use support::jobs::run_jobs_with_retries;
 use support::*;
+use tfgate::db::jobs as queue;
 use tfgate::db::runs::{self, NewRun};
-use tfgate::jobs::queue;
 use tfgate::jobs::runner::JobHandler;
 use tfgate::run_planner::record::ApplyRecord;
 use tfgate::worker::JobRouter;

@@ -405,14 +405,14 @@ async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
         accept_inputs: vec![],
         comment_id: None,
     };
-    let job = tfgate::jobs::NewJob {
+    let job = tfgate::db::jobs::NewJob {
         kind: tfgate::jobs::JobKind::Run,
         payload: serde_json::to_string(&run).unwrap(),
         repo: Some("Codertocat/Hello-World".into()),
         pr: Some(1),
         max_attempts: 1,
     };
-    tfgate::jobs::queue::enqueue_after(&h.state.db, &job, 3_600_000)
+    tfgate::db::jobs::enqueue_after(&h.state.db, &job, 3_600_000)
         .await
         .unwrap()
 }

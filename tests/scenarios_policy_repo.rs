@@ -159,7 +159,7 @@ async fn a_push_puts_valid_policies_in_force_and_a_broken_one_is_refused() {
     // Another process on the same database (a worker machine without a volume).
     let other = another_process(&h).await;
     let (tx, rx) = tokio::sync::watch::channel(false);
-    let watch = tfgate::policy_repo::spawn_policy_repo_watch(&other, rx).unwrap();
+    let watch = tfgate::worker::policy_repo::spawn_policy_repo_watch(&other, rx).unwrap();
     for _ in 0..100 {
         if other.policies.commit().is_some() {
             break;
@@ -361,7 +361,7 @@ async fn the_default_branch_is_read_without_a_webhook() {
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({"sha": sha})))
         .mount(&h.github.server)
         .await;
-    tfgate::policy_repo::sync_default_branch(&h.state)
+    tfgate::worker::policy_repo::sync_default_branch(&h.state)
         .await
         .unwrap();
     assert_eq!(h.state.policies.commit(), Some(sha));
@@ -379,7 +379,7 @@ async fn the_default_branch_is_read_without_a_webhook() {
         .with_priority(1)
         .mount(&h.github.server)
         .await;
-    let error = tfgate::policy_repo::sync_default_branch(&h.state)
+    let error = tfgate::worker::policy_repo::sync_default_branch(&h.state)
         .await
         .unwrap_err();
     assert!(
@@ -399,7 +399,7 @@ async fn a_command_before_the_first_read_waits_instead_of_being_refused() {
     let before = h.github.comments().len();
     h.deliver("issue_comment", &pr_comment("/plan", "alice"))
         .await;
-    let job = tfgate::jobs::queue::claim(&h.state.db, "test-worker", 30_000)
+    let job = tfgate::db::jobs::claim(&h.state.db, "test-worker", 30_000)
         .await
         .unwrap()
         .unwrap();

@@ -18,6 +18,7 @@ mod fetch;
 mod host_read;
 mod limits;
 mod provider_overrides;
+pub mod repo_tree;
 mod workdir;
 
 #[cfg(test)]

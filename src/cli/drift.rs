@@ -25,7 +25,7 @@ pub async fn run(config: Config, what: DriftCmd) -> Result<()> {
     let DriftCmd::Run { repo, projects } = what;
     let state = AppState::build(config).await?;
     if state.config.policy_repo.is_some() {
-        crate::policy_repo::sync_default_branch(&state).await?;
+        crate::worker::policy_repo::sync_default_branch(&state).await?;
     }
     let set = state.policies.current();
     let Some(policy) = set.for_repo(&repo) else {

@@ -1,7 +1,10 @@
 //! The operator commands' text (pure): lock ids, dates, and the tables `tfgate locks`,
-//! `runs`, `run-show` and `audit` print. Queries are in `db::operator`; nothing here reads.
+//! `runs`, `run-show` and `audit` print. Queries are in `db` (`locks`, `runs`, `audit`);
+//! nothing here reads.
 
-use crate::db::operator::{AuditRow, LockRow, RunListRow};
+use crate::db::audit::AuditRow;
+use crate::db::locks::LockRow;
+use crate::db::runs::RunListRow;
 
 /// A lock's id as `tfgate locks` prints it and `--release` takes it:
 /// `OWNER/REPO/PROJECT/WORKSPACE` (a project name may hold `/`; the others may not).

@@ -7,8 +7,9 @@ use super::operator::{
     audit_table, locks_table, parse_lock_id, parse_since, run_header, runs_table,
 };
 use crate::config::Config;
-use crate::db::audit::{self, AuditEvent};
-use crate::db::operator::{self, AuditFilter, RunFilter};
+use crate::db::audit::{self, AuditEvent, AuditFilter};
+use crate::db::locks;
+use crate::db::runs::{self, RunFilter};
 use crate::db::{publications, Db};
 
 fn print_json_lines<T: serde::Serialize>(rows: &[T]) -> Result<()> {
@@ -22,7 +23,7 @@ fn print_json_lines<T: serde::Serialize>(rows: &[T]) -> Result<()> {
 pub async fn locks(config: &Config, release: Option<&str>, json: bool) -> Result<i32> {
     let db = Db::open(&config.database_url).await?;
     let Some(id) = release else {
-        let rows = operator::locks(&db).await?;
+        let rows = locks::list(&db).await?;
         if json {
             print_json_lines(&rows)?;
         } else {
@@ -31,8 +32,7 @@ pub async fn locks(config: &Config, release: Option<&str>, json: bool) -> Result
         return Ok(0);
     };
     let (repo, project, workspace) = parse_lock_id(id).map_err(anyhow::Error::msg)?;
-    let Some((pr, released)) = operator::release_lock(&db, &repo, &project, &workspace).await?
-    else {
+    let Some((pr, released)) = locks::release_lock(&db, &repo, &project, &workspace).await? else {
         eprintln!("no lock {id}");
         return Ok(1);
     };
@@ -62,7 +62,7 @@ pub async fn locks(config: &Config, release: Option<&str>, json: bool) -> Result
 
 pub async fn runs(config: &Config, filter: RunFilter, json: bool) -> Result<()> {
     let db = Db::open(&config.database_url).await?;
-    let rows = operator::runs(&db, &filter).await?;
+    let rows = runs::list(&db, &filter).await?;
     if json {
         print_json_lines(&rows)
     } else {
@@ -75,7 +75,7 @@ pub async fn runs(config: &Config, filter: RunFilter, json: bool) -> Result<()> 
 /// redacted per-resource table the PR got). Exit 1 when there is no such run.
 pub async fn run_show(config: &Config, id: i64) -> Result<i32> {
     let db = Db::open(&config.database_url).await?;
-    let Some((run, record)) = operator::run(&db, id).await? else {
+    let Some((run, record)) = runs::show(&db, id).await? else {
         eprintln!("no run {id}");
         return Ok(1);
     };
@@ -126,7 +126,7 @@ pub async fn audit(
             Some(parse_since(since, crate::db::now_ms()).map_err(anyhow::Error::msg)?);
     }
     let db = Db::open(&config.database_url).await?;
-    let rows = operator::audit(&db, &filter).await?;
+    let rows = audit::list(&db, &filter).await?;
     if json {
         print_json_lines(&rows)
     } else {

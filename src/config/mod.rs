@@ -10,9 +10,11 @@ use secrecy::SecretString;
 mod args;
 #[cfg(test)]
 mod tests;
+mod values;
 
 pub use args::ConfigArgs;
 use args::ConfigFile;
+pub use values::{DEFAULT_GITHUB_TIMEOUT, DEFAULT_RETENTION_DAYS, MIN_RETENTION_DAYS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
@@ -54,7 +56,7 @@ pub struct Config {
     pub releases: ReleaseSettings,
     pub tf_cli_config: Option<PathBuf>,
     pub provider_mirror: Option<PathBuf>,
-    /// The provider cache ([`crate::provider_cache`]); `None` when switched off.
+    /// The provider cache (`provider_cache`); `None` when switched off.
     pub provider_cache: Option<PathBuf>,
     pub sandbox: crate::sandbox::SandboxMode,
     /// Whether a policy's `network: shared` is honoured.
@@ -76,9 +78,10 @@ pub struct Config {
     pub oauth_client_secret: Option<SecretString>,
     /// Delays between CloudTrail polls (about 15 minutes in all by default).
     pub enrich_schedule: Vec<std::time::Duration>,
-    /// Days rows are kept before pruning (`None`: forever); see [`crate::db::retention`].
+    /// Days rows are kept before pruning (`None`: forever); see `db::retention` and
+    /// [`MIN_RETENTION_DAYS`].
     pub retention_days: Option<u32>,
-    /// How long one GitHub API call may take ([`crate::github::http::DEFAULT_TIMEOUT`]).
+    /// How long one GitHub API call may take ([`DEFAULT_GITHUB_TIMEOUT`]).
     pub github_timeout: std::time::Duration,
 }
 
@@ -161,7 +164,7 @@ impl Config {
                     .unwrap_or_else(|| "https://api.github.com".into()),
             ),
             github_url: trim_url(v.github_url.unwrap_or_else(|| "https://github.com".into())),
-            public_url: crate::github::manifest::checked_public_url(v.public_url.map(trim_url))?,
+            public_url: values::checked_public_url(v.public_url.map(trim_url))?,
             workers: v.workers.unwrap_or(2),
             max_body_bytes: v.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
             log_format: log_format(v.log_format.as_deref())?,
@@ -181,7 +184,7 @@ impl Config {
 
 fn github_timeout(secs: Option<u64>) -> Result<std::time::Duration> {
     match secs {
-        None => Ok(crate::github::http::DEFAULT_TIMEOUT),
+        None => Ok(DEFAULT_GITHUB_TIMEOUT),
         Some(0) => bail!("TFGATE_GITHUB_TIMEOUT_SECS must be at least 1"),
         Some(s) => Ok(std::time::Duration::from_secs(s)),
     }
@@ -317,11 +320,8 @@ fn enrich_schedule(value: Option<&str>) -> Result<Vec<std::time::Duration>> {
 }
 
 fn retention_days(v: &ConfigFile) -> Result<Option<u32>> {
-    crate::db::retention::retention_days(
-        v.retention_days
-            .unwrap_or(crate::db::retention::DEFAULT_RETENTION_DAYS),
-    )
-    .map_err(|e| anyhow::anyhow!("TFGATE_RETENTION_DAYS: {e}"))
+    values::retention_days(v.retention_days.unwrap_or(DEFAULT_RETENTION_DAYS))
+        .map_err(|e| anyhow::anyhow!("TFGATE_RETENTION_DAYS: {e}"))
 }
 
 fn default_sqlite_url(data_dir: &Path) -> String {
@@ -353,7 +353,7 @@ fn policy_repo(text: Option<&str>, dir_set: bool) -> Result<Option<(String, Stri
     if dir_set {
         bail!("set TFGATE_POLICY_REPO or TFGATE_POLICY_DIR, not both");
     }
-    crate::policy_repo::parse_policy_repo(text)
+    values::parse_policy_repo(text)
         .map(Some)
         .map_err(anyhow::Error::msg)
 }

@@ -252,9 +252,10 @@ mod tests {
         self,
         tests::{open_sqlite, process_holds_a_lock_on},
     };
+    use crate::db::jobs::NewJob;
     use crate::db::sqlite_intake::SqliteIntake;
     use crate::db::Db;
-    use crate::jobs::{JobKind, NewJob};
+    use crate::jobs::JobKind;
 
     /// A writer that commits without pause never lets a passive checkpoint copy the last frame,
     /// so without the restart the WAL holds every frame ever written: more bytes than all the

@@ -66,7 +66,7 @@ pub async fn queue_runs_once(
     db: &Db,
     repo: &str,
     comment_id: i64,
-    jobs: &[crate::jobs::NewJob],
+    jobs: &[super::jobs::NewJob],
 ) -> Result<bool> {
     let mut tx = db.pool.begin().await.context("starting a transaction")?;
     let marked = sqlx::query(
@@ -84,7 +84,7 @@ pub async fn queue_runs_once(
     }
     let now = now_ms();
     for job in jobs {
-        crate::jobs::queue::insert_job(&mut tx, job, None, now).await?;
+        super::jobs::insert_job(&mut tx, job, None, now).await?;
     }
     tx.commit().await.context("queueing a comment's runs")?;
     Ok(true)

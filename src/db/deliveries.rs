@@ -5,8 +5,8 @@ use std::collections::HashSet;
 
 use anyhow::{Context, Result};
 
+use super::jobs::NewJob;
 use super::{now_ms, Db};
-use crate::jobs::NewJob;
 
 /// One verified delivery to store, with the jobs it enqueues.
 #[derive(Debug, Clone)]

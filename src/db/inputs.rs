@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
+use serde::Serialize;
 
 use super::{now_ms, Db};
 
@@ -59,4 +60,41 @@ pub async fn record_applied(
     }
     tx.commit().await.context("recording input fingerprints")?;
     Ok(())
+}
+
+/// One input's fingerprint at a root's last apply.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppliedInput {
+    pub repo: String,
+    pub project: String,
+    pub workspace: String,
+    pub input: String,
+    pub fingerprint: String,
+    pub run_id: i64,
+    pub applied_ms: i64,
+}
+
+pub async fn applied_inputs(db: &Db) -> Result<Vec<AppliedInput>> {
+    type Row = (String, String, String, String, String, i64, i64);
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT repo, project, workspace, input, fingerprint, run_id, applied_at \
+         FROM input_fingerprints ORDER BY repo, project, workspace, input LIMIT 2000",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("reading input fingerprints")?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(repo, project, workspace, input, fingerprint, run_id, applied_ms)| AppliedInput {
+                repo,
+                project,
+                workspace,
+                input,
+                fingerprint,
+                run_id,
+                applied_ms,
+            },
+        )
+        .collect())
 }

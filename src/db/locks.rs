@@ -2,6 +2,7 @@
 //! close or `/unlock`. A lock always names the PR that holds it.
 
 use anyhow::{Context, Result};
+use serde::Serialize;
 
 use super::{now_ms, Db};
 
@@ -184,4 +185,66 @@ pub async fn claim_root(
             command: held_for,
         }
     })
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LockRow {
+    pub repo: String,
+    pub project: String,
+    pub workspace: String,
+    pub pr: i64,
+    pub holder: String,
+    pub since_ms: i64,
+    /// Released once the run on the root finishes.
+    pub release_pending: bool,
+}
+
+/// Every lock (`tfgate locks`, the web UI), by repository and root.
+pub async fn list(db: &Db) -> Result<Vec<LockRow>> {
+    type Row = (String, String, String, i64, String, i64, i64);
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT repo, project, workspace, pr, acquired_by, acquired_at, release_pending \
+         FROM locks ORDER BY repo, project, workspace",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .context("reading locks")?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(repo, project, workspace, pr, holder, since_ms, pending)| LockRow {
+                repo,
+                project,
+                workspace,
+                pr,
+                holder,
+                since_ms,
+                release_pending: pending != 0,
+            },
+        )
+        .collect())
+}
+
+/// Releases one root's lock whoever holds it; a root with a running plan or apply keeps it
+/// until that run ends. Returns the PR that held it, if a lock was there.
+pub async fn release_lock(
+    db: &Db,
+    repo: &str,
+    project: &str,
+    workspace: &str,
+) -> Result<Option<(i64, Released)>> {
+    let pr: Option<i64> = sqlx::query_scalar(
+        "SELECT pr FROM locks WHERE repo = $1 AND project = $2 AND workspace = $3",
+    )
+    .bind(repo)
+    .bind(project)
+    .bind(workspace)
+    .fetch_optional(&db.pool)
+    .await
+    .context("reading a lock")?;
+    let Some(pr) = pr else {
+        return Ok(None);
+    };
+    let released = release(db, repo, pr, Some(project)).await?;
+    Ok(Some((pr, released)))
 }

@@ -8,15 +8,14 @@ pub mod comments;
 pub mod deliveries;
 mod held_open;
 pub mod inputs;
+pub mod jobs;
 pub mod locks;
-pub mod operator;
 pub mod pr_pushes;
 pub mod publications;
 pub mod retention;
 pub mod runs;
 pub mod server_settings;
 pub mod sqlite_intake;
-pub mod ui_queries;
 mod wal_read_ahead;
 
 use std::str::FromStr;

@@ -4,9 +4,8 @@
 
 use anyhow::{Context, Result};
 
+use super::jobs::{insert_job, ClaimedJob, NewJob};
 use super::{now_ms, Db};
-use crate::jobs::queue::insert_job;
-use crate::jobs::{ClaimedJob, NewJob};
 
 /// A result to publish, as the run job leaves it.
 #[derive(Debug, Clone)]
@@ -156,4 +155,27 @@ pub async fn mark_published(db: &Db, id: i64) -> Result<()> {
         .await
         .context("marking a result published")?;
     Ok(())
+}
+
+/// `(repo, created_at ms, sealed result)` of apply publications since `since_ms` (newest 500).
+pub async fn apply_results_since(db: &Db, since_ms: i64) -> Result<Vec<(String, i64, String)>> {
+    sqlx::query_as(
+        "SELECT repo, created_at, result FROM publications WHERE command = 'apply' AND created_at >= $1 \
+         ORDER BY id DESC LIMIT 500",
+    )
+    .bind(since_ms)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading apply results")
+}
+
+/// The comment id a job's result was posted as.
+pub async fn comment_of_job(db: &Db, job_id: i64) -> Result<Option<i64>> {
+    let id: Option<Option<i64>> =
+        sqlx::query_scalar("SELECT comment_id FROM publications WHERE job_id = $1")
+            .bind(job_id)
+            .fetch_optional(&db.pool)
+            .await
+            .context("reading a publication")?;
+    Ok(id.flatten())
 }

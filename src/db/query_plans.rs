@@ -1,9 +1,9 @@
 //! How SQLite runs the statements whose cost must not grow with the tables: each must search
 //! (an index or a rowid range), never scan. On the schema the migrations build.
 
+use super::jobs::QUEUED_FOR_PR;
 use super::migrated_sqlite;
 use super::retention::{SQLITE_DELETE_OLD_IN_WINDOW, SQLITE_DELIVERY_WINDOW};
-use crate::jobs::queue::QUEUED_FOR_PR;
 
 /// The `detail` lines of `EXPLAIN QUERY PLAN` (parameters NULL: the plan is made without them).
 fn plan(sql: &str) -> Vec<String> {

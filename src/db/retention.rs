@@ -5,7 +5,7 @@
 //! batch). Run rows themselves, locks, audit events, shared-input fingerprints and unpublished
 //! results are kept: they are small, and audit is what an admin reads back months later.
 //!
-//! Why at least [`MIN_RETENTION_DAYS`]: a delivery id is how a redelivery is recognised. GitHub
+//! Why at least [`crate::config::MIN_RETENTION_DAYS`]: a delivery id is how a redelivery is recognised. GitHub
 //! lets a user redeliver a delivery for 3 days (7 on GitHub Enterprise Server); an id forgotten
 //! sooner would make a redelivered `/apply` run again.
 
@@ -13,25 +13,9 @@ use anyhow::{Context, Result};
 
 use super::{Backend, Db};
 
-/// Shortest retention accepted (days), other than 0 (keep everything).
-pub const MIN_RETENTION_DAYS: u32 = 8;
-pub const DEFAULT_RETENTION_DAYS: u32 = 30;
 /// Rows per transaction.
 const BATCH: i64 = 500;
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
-
-/// `TFGATE_RETENTION_DAYS` → how many days rows are kept (`None`: forever).
-pub fn retention_days(days: u32) -> Result<Option<u32>, String> {
-    match days {
-        0 => Ok(None),
-        d if d < MIN_RETENTION_DAYS => Err(format!(
-            "retention of {d} days is too short: use 0 (keep everything) or at least \
-             {MIN_RETENTION_DAYS} days; GitHub can redeliver a webhook for up to 7 days, and a \
-             delivery id forgotten sooner would run its command again"
-        )),
-        d => Ok(Some(d)),
-    }
-}
 
 /// Rows last changed before this time (epoch ms) are pruned.
 pub fn cutoff_ms(now_ms: i64, days: u32) -> i64 {
@@ -232,19 +216,6 @@ fn id_list(ids: &[i64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retention_days_table() {
-        assert_eq!(retention_days(0), Ok(None));
-        assert_eq!(retention_days(8), Ok(Some(8)));
-        assert_eq!(retention_days(30), Ok(Some(30)));
-        assert_eq!(retention_days(3650), Ok(Some(3650)));
-        for short in 1..MIN_RETENTION_DAYS {
-            let e = retention_days(short).unwrap_err();
-            assert!(e.contains("at least 8 days"), "{e}");
-            assert!(e.contains("redeliver"), "{e}");
-        }
-    }
 
     #[test]
     fn cutoff_is_whole_days_before_now() {

@@ -1,6 +1,7 @@
 //! Runs: one Terraform plan or apply of one root, with its sealed plan file and raw log.
 
 use anyhow::{Context, Result};
+use serde::Serialize;
 
 use super::{now_ms, Db};
 use crate::run_planner::record::RunStatus;
@@ -265,4 +266,133 @@ pub async fn raw_log(db: &Db, id: i64) -> Result<Option<Vec<u8>>> {
         .fetch_optional(&db.pool)
         .await?
         .flatten())
+}
+
+/// `(repo, created_at ms, status)` of every run since `since_ms`.
+pub async fn run_statuses_since(db: &Db, since_ms: i64) -> Result<Vec<(String, i64, String)>> {
+    sqlx::query_as("SELECT repo, created_at, status FROM runs WHERE created_at >= $1")
+        .bind(since_ms)
+        .fetch_all(&db.pool)
+        .await
+        .context("reading run statuses")
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunListRow {
+    pub id: i64,
+    pub repo: String,
+    pub pr: i64,
+    pub project: String,
+    pub workspace: String,
+    pub command: String,
+    pub status: String,
+    pub actor: String,
+    pub head_sha: String,
+    pub created_ms: i64,
+    pub finished_ms: Option<i64>,
+    pub job_id: Option<i64>,
+}
+
+/// Which runs `tfgate runs` lists.
+#[derive(Debug, Clone, Default)]
+pub struct RunFilter {
+    pub repo: Option<String>,
+    pub pr: Option<i64>,
+    pub limit: i64,
+}
+
+type RunTuple = (
+    i64,
+    String,
+    i64,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+);
+
+const RUN_COLUMNS: &str = "id, repo, pr, project, workspace, command, status, actor, head_sha, \
+     created_at, finished_at, job_id";
+
+fn run_row(t: RunTuple) -> RunListRow {
+    let (
+        id,
+        repo,
+        pr,
+        project,
+        workspace,
+        command,
+        status,
+        actor,
+        head_sha,
+        created,
+        finished,
+        job,
+    ) = t;
+    RunListRow {
+        id,
+        repo,
+        pr,
+        project,
+        workspace,
+        command,
+        status,
+        actor,
+        head_sha,
+        created_ms: created,
+        finished_ms: finished,
+        job_id: job,
+    }
+}
+
+/// The runs `tfgate runs` and the web UI list, newest first.
+pub async fn list(db: &Db, filter: &RunFilter) -> Result<Vec<RunListRow>> {
+    let sql = format!(
+        "SELECT {RUN_COLUMNS} FROM runs WHERE ($1 IS NULL OR repo = $1) \
+         AND ($2 IS NULL OR pr = $2) ORDER BY id DESC LIMIT $3"
+    );
+    let rows: Vec<RunTuple> = sqlx::query_as(&sql)
+        .bind(filter.repo.as_deref())
+        .bind(filter.pr)
+        .bind(filter.limit)
+        .fetch_all(&db.pool)
+        .await
+        .context("reading runs")?;
+    Ok(rows.into_iter().map(run_row).collect())
+}
+
+/// One run with its stored record (`PlanRecord` / `ApplyRecord` JSON), as `tfgate run-show`
+/// and the web UI show it.
+pub async fn show(db: &Db, id: i64) -> Result<Option<(RunListRow, Option<String>)>> {
+    let sql = format!("SELECT {RUN_COLUMNS}, outcome FROM runs WHERE id = $1");
+    let row: Option<sqlx::any::AnyRow> = sqlx::query(&sql)
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await
+        .context("reading a run")?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    use sqlx::Row;
+    let tuple: RunTuple = (
+        row.try_get(0)?,
+        row.try_get(1)?,
+        row.try_get(2)?,
+        row.try_get(3)?,
+        row.try_get(4)?,
+        row.try_get(5)?,
+        row.try_get(6)?,
+        row.try_get(7)?,
+        row.try_get(8)?,
+        row.try_get(9)?,
+        row.try_get(10)?,
+        row.try_get(11)?,
+    );
+    let outcome: Option<String> = row.try_get(12)?;
+    Ok(Some((run_row(tuple), outcome)))
 }

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::http::{Call, Delivered, InstallationClient};
+use super::lists::{path_escape, Login};
 use crate::model::RepoRef;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -150,13 +151,6 @@ pub struct FullName {
     pub full_name: String,
     #[serde(default)]
     pub default_branch: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Login {
-    pub login: String,
-    #[serde(rename = "type", default)]
-    pub kind: String,
 }
 
 pub async fn get_pull_request(
@@ -317,7 +311,7 @@ pub async fn file_at(
         "/repos/{}/{}/contents/{path}?ref={}",
         repo.owner,
         repo.name,
-        super::lists::path_escape(git_ref)
+        path_escape(git_ref)
     );
     gh.get_optional(&route)
         .await

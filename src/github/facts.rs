@@ -213,7 +213,7 @@ mod tests {
     use super::*;
 
     fn commit(author: Option<&str>, committer: Option<&str>) -> CommitItem {
-        let login = |l: &str| super::super::api::Login {
+        let login = |l: &str| super::super::lists::Login {
             login: l.into(),
             kind: "User".into(),
         };

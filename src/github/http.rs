@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::rate_limit_gate::RateLimitGate;
 use super::retry::{self, Admission, Answer, GitHubError, Outcome, RetryPolicy, Step, Verdict};
+use crate::config::DEFAULT_GITHUB_TIMEOUT;
 
 /// How calls to GitHub are made: the deadline of one attempt and the retries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,13 +24,10 @@ pub struct CallPolicy {
     pub retry: RetryPolicy,
 }
 
-/// The default deadline of one GitHub call.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-
 impl Default for CallPolicy {
     fn default() -> Self {
         CallPolicy {
-            timeout: DEFAULT_TIMEOUT,
+            timeout: DEFAULT_GITHUB_TIMEOUT,
             retry: RetryPolicy::default(),
         }
     }

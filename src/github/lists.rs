@@ -6,7 +6,6 @@ use anyhow::{bail, Context, Result};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use super::api::Login;
 use super::http::InstallationClient;
 use crate::model::RepoRef;
 
@@ -14,6 +13,14 @@ use crate::model::RepoRef;
 pub const PER_PAGE: usize = 100;
 /// Pages read at most of one list (GitHub itself lists at most 3,000 changed files).
 pub const MAX_PAGES: usize = 30;
+
+/// A GitHub user (or bot) as lists and pull requests name it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Login {
+    pub login: String,
+    #[serde(rename = "type", default)]
+    pub kind: String,
+}
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ReviewItem {

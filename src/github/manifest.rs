@@ -158,36 +158,6 @@ impl SetupGuard {
     }
 }
 
-/// The public URL carries the setup callback (the App's private key comes back through it)
-/// and every webhook: `https://`, or `http://` to a loopback host (127.0.0.0/8, ::1,
-/// `localhost`) for local use.
-pub fn check_public_url(url: &str) -> Result<(), String> {
-    let parsed = reqwest::Url::parse(url)
-        .map_err(|e| format!("`{url}` is not a URL ({e}); use https://HOST"))?;
-    let host = parsed.host_str().unwrap_or("");
-    let bare_ip = host.trim_start_matches('[').trim_end_matches(']');
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || bare_ip
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback());
-    match parsed.scheme() {
-        "https" if !host.is_empty() => Ok(()),
-        "http" if loopback => Ok(()),
-        _ => Err(format!(
-            "`{url}` must start with https:// (GitHub sends the App's credentials and every \
-             webhook to it); http:// is accepted only for 127.0.0.0/8, ::1 and localhost"
-        )),
-    }
-}
-
-/// `TFGATE_PUBLIC_URL` as configured, refused at start unless [`check_public_url`] accepts it.
-pub fn checked_public_url(url: Option<String>) -> Result<Option<String>> {
-    if let Some(u) = &url {
-        check_public_url(u).map_err(|e| anyhow::anyhow!("TFGATE_PUBLIC_URL: {e}"))?;
-    }
-    Ok(url)
-}
-
 #[derive(Deserialize)]
 struct Conversion {
     id: u64,
@@ -256,34 +226,6 @@ mod tests {
         assert_eq!(m["default_permissions"]["pull_requests"], "write");
         assert_eq!(m["default_permissions"]["contents"], "read");
         assert_eq!(m["default_permissions"].as_object().unwrap().len(), 6);
-    }
-
-    #[test]
-    fn public_url_must_be_https_unless_loopback() {
-        for ok in [
-            "https://tfgate.example",
-            "https://10.0.0.5:8443/x",
-            "http://127.0.0.1:3000",
-            "http://127.8.9.10",
-            "http://[::1]:3000",
-            "http://localhost:3000",
-            "http://LOCALHOST",
-        ] {
-            assert_eq!(check_public_url(ok), Ok(()), "{ok}");
-        }
-        for bad in [
-            "http://tfgate.example",
-            "http://10.0.0.5:3000",
-            "http://localhost.evil.example",
-            "http://128.0.0.1",
-            "http://[::2]",
-            "ftp://localhost",
-            "tfgate.example",
-            "",
-        ] {
-            let err = check_public_url(bad).unwrap_err();
-            assert!(err.contains(bad), "{bad}: {err}");
-        }
     }
 
     #[test]

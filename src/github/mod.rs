@@ -12,7 +12,6 @@ pub mod issues;
 pub mod lists;
 pub mod manifest;
 pub mod rate_limit_gate;
-pub mod repo_tree;
 pub mod retry;
 
 pub use app::{AppCredentials, GitHubApp};

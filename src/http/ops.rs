@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 
-use crate::jobs::queue;
+use crate::db::jobs as queue;
 use crate::state::AppState;
 
 pub async fn healthz(State(state): State<Arc<AppState>>) -> impl IntoResponse {

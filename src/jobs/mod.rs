@@ -1,12 +1,13 @@
-//! The durable job queue: jobs are rows, claimed with a lease that the worker renews by
-//! heartbeat; a job whose worker dies is re-claimed once its lease expires and its handler is
-//! told so. Transient failures are retried with exponential backoff.
+//! Jobs: their kinds and payloads, how a handler ends, and the runner that claims them from
+//! the durable queue (the `jobs` table, [`crate::db::jobs`]), heartbeats while the handler
+//! runs and records how it ended. A job whose worker dies is re-claimed once its lease expires
+//! and its handler is told so. Transient failures are retried with exponential backoff.
 
 pub mod owner;
 mod payload;
-pub mod queue;
 pub mod runner;
 
+pub use crate::db::jobs::{ClaimedJob, NewJob};
 pub use payload::{
     DriftJob, EnrichJob, EnrichedComment, PendingFailure, PublishJob, RunCommand, RunJob,
 };
@@ -69,32 +70,6 @@ impl JobKind {
     }
 }
 
-/// A job to enqueue.
-#[derive(Debug, Clone)]
-pub struct NewJob {
-    pub kind: JobKind,
-    pub payload: String,
-    pub repo: Option<String>,
-    pub pr: Option<i64>,
-    pub max_attempts: i64,
-}
-
-/// A job a worker holds the lease of.
-#[derive(Debug, Clone)]
-pub struct ClaimedJob {
-    pub id: i64,
-    pub kind: String,
-    pub payload: String,
-    pub delivery_id: Option<String>,
-    pub attempts: i64,
-    pub max_attempts: i64,
-    /// How often a worker died holding this job (lease expired while running).
-    pub interruptions: i64,
-    /// This claim took over a job whose previous worker died.
-    pub reclaimed: bool,
-    pub lease_owner: String,
-}
-
 /// How a handler ended.
 #[derive(Debug)]
 pub enum JobError {
@@ -117,26 +92,13 @@ impl std::fmt::Display for JobError {
     }
 }
 
-/// Attempts of a `publish` job: with [`retry_backoff_ms`] about an hour of retries in all.
+/// Attempts of a `publish` job: with [`crate::db::jobs::retry_backoff_ms`] about an hour of retries in all.
 pub const PUBLISH_MAX_ATTEMPTS: i64 = 20;
-
-/// Backoff before attempt `attempts + 1`: 2s, 4s, 8s … capped at 5 minutes.
-pub fn retry_backoff_ms(attempts: i64) -> i64 {
-    let exp = attempts.clamp(1, 20) as u32;
-    (1000i64 << exp).min(300_000)
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_doubles_and_caps() {
-        assert_eq!(retry_backoff_ms(1), 2000);
-        assert_eq!(retry_backoff_ms(2), 4000);
-        assert_eq!(retry_backoff_ms(3), 8000);
-        assert_eq!(retry_backoff_ms(30), 300_000);
-    }
+    use crate::db::jobs::retry_backoff_ms;
 
     #[test]
     fn publish_retries_for_about_an_hour() {

@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{watch, Notify};
 use tracing::Instrument;
 
-use super::{queue, ClaimedJob, JobError};
+use super::{ClaimedJob, JobError};
+use crate::db::jobs as queue;
 use crate::db::Db;
 use crate::metrics::Metrics;
 

@@ -1,7 +1,8 @@
 //! Plain types that every layer may use: references to repositories and commits, job payloads,
-//! run records, view models. This module imports nothing else of the crate (`tests/layers.rs`
+//! run records, view models, the readiness report. This module imports nothing else of the crate (`tests/layers.rs`
 //! checks), so it can sit below the pure core and the effect shell alike.
 
+pub mod readiness;
 mod repo;
 mod sha;
 

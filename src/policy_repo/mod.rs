@@ -3,11 +3,7 @@
 //!
 //! Pure: which files of a tree are policy files, the stored form shared by every process,
 //! which pushes matter, and the `tfgate/policy` check run for a commit. Effects (fetching,
-//! storing, watching) are in `sync.rs`.
-
-mod sync;
-
-pub use sync::{branch_head, check_commit, spawn_policy_repo_watch, sync_default_branch};
+//! storing, watching) are in `worker/policy_repo.rs`.
 
 use serde::{Deserialize, Serialize};
 
@@ -21,26 +17,6 @@ pub const POLICY_FOLDER: &str = "policies";
 pub const STORED_POLICIES_SETTING: &str = "policy_repo_set";
 /// The check run posted on admin-repository commits.
 pub const CHECK_NAME: &str = "tfgate/policy";
-
-/// `owner/name` of `TFGATE_POLICY_REPO`, checked.
-pub fn parse_policy_repo(text: &str) -> Result<(String, String), String> {
-    let valid = |part: &str| {
-        !part.is_empty()
-            && part
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && part != "."
-            && part != ".."
-    };
-    match text.trim().split_once('/') {
-        Some((owner, name)) if valid(owner) && valid(name) => {
-            Ok((owner.to_string(), name.to_string()))
-        }
-        _ => Err(format!(
-            "TFGATE_POLICY_REPO must be OWNER/NAME (e.g. acme/tfgate-admin), got {text:?}"
-        )),
-    }
-}
 
 /// The policy files of a repository tree (`(path, text)` pairs relative to its root): the
 /// YAML files directly in `policies/`, sorted by path. Files in sub-folders are ignored.

@@ -1,28 +1,6 @@
 use super::*;
 
 #[test]
-fn policy_repo_names() {
-    let table: &[(&str, Option<(&str, &str)>)] = &[
-        ("acme/tfgate-admin", Some(("acme", "tfgate-admin"))),
-        (" acme/admin.repo_1 ", Some(("acme", "admin.repo_1"))),
-        ("acme", None),
-        ("acme/", None),
-        ("/admin", None),
-        ("acme/admin/extra", None),
-        ("acme/..", None),
-        ("ac me/admin", None),
-    ];
-    for (text, expected) in table {
-        let got = parse_policy_repo(text).ok();
-        let expected = expected.map(|(o, n)| (o.to_string(), n.to_string()));
-        assert_eq!(got, expected, "{text}");
-    }
-    assert!(parse_policy_repo("acme")
-        .unwrap_err()
-        .contains("OWNER/NAME"));
-}
-
-#[test]
 fn only_yaml_directly_in_the_policy_folder() {
     let tree = |paths: &[&str]| -> Vec<(String, String)> {
         paths

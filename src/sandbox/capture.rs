@@ -13,7 +13,7 @@ use super::cgroup_host::RunCgroup;
 use super::disk_watch::disk_usage;
 use super::spill::Spill;
 use super::stream::{LineSplitter, OutputBudget, TailBuffer};
-use super::verdict::{limit_hit, Observed, ResourceLimit};
+use super::verdict::{limit_hit, ExitKind, Observed, ResourceLimit};
 
 /// How much of stderr is kept (its last bytes).
 pub const STDERR_TAIL_BYTES: usize = 16 * 1024;
@@ -41,7 +41,7 @@ pub(super) struct Watch<'a> {
 
 impl Watch<'_> {
     /// What is observable now (`exit`: how the process ended, when it did).
-    pub async fn observe(&self, exit: Option<super::ExitKind>, output_capped: bool) -> Observed {
+    pub async fn observe(&self, exit: Option<ExitKind>, output_capped: bool) -> Observed {
         let workdir_bytes = match self.workdir_cap {
             Some(cap) => {
                 let mut dirs = vec![self.workdir.clone()];

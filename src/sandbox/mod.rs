@@ -24,6 +24,6 @@ pub use bwrap::{bwrap_argv, sandbox_environment};
 pub use capture::STDERR_TAIL_BYTES;
 pub use cgroup_host::{limits_in_force, log_limits_in_force};
 pub use error::SandboxError;
-pub use run::{run_sandboxed, ExitKind, RunOutput};
+pub use run::{run_sandboxed, RunOutput};
 pub use spec::{EgressMount, Limits, Network, SandboxMode, SandboxSpec, SANDBOX_HOME};
-pub use verdict::ResourceLimit;
+pub use verdict::{ExitKind, ResourceLimit};

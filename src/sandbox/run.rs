@@ -15,27 +15,13 @@ use super::cgroup_host::{join_in_child, RunCgroup};
 use super::error::SandboxError;
 use super::rlimit::{apply_rlimits, rlimit_pairs};
 use super::spec::{SandboxMode, SandboxSpec};
-use super::verdict::{limit_hit, ResourceLimit};
+use super::verdict::{limit_hit, ExitKind, ResourceLimit};
 
 /// stdout kept of a run that passed the output cap (its last bytes; the rest is noise).
 const STDOUT_TAIL_ON_LIMIT: u64 = 1024 * 1024;
 
 /// Home directory in [`SandboxMode::None`], created inside the workdir.
 const DEV_HOME_DIR: &str = ".tfgate-home";
-
-/// How a supervised run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitKind {
-    /// Exited with this code. Under bwrap, a program killed by signal N shows as 128+N.
-    Exited(i32),
-    /// The spawned process itself (bwrap, or the program in dev mode) died of this signal.
-    Signaled(i32),
-    /// Ran past the spec's timeout; the whole process group was killed.
-    TimedOut,
-    /// Hit a resource limit (output cap, memory, processes, workdir size, file size, CPU
-    /// time); a run still going was killed with its whole process group.
-    LimitHit(ResourceLimit),
-}
 
 /// What a supervised run produced.
 #[derive(Debug, Clone, PartialEq, Eq)]

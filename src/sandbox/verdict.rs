@@ -1,6 +1,19 @@
-//! Which resource limit, if any, ended a run (pure): from what the supervisor observed.
+//! How a run ended and which resource limit, if any, ended it (pure): from what the supervisor
+//! observed.
 
-use super::run::ExitKind;
+/// How a supervised run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitKind {
+    /// Exited with this code. Under bwrap, a program killed by signal N shows as 128+N.
+    Exited(i32),
+    /// The spawned process itself (bwrap, or the program in dev mode) died of this signal.
+    Signaled(i32),
+    /// Ran past the spec's timeout; the whole process group was killed.
+    TimedOut,
+    /// Hit a resource limit (output cap, memory, processes, workdir size, file size, CPU
+    /// time); a run still going was killed with its whole process group.
+    LimitHit(ResourceLimit),
+}
 
 /// A resource limit a run hit. The run is failed with the `resource_limit` category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -17,14 +17,14 @@ use super::{
     signed_in,
 };
 use crate::cli::operator::{format_time, parse_lock_id, parse_since};
-use crate::db::operator::{self, AuditFilter};
-use crate::db::{now_ms, ui_queries};
+use crate::db::audit::{AuditFilter, AuditRow};
+use crate::db::{self, now_ms};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::state::AppState;
 
 pub async fn locks(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: Uri) -> Response {
     let session = or_answer!(session_or_answer(&state, &headers, &uri, true).await);
-    let all = match operator::locks(&state.db).await {
+    let all = match db::locks::list(&state.db).await {
         Ok(all) => all,
         Err(e) => return internal(&e),
     };
@@ -75,7 +75,7 @@ pub async fn release_lock(
     if !frame.acts_on(&repo) {
         return forbidden("Only an admin of this repository's policy may release its locks.");
     }
-    let released = match operator::release_lock(&state.db, &repo, &project, &workspace).await {
+    let released = match db::locks::release_lock(&state.db, &repo, &project, &workspace).await {
         Ok(r) => r,
         Err(e) => return internal(&e),
     };
@@ -104,7 +104,7 @@ pub async fn release_lock(
     } else {
         format!("{} is released (it was held by PR #{pr}).", form.id)
     };
-    let all = operator::locks(&state.db).await.unwrap_or_default();
+    let all = db::locks::list(&state.db).await.unwrap_or_default();
     let shown: Vec<_> = all
         .iter()
         .filter(|l| frame.sees(Some(&l.repo)))
@@ -132,7 +132,7 @@ async fn queue_page(
     notice: Option<String>,
 ) -> Response {
     let session = or_answer!(session_or_answer(state, headers, uri, notice.is_none()).await);
-    let jobs = match crate::jobs::queue::recent(&state.db, 300).await {
+    let jobs = match crate::db::jobs::recent(&state.db, 300).await {
         Ok(jobs) => jobs,
         Err(e) => return internal(&e),
     };
@@ -182,7 +182,7 @@ pub async fn queue_action(
     Form(form): Form<super::CsrfForm>,
 ) -> Response {
     let session = or_answer!(session_or_answer(&state, &headers, &uri, false).await);
-    let job = match ui_queries::job_repo_and_kind(&state.db, id).await {
+    let job = match crate::db::jobs::job_repo_and_kind(&state.db, id).await {
         Ok(Some(job)) => job,
         Ok(None) => return not_found("There is no such job."),
         Err(e) => return internal(&e),
@@ -198,8 +198,8 @@ pub async fn queue_action(
         return forbidden("Only an admin of this repository's policy may change its jobs.");
     }
     let done = match action.as_str() {
-        "cancel" => ui_queries::cancel_queued_job(&state.db, id).await,
-        "retry" => ui_queries::retry_failed_job(&state.db, id).await,
+        "cancel" => crate::db::jobs::cancel_queued_job(&state.db, id).await,
+        "retry" => crate::db::jobs::retry_failed_job(&state.db, id).await,
         _ => return not_found("There is no such action."),
     };
     let done = match done {
@@ -248,7 +248,7 @@ pub struct AuditQuery {
     since: String,
 }
 
-async fn audit_rows(state: &AppState, q: &AuditQuery) -> anyhow::Result<Vec<operator::AuditRow>> {
+async fn audit_rows(state: &AppState, q: &AuditQuery) -> anyhow::Result<Vec<AuditRow>> {
     let since_ms = match q.since.trim() {
         "" => None,
         s => Some(parse_since(s, now_ms()).map_err(anyhow::Error::msg)?),
@@ -259,7 +259,7 @@ async fn audit_rows(state: &AppState, q: &AuditQuery) -> anyhow::Result<Vec<oper
         since_ms,
         limit: 2000,
     };
-    let rows = operator::audit(&state.db, &filter).await?;
+    let rows = db::audit::list(&state.db, &filter).await?;
     Ok(rows
         .into_iter()
         .filter(|a| audit_matches(a, q.command.trim(), q.decision.trim()))
@@ -342,7 +342,7 @@ pub async fn audit_csv(
 
 pub async fn inputs(State(state): State<Arc<AppState>>, headers: HeaderMap, uri: Uri) -> Response {
     let session = or_answer!(session_or_answer(&state, &headers, &uri, true).await);
-    let applied = match ui_queries::applied_inputs(&state.db).await {
+    let applied = match db::inputs::applied_inputs(&state.db).await {
         Ok(rows) => rows,
         Err(e) => return internal(&e),
     };

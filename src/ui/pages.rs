@@ -14,8 +14,8 @@ use serde_json::json;
 use super::rows::{self, run_view, DAY_MS};
 use super::{charts, frame_of, internal, not_found, render, session_or_answer, Frame};
 use crate::crypto::{open, run_aad, BlobPurpose};
-use crate::db::operator::{self, RunFilter, RunListRow};
-use crate::db::{now_ms, publications, runs as run_rows, ui_queries};
+use crate::db::runs::{RunFilter, RunListRow};
+use crate::db::{locks, now_ms, publications, runs as run_rows};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::run_planner::outbox::RunResult;
 use crate::state::AppState;
@@ -37,7 +37,7 @@ async fn result_of_job(state: &AppState, job_id: Option<i64>) -> anyhow::Result<
 
 type OverviewData = (
     Vec<RunListRow>,
-    Vec<crate::db::operator::LockRow>,
+    Vec<crate::db::locks::LockRow>,
     Vec<(String, i64, String)>,
     Vec<(String, i64, String)>,
     i64,
@@ -48,11 +48,11 @@ async fn overview_data(state: &AppState, now: i64) -> anyhow::Result<OverviewDat
         limit: 200,
         ..RunFilter::default()
     };
-    let recent = operator::runs(&state.db, &filter).await?;
-    let locks = operator::locks(&state.db).await?;
-    let month = ui_queries::run_statuses_since(&state.db, now - 30 * DAY_MS).await?;
-    let applies = ui_queries::apply_results_since(&state.db, now - 30 * DAY_MS).await?;
-    let depth = crate::jobs::queue::queue_depth(&state.db).await?;
+    let recent = run_rows::list(&state.db, &filter).await?;
+    let locks = locks::list(&state.db).await?;
+    let month = run_rows::run_statuses_since(&state.db, now - 30 * DAY_MS).await?;
+    let applies = publications::apply_results_since(&state.db, now - 30 * DAY_MS).await?;
+    let depth = crate::db::jobs::queue_depth(&state.db).await?;
     Ok((recent, locks, month, applies, depth))
 }
 
@@ -155,7 +155,7 @@ pub async fn runs(
         pr: q.pr.trim().parse().ok(),
         limit: 200,
     };
-    let list = match operator::runs(&state.db, &filter).await {
+    let list = match run_rows::list(&state.db, &filter).await {
         Ok(list) => list,
         Err(e) => return internal(&e),
     };
@@ -202,7 +202,7 @@ async fn run_page(
     raw: Option<String>,
 ) -> Response {
     let session = or_answer!(session_or_answer(state, headers, uri, raw.is_none()).await);
-    let found = match operator::run(&state.db, id).await {
+    let found = match run_rows::show(&state.db, id).await {
         Ok(found) => found,
         Err(e) => return internal(&e),
     };
@@ -258,12 +258,14 @@ async fn run_context(
         None => ("none", serde_json::Value::Null, json!([])),
     };
     let comment_url = match run.job_id {
-        Some(job) => ui_queries::comment_of_job(&state.db, job).await?.map(|c| {
-            format!(
-                "{}/{}/pull/{}#issuecomment-{c}",
-                frame.github_url, run.repo, run.pr
-            )
-        }),
+        Some(job) => publications::comment_of_job(&state.db, job)
+            .await?
+            .map(|c| {
+                format!(
+                    "{}/{}/pull/{}#issuecomment-{c}",
+                    frame.github_url, run.repo, run.pr
+                )
+            }),
         None => None,
     };
     let (log, has_log) = if can_act {

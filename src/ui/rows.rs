@@ -8,7 +8,9 @@ use serde::Serialize;
 
 use super::charts::DayRuns;
 use crate::cli::operator::{format_duration, format_time, lock_id};
-use crate::db::operator::{AuditRow, LockRow, RunListRow};
+use crate::db::audit::AuditRow;
+use crate::db::locks::LockRow;
+use crate::db::runs::RunListRow;
 use crate::render::{ApplyComment, ApplyResult};
 
 /// Milliseconds in a day.

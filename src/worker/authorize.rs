@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use crate::github::InstallationClient;
 
-use super::comment::Replies;
 use super::github_error;
 use super::layout::policy_for_pr;
 use super::pr_changes::complete_pr_changes;
+use super::replies::Replies;
 use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
 use crate::github::{api, facts};

@@ -16,12 +16,13 @@ use crate::aws::{
     lookup_events, lookup_events_limiter, AssumeRoleRequest, LookupError,
 };
 use crate::crypto::seal_job_payload;
+use crate::db::jobs as queue;
 use crate::enrich::{
     enrichment_view, lookup_plan, match_events, parse_decoded_authorization_message, DeniedCall,
     EnrichmentState,
 };
 use crate::github::api;
-use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob};
+use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob};
 use crate::jobs::{EnrichJob, EnrichedComment, PendingFailure};
 use crate::redact::{RedactionConfig, Redactor};
 use crate::render::RunNote;

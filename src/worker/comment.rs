@@ -9,13 +9,15 @@ use anyhow::anyhow;
 
 use super::authorize::{authorize, repo_policy, Authorized};
 use super::plan_authors::{check_plan_authors, current_plans, AuthorCheckCtx};
+use super::replies::Replies;
 use super::{github_error, installation_client, payload};
 use crate::command::{parse_comment, Command, CommandKind};
+use crate::db::jobs as queue;
 use crate::db::{comments, locks};
 use crate::github::{api, GitHubApp};
-use crate::jobs::{queue, ClaimedJob, JobError, JobKind, NewJob, RunJob};
+use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob, RunJob};
 use crate::policy::{GitHubPermission, RepoPolicy};
-use crate::render::{CancelReport, CommentMeta, NoticeBody};
+use crate::render::{CancelReport, NoticeBody};
 use crate::run_planner::cancel::{cancel_report, cancel_steps};
 use crate::run_planner::comment::{comment_effects, CommentEffect};
 use crate::run_planner::commenter_gate::{comment_gate, CommenterGate, GateFacts};
@@ -52,44 +54,6 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     let outcome = respond(state, &app, &gh, &comment, effects, &mut replies).await;
     replies.post(state, &gh, &comment, job.id).await?;
     outcome
-}
-
-/// Everything a comment job answers, posted as one comment.
-#[derive(Default)]
-pub(super) struct Replies(Vec<NoticeBody>);
-
-impl Replies {
-    pub fn push(&mut self, body: NoticeBody) {
-        self.0.push(body);
-    }
-
-    async fn post(
-        self,
-        state: &AppState,
-        gh: &InstallationClient,
-        comment: &CommentJob,
-        job_id: i64,
-    ) -> Result<(), JobError> {
-        if self.0.is_empty() {
-            return Ok(());
-        }
-        let meta = CommentMeta {
-            pr: comment.number as u64,
-            marker_root: format!("comment-{}", comment.comment_id),
-            run_id: job_id.to_string(),
-            head_sha_short: None,
-            command_by: Some(comment.author.clone()),
-            check_run_url: None,
-        };
-        let body = state
-            .renderer
-            .render_reply(&meta, &self.0)
-            .map_err(|e| JobError::Permanent(anyhow!("rendering a reply: {e}")))?;
-        api::create_comment(gh, &comment.repo, comment.number, &body)
-            .await
-            .map(|_| ())
-            .map_err(github_error)
-    }
 }
 
 /// Gate the commenter, then react, reply, authorize and act.

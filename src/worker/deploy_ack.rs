@@ -4,9 +4,9 @@
 //! so an acknowledgement never carries over to a commit nobody has looked at.
 
 use super::authorize::audit;
-use super::comment::Replies;
 use super::github_error;
 use super::gitops_check::{compute, post, Preview, CHECK_NAME};
+use super::replies::Replies;
 use crate::github::api;
 use crate::github::lists;
 use crate::github::{GitHubApp, InstallationClient};

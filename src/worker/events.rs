@@ -7,9 +7,10 @@ use super::authorize::policy_teams_of;
 use super::layout::policy_for_pr;
 use super::{github_error, payload};
 use crate::db::audit::{self, AuditEvent};
+use crate::db::jobs as queue;
 use crate::db::locks;
 use crate::github::{facts, InstallationClient};
-use crate::jobs::{queue, ClaimedJob, JobError, JobKind};
+use crate::jobs::{ClaimedJob, JobError, JobKind};
 use crate::policy::{Actor, Decision, RepoPolicy};
 use crate::project::ProjectId;
 use crate::run_planner;
@@ -24,7 +25,7 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
     if is_policy_repo(state, &pr.repo) {
         // The admin repository: its PRs get the policy check, never a plan.
         if pr.action != "closed" {
-            crate::policy_repo::check_commit(state, &pr.repo, &pr.head_sha, false)
+            super::policy_repo::check_commit(state, &pr.repo, &pr.head_sha, false)
                 .await
                 .map_err(github_error)?;
         }
@@ -58,7 +59,7 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
             action: format!("pull_request.{}", pr.action),
             rule: None,
             result: "recorded".into(),
-            detail: Some(format!("head {}", short_sha(&pr.head_sha))),
+            detail: Some(format!("head {}", audit_sha(&pr.head_sha))),
         },
     )
     .await
@@ -72,14 +73,14 @@ pub async fn push(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobErro
     if !is_policy_repo(state, &push.repo) {
         return Ok(());
     }
-    let head = crate::policy_repo::branch_head(state, &push.repo, &push.default_branch)
+    let head = super::policy_repo::branch_head(state, &push.repo, &push.default_branch)
         .await
         .map_err(github_error)?;
     let result = if !crate::policy_repo::push_is_current(&push.sha, &head) {
         tracing::info!(repo = %push.repo.full_name(), sha = %push.sha, head = %head,
             "a push to the admin repository is no longer the default branch's head; its policies are not put in force");
         "stale"
-    } else if crate::policy_repo::check_commit(state, &push.repo, &push.sha, true)
+    } else if super::policy_repo::check_commit(state, &push.repo, &push.sha, true)
         .await
         .map_err(github_error)?
     {
@@ -98,8 +99,8 @@ pub async fn push(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobErro
             result: result.into(),
             detail: Some(format!(
                 "commit {} (branch head {})",
-                short_sha(&push.sha),
-                short_sha(&head)
+                audit_sha(&push.sha),
+                audit_sha(&head)
             )),
         },
     )
@@ -132,7 +133,7 @@ pub async fn review(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
             detail: review
                 .commit_id
                 .as_deref()
-                .map(|c| format!("on {}", short_sha(c))),
+                .map(|c| format!("on {}", audit_sha(c))),
         },
     )
     .await
@@ -165,7 +166,9 @@ pub async fn installation(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
     .map_err(JobError::Transient)
 }
 
-fn short_sha(sha: &str) -> &str {
+/// A commit as these audit events record it: its first 12 characters (texts on a PR use the
+/// 7 of [`crate::model::short_sha`]).
+fn audit_sha(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
 }
 

@@ -134,7 +134,7 @@ async fn yaml_tree(
 ) -> Result<BTreeMap<String, String>, JobError> {
     let wanted = crate::gitops::is_manifest_file;
     let config = &state.config;
-    crate::github::repo_tree::files_at(
+    crate::checkout::repo_tree::files_at(
         app,
         &config.github_api_url,
         &config.work_dir,

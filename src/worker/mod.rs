@@ -15,9 +15,11 @@ mod gitops_check;
 pub mod input_drift;
 pub mod layout;
 mod plan_authors;
+pub mod policy_repo;
 mod pr_changes;
 mod publish;
 mod pushers;
+mod replies;
 
 mod run;
 

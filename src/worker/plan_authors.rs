@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use anyhow::anyhow;
 
 use super::authorize::{audit, policy_teams_of};
-use super::comment::Replies;
 use super::github_error;
+use super::replies::Replies;
 use crate::command::CommandKind;
 use crate::db::runs::{self, RunRow};
 use crate::github::{GitHubApp, InstallationClient};

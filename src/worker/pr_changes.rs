@@ -119,7 +119,7 @@ async fn base_module_graph(
 
 async fn download(state: &AppState, repo: &RepoRef, sha: &str, dest: &Path) -> Result<()> {
     let app = state.github().context("no GitHub App configured")?;
-    crate::github::repo_tree::download(&app, &state.config.github_api_url, repo, sha, dest)
+    crate::checkout::repo_tree::download(&app, &state.config.github_api_url, repo, sha, dest)
         .await
         .map(|_| ())
         .map_err(|e| anyhow!("downloading the base commit failed: {e:#}"))

@@ -3,7 +3,7 @@
 //! pasted plan marker.
 
 use super::*;
-use crate::github::api::Login;
+use crate::github::lists::Login;
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};

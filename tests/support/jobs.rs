@@ -1,8 +1,9 @@
 //! Driving the queue as a worker would: every queued job at once (or all but some kinds), for
 //! scenarios whose jobs fail on purpose with retries, and waiting for the queue to empty.
 
+use tfgate::db::jobs as queue;
 use tfgate::jobs::runner::JobHandler;
-use tfgate::jobs::{queue, JobError};
+use tfgate::jobs::JobError;
 use tfgate::worker::JobRouter;
 
 use super::Harness;

@@ -11,9 +11,10 @@ use anyhow::{Context, Result};
 use chrono::{DateTime, Utc};
 use tokio::sync::watch;
 
+use crate::db::jobs as queue;
 use crate::db::server_settings;
 use crate::drift_detection::schedule::{Schedule, SlotDecision};
-use crate::jobs::{queue, DriftJob, JobKind, NewJob};
+use crate::jobs::{DriftJob, JobKind, NewJob};
 use crate::model::RepoRef;
 use crate::state::AppState;
 

@@ -230,7 +230,7 @@ impl RunCtx<'_> {
     async fn check_out(&self, dest: &Path) -> Result<()> {
         let app = self.state.github().context("no GitHub App configured")?;
         let api_url = &self.state.config.github_api_url;
-        crate::github::repo_tree::download(&app, api_url, &self.run.repo, self.head, dest)
+        crate::checkout::repo_tree::download(&app, api_url, &self.run.repo, self.head, dest)
             .await
             .map(|_| ())
             .map_err(|e| anyhow!("checkout failed: {e:#}"))

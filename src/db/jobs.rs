@@ -1,11 +1,55 @@
-//! Queue SQL. Claiming is one statement: on PostgreSQL the candidate row is locked with
+//! The `jobs` table, the durable queue: jobs are rows, claimed with a lease that the worker
+//! renews by heartbeat; a job whose worker dies is re-claimed once its lease expires.
+//! Claiming is one statement: on PostgreSQL the candidate row is locked with
 //! `FOR UPDATE SKIP LOCKED`; SQLite serialises writers, so the same statement is atomic there.
+//! The queued jobs of a PR and one job by id are in [`queued`]; what is listed in [`listing`].
+
+mod listing;
+mod queued;
+
+pub use listing::{job_repo_and_kind, queue_depth, recent, JobRow};
+#[cfg(test)]
+pub(crate) use queued::QUEUED_FOR_PR;
+pub use queued::{
+    cancel_queued_for_pr, cancel_queued_job, queued_for_pr, retry_failed_job, update_if_queued,
+};
 
 use anyhow::{Context, Result};
-use serde::Serialize;
 
-use super::{retry_backoff_ms, ClaimedJob, NewJob};
-use crate::db::{now_ms, Backend, Db};
+use super::{now_ms, Backend, Db};
+use crate::jobs::JobKind;
+
+/// A job to enqueue.
+#[derive(Debug, Clone)]
+pub struct NewJob {
+    pub kind: JobKind,
+    pub payload: String,
+    pub repo: Option<String>,
+    pub pr: Option<i64>,
+    pub max_attempts: i64,
+}
+
+/// A job a worker holds the lease of.
+#[derive(Debug, Clone)]
+pub struct ClaimedJob {
+    pub id: i64,
+    pub kind: String,
+    pub payload: String,
+    pub delivery_id: Option<String>,
+    pub attempts: i64,
+    pub max_attempts: i64,
+    /// How often a worker died holding this job (lease expired while running).
+    pub interruptions: i64,
+    /// This claim took over a job whose previous worker died.
+    pub reclaimed: bool,
+    pub lease_owner: String,
+}
+
+/// Backoff before attempt `attempts + 1`: 2s, 4s, 8s … capped at 5 minutes.
+pub fn retry_backoff_ms(attempts: i64) -> i64 {
+    let exp = attempts.clamp(1, 20) as u32;
+    (1000i64 << exp).min(300_000)
+}
 
 pub async fn insert_job(
     conn: &mut sqlx::AnyConnection,
@@ -216,122 +260,6 @@ pub async fn expire_leases_of(db: &Db, owner: &str) -> Result<u64> {
     Ok(n)
 }
 
-/// Found among the queued jobs through `jobs_claimable` (status, run_at): on SQLite there is
-/// no index by PR (migration 0005), and few jobs wait at a time.
-pub(crate) const QUEUED_FOR_PR: &str = "SELECT id, payload FROM jobs WHERE repo = $1 AND pr = $2 \
-     AND kind = $3 AND status = 'queued' ORDER BY id";
-
-/// The queued jobs of one kind of a PR, oldest first: (id, payload).
-pub async fn queued_for_pr(db: &Db, repo: &str, pr: i64, kind: &str) -> Result<Vec<(i64, String)>> {
-    let rows: Vec<(i64, String)> = sqlx::query_as(QUEUED_FOR_PR)
-        .bind(repo)
-        .bind(pr)
-        .bind(kind)
-        .fetch_all(&db.pool)
-        .await?;
-    Ok(rows)
-}
-
-/// Set a job's status (and its payload, when given) if it is still queued: a worker may have
-/// claimed it since it was read. `("cancelled", None)` cancels it; `("queued", Some(p))`
-/// replaces what it will run.
-pub async fn update_if_queued(
-    db: &Db,
-    id: i64,
-    status: &str,
-    payload: Option<&str>,
-) -> Result<bool> {
-    let n = sqlx::query(
-        "UPDATE jobs SET status = $1, payload = COALESCE($2, payload), updated_at = $3 \
-         WHERE id = $4 AND status = 'queued'",
-    )
-    .bind(status)
-    .bind(payload)
-    .bind(now_ms())
-    .bind(id)
-    .execute(&db.pool)
-    .await?
-    .rows_affected();
-    Ok(n == 1)
-}
-
-/// Cancel queued (not running) jobs of a PR; returns how many.
-pub async fn cancel_queued_for_pr(db: &Db, repo: &str, pr: i64, kind: &str) -> Result<u64> {
-    let n = sqlx::query(
-        "UPDATE jobs SET status = 'cancelled', updated_at = $1 \
-         WHERE repo = $2 AND pr = $3 AND kind = $4 AND status = 'queued'",
-    )
-    .bind(now_ms())
-    .bind(repo)
-    .bind(pr)
-    .bind(kind)
-    .execute(&db.pool)
-    .await?
-    .rows_affected();
-    Ok(n)
-}
-
-pub async fn queue_depth(db: &Db) -> Result<i64> {
-    Ok(
-        sqlx::query_scalar("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")
-            .fetch_one(&db.pool)
-            .await?,
-    )
-}
-
-/// A row of `tfgate jobs`.
-#[derive(Debug, Clone, Serialize)]
-pub struct JobRow {
-    pub id: i64,
-    pub kind: String,
-    pub delivery_id: Option<String>,
-    pub repo: Option<String>,
-    pub pr: Option<i64>,
-    pub status: String,
-    pub attempts: i64,
-    pub interruptions: i64,
-    pub last_error: Option<String>,
-}
-
-pub async fn recent(db: &Db, limit: i64) -> Result<Vec<JobRow>> {
-    type Row = (
-        i64,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<i64>,
-        String,
-        i64,
-        i64,
-        Option<String>,
-    );
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT id, kind, delivery_id, repo, pr, status, attempts, interruptions, last_error \
-         FROM jobs ORDER BY id DESC LIMIT $1",
-    )
-    .bind(limit)
-    .fetch_all(&db.pool)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(
-            |(id, kind, delivery_id, repo, pr, status, attempts, interruptions, last_error)| {
-                JobRow {
-                    id,
-                    kind,
-                    delivery_id,
-                    repo,
-                    pr,
-                    status,
-                    attempts,
-                    interruptions,
-                    last_error,
-                }
-            },
-        )
-        .collect())
-}
-
 fn truncate(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
@@ -366,6 +294,14 @@ mod tests {
             .unwrap();
         assert_eq!(claimed, 1, "the oldest job is claimed first");
         claim.get_status(StatementStatus::VmStep)
+    }
+
+    #[test]
+    fn backoff_doubles_and_caps() {
+        assert_eq!(retry_backoff_ms(1), 2000);
+        assert_eq!(retry_backoff_ms(2), 4000);
+        assert_eq!(retry_backoff_ms(3), 8000);
+        assert_eq!(retry_backoff_ms(30), 300_000);
     }
 
     /// A claim reads the oldest due job from `jobs_claimable` in index order: its cost does not

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
-use super::GitHubApp;
-use crate::checkout::{
+use super::{
     fetch_tarball, read_tree, with_retries, CheckoutError, CheckoutInfo, ExtractLimits, WalkLimits,
 };
+use crate::github::GitHubApp;
 use crate::model::RepoRef;
 
 /// Downloads `repo` at `sha` and unpacks it into `dest`: through the installation's rate-limit

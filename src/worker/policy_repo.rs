@@ -1,4 +1,5 @@
-//! Reading the admin repository's policies (effects only): the files of a commit through the
+//! Reading the admin repository's policies (effects only; the pure part is
+//! [`crate::policy_repo`]): the files of a commit through the
 //! App (tarball), the `tfgate/policy` check run, the last valid set stored in the database for
 //! every process, and the watch that keeps each process's policies current.
 
@@ -8,11 +9,13 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use tokio::sync::watch;
 
-use super::{policy_check, policy_files, StoredPolicies, CHECK_NAME, POLICY_FOLDER};
 use crate::db::server_settings;
 use crate::github::api::{create_check_run, CheckRunRequest};
 use crate::github::GitHubApp;
 use crate::model::RepoRef;
+use crate::policy_repo::{
+    policy_check, policy_files, StoredPolicies, CHECK_NAME, POLICY_FOLDER, STORED_POLICIES_SETTING,
+};
 use crate::state::AppState;
 
 /// How often every process looks for a newer set another process stored.
@@ -165,7 +168,7 @@ pub fn spawn_policy_repo_watch(
 
 /// Puts the set another process stored in force, when it is not the one in force already.
 async fn load_stored(state: &AppState) -> Result<()> {
-    let Some(text) = server_settings::get(&state.db, super::STORED_POLICIES_SETTING).await? else {
+    let Some(text) = server_settings::get(&state.db, STORED_POLICIES_SETTING).await? else {
         return Ok(());
     };
     let stored: StoredPolicies =
@@ -183,7 +186,7 @@ async fn load_stored(state: &AppState) -> Result<()> {
 
 async fn store(state: &AppState, stored: &StoredPolicies) -> Result<()> {
     let json = serde_json::to_string(stored).context("encoding the policies")?;
-    server_settings::put(&state.db, super::STORED_POLICIES_SETTING, &json).await
+    server_settings::put(&state.db, STORED_POLICIES_SETTING, &json).await
 }
 
 /// The policy files of `repo` at `sha`, from its tarball.
@@ -194,7 +197,7 @@ async fn files_at(
     sha: &str,
 ) -> Result<Vec<(String, String)>> {
     let config = &state.config;
-    let tree = crate::github::repo_tree::files_at(
+    let tree = crate::checkout::repo_tree::files_at(
         app,
         &config.github_api_url,
         &config.work_dir,
