@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::github::InstallationClient;
 use anyhow::anyhow;
 
-use super::{cloudtrail_poll, installation_client, payload};
+use super::{cloudtrail_poll, github_error, installation_client, payload};
 use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::github::{check_runs, lists};
@@ -21,8 +21,9 @@ use crate::render::{
     CheckRunText, CommentKind, PlanComment, Renderer,
 };
 use crate::run_planner::outbox::{
-    check_run_external_id, comment_step, existing_check_run, CommentStep, ExistingCheckRun,
-    RunResult, SeenCheckRun, SeenComment,
+    check_run_external_id, comment_step, existing_check_run, open_sealed_notice,
+    publication_post_id, CommentStep, ExistingCheckRun, RunResult, SeenCheckRun, SeenComment,
+    NOTICE_COMMAND,
 };
 use crate::state::AppState;
 
@@ -37,6 +38,9 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         })?;
     if row.published_at.is_some() {
         return Ok(());
+    }
+    if row.command == NOTICE_COMMAND {
+        return publish_notice(state, job, &publish, &row).await;
     }
     let result = RunResult::open_sealed(&state.seal_key, &row.result)
         .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
@@ -60,6 +64,48 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     }
     create_check_runs(&state.renderer, &target, &row, &result).await?;
     super::apply_check::post(state, &gh, &publish.repo, publish.number).await?;
+    publications::mark_published(&state.db, row.id)
+        .await
+        .map_err(JobError::Transient)
+}
+
+/// Post a notice from the outbox once: a retry first looks for the comment by the post id
+/// derived from the row (a create whose answer was lost is found, not repeated).
+async fn publish_notice(
+    state: &AppState,
+    job: &ClaimedJob,
+    publish: &PublishJob,
+    row: &PublicationRow,
+) -> Result<(), JobError> {
+    if row.comment_id.is_none() {
+        let notice = open_sealed_notice(&state.seal_key, &row.result)
+            .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
+        let (_, gh) = installation_client(state, &publish.repo)?;
+        let (repo, number) = (&publish.repo, publish.number);
+        let post_id = publication_post_id(&row.result);
+        let found = match job.attempts > 1 {
+            true => api::comment_with_post_id(&gh, repo, number, &post_id)
+                .await
+                .map_err(github_error)?,
+            false => None,
+        };
+        let id = match found {
+            Some(id) => id,
+            None => {
+                let body = state
+                    .renderer
+                    .render_notice(&notice)
+                    .map_err(|e| JobError::Permanent(anyhow!("rendering a notice: {e}")))?;
+                api::create_comment_with_post_id(&gh, repo, number, &body, &post_id)
+                    .await
+                    .map_err(github_error)?
+                    .id
+            }
+        };
+        publications::record_comment(&state.db, row.id, id, None)
+            .await
+            .map_err(JobError::Transient)?;
+    }
     publications::mark_published(&state.db, row.id)
         .await
         .map_err(JobError::Transient)
