@@ -2,8 +2,10 @@
 //! run records, view models. This module imports nothing else of the crate (`tests/layers.rs`
 //! checks), so it can sit below the pure core and the effect shell alike.
 
+mod check_texts;
 mod repo;
 mod sha;
 
+pub use check_texts::PolicyCheckText;
 pub use repo::RepoRef;
 pub use sha::{short_sha, CommitSha};
