@@ -5,6 +5,8 @@
 
 mod support;
 
+// Only the comment faults are used here.
+#[allow(dead_code)]
 #[path = "support/fake_github_outbox.rs"]
 mod fake_github_outbox;
 
