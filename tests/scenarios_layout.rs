@@ -108,7 +108,8 @@ scenario!(
             .unwrap();
         h.github.with(|g| g.contents.clear());
         let before = h.github.comments().len();
-        assert_eq!(h.run_jobs().await, 1);
+        // The run job, and the `publish` job of its notice (notices go through the outbox).
+        assert_eq!(h.run_jobs().await, 2);
         let said: Vec<String> = h.github.comments()[before..]
             .iter()
             .map(|c| c.body.clone())

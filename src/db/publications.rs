@@ -1,6 +1,8 @@
-//! The outbox: a finished run job's result waiting to be published. The run job writes the
-//! row and queues its `publish` job in one transaction; the publish job records the comment it
-//! posted (with the CloudTrail polls that follow it, in one transaction) and when it is done.
+//! The outbox: a finished run job's result, or a notice a job raised on the way, waiting to be
+//! published. The job writes the row and queues its `publish` job in one transaction; the
+//! publish job records the comment it posted (with the CloudTrail polls that follow it, in one
+//! transaction) and when it is done. A job leaves one row per key: its result (`result`) and
+//! each of its notices (`run_planner::outbox::notice_key`).
 
 use anyhow::{Context, Result};
 
@@ -10,11 +12,14 @@ use super::{now_ms, Db};
 /// A result to publish, as the run job leaves it.
 #[derive(Debug, Clone)]
 pub struct NewPublication<'a> {
+    /// `result` for a run's result ([`RESULT_KEY`]), the notice's key otherwise.
+    pub key: &'a str,
     pub repo: &'a str,
     pub pr: i64,
+    /// `plan`, `apply` or `notice`.
     pub command: &'a str,
     pub head_sha: &'a str,
-    /// Sealed JSON of `run_planner::outbox::RunResult`.
+    /// Sealed JSON of `run_planner::outbox::RunResult` (of a `render::Notice` for a notice).
     pub result: &'a str,
 }
 
@@ -22,15 +27,19 @@ pub struct NewPublication<'a> {
 pub struct PublicationRow {
     pub id: i64,
     pub job_id: i64,
+    pub command: String,
     pub head_sha: String,
     pub result: String,
     pub comment_id: Option<i64>,
     pub published_at: Option<i64>,
 }
 
-/// Record `job`'s result and queue `publish` (made from the new row's id) in one transaction,
-/// while `job` still holds its lease. `None` when the job already recorded one (a retry) or
-/// lost its lease: nothing is written then.
+/// The key of a run's result (one a job).
+pub const RESULT_KEY: &str = "result";
+
+/// Record `job`'s publication under `new.key` and queue `publish` (made from the new row's id)
+/// in one transaction, while `job` still holds its lease. `None` when the job
+/// already recorded this key (a retry) or lost its lease: nothing is written then.
 pub async fn record(
     db: &Db,
     job: &ClaimedJob,
@@ -49,16 +58,18 @@ pub async fn record(
     .bind(&job.lease_owner)
     .fetch_one(&mut *tx)
     .await
-    .context("checking the run job's lease")?;
+    .context("checking the job's lease")?;
     if held == 0 {
         return Ok(None);
     }
     let now = now_ms();
     let id: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO publications (job_id, repo, pr, command, head_sha, result, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (job_id) DO NOTHING RETURNING id",
+        "INSERT INTO publications (job_id, key, repo, pr, command, head_sha, result, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (job_id, key) DO NOTHING \
+         RETURNING id",
     )
     .bind(job.id)
+    .bind(new.key)
     .bind(new.repo)
     .bind(new.pr)
     .bind(new.command)
@@ -76,16 +87,17 @@ pub async fn record(
     Ok(Some(id))
 }
 
-/// The publication a run job recorded, if any.
+/// The result a run job recorded, if any (not its notices).
 pub async fn of_job(db: &Db, job_id: i64) -> Result<Option<i64>> {
-    sqlx::query_scalar("SELECT id FROM publications WHERE job_id = $1")
+    sqlx::query_scalar("SELECT id FROM publications WHERE job_id = $1 AND key = $2")
         .bind(job_id)
+        .bind(RESULT_KEY)
         .fetch_optional(&db.pool)
         .await
         .context("looking up a run job's result")
 }
 
-/// The publication a run job recorded, read whole (`None` for a job that recorded none).
+/// The result a run job recorded, read whole (`None` for a job that recorded none).
 pub async fn row_of_job(db: &Db, job_id: i64) -> Result<Option<PublicationRow>> {
     match of_job(db, job_id).await? {
         Some(id) => get(db, id).await,
@@ -94,19 +106,20 @@ pub async fn row_of_job(db: &Db, job_id: i64) -> Result<Option<PublicationRow>> 
 }
 
 pub async fn get(db: &Db, id: i64) -> Result<Option<PublicationRow>> {
-    type Row = (i64, i64, String, String, Option<i64>, Option<i64>);
+    type Row = (i64, i64, String, String, String, Option<i64>, Option<i64>);
     let row: Option<Row> = sqlx::query_as(
-        "SELECT id, job_id, head_sha, result, comment_id, published_at FROM publications \
-         WHERE id = $1",
+        "SELECT id, job_id, command, head_sha, result, comment_id, published_at \
+         FROM publications WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(&db.pool)
     .await
     .context("reading a result to publish")?;
     Ok(row.map(
-        |(id, job_id, head_sha, result, comment_id, published_at)| PublicationRow {
+        |(id, job_id, command, head_sha, result, comment_id, published_at)| PublicationRow {
             id,
             job_id,
+            command,
             head_sha,
             result,
             comment_id,

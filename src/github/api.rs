@@ -25,7 +25,20 @@ pub async fn create_comment(
     number: i64,
     body: &str,
 ) -> Result<CreatedComment> {
-    let marker = post_marker(&uuid::Uuid::new_v4().simple().to_string());
+    let post_id = uuid::Uuid::new_v4().simple().to_string();
+    create_comment_with_post_id(gh, repo, number, body, &post_id).await
+}
+
+/// [`create_comment`] with a post id of the caller's (one the caller can look for later with
+/// [`comment_with_post_id`], e.g. across retries of an outbox job).
+pub async fn create_comment_with_post_id(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+    body: &str,
+    post_id: &str,
+) -> Result<CreatedComment> {
+    let marker = post_marker(post_id);
     let payload = json!({ "body": format!("{body}\n{marker}") });
     let route = format!(
         "/repos/{}/{}/issues/{number}/comments",
@@ -65,6 +78,22 @@ pub async fn create_comment(
 /// The hidden line that identifies one post of a comment.
 pub fn post_marker(post_id: &str) -> String {
     format!("<!-- tfgate:post:{post_id} -->")
+}
+
+/// The id of the PR's comment that [`create_comment_with_post_id`] posted with `post_id`, if
+/// any (all the PR's comments are searched).
+pub async fn comment_with_post_id(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    number: i64,
+    post_id: &str,
+) -> Result<Option<i64>> {
+    let marker = post_marker(post_id);
+    let comments = list_comments(gh, repo, number).await?;
+    Ok(comments
+        .iter()
+        .find(|c| c.body.as_deref().is_some_and(|b| b.contains(&marker)))
+        .map(|c| c.id))
 }
 
 /// The id of the PR's comment carrying `marker`, among those updated since `since`.

@@ -2,9 +2,11 @@
 //! run records, view models, the readiness report. This module imports nothing else of the crate (`tests/layers.rs`
 //! checks), so it can sit below the pure core and the effect shell alike.
 
+mod check_texts;
 pub mod readiness;
 mod repo;
 mod sha;
 
+pub use check_texts::PolicyCheckText;
 pub use repo::RepoRef;
 pub use sha::{short_sha, CommitSha};

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::PolicyCheckText;
 use crate::policy::sources::ProtectedPaths;
 use crate::policy::{is_policy_file_name, PolicyProblem, PolicySet};
 use crate::render::{AnnotationLevel, AnnotationView};
@@ -60,12 +61,12 @@ pub fn push_is_current(pushed: &str, head: &str) -> bool {
     pushed.eq_ignore_ascii_case(head)
 }
 
-/// The `tfgate/policy` check run of one commit.
+/// The `tfgate/policy` check run of one commit: its text as data (`policy_check.md.j2` words
+/// it), conclusion and annotations.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PolicyCheck {
     pub conclusion: &'static str,
-    pub title: String,
-    pub summary: String,
+    pub text: PolicyCheckText,
     pub annotations: Vec<AnnotationView>,
 }
 
@@ -75,32 +76,19 @@ pub fn policy_check(files: usize, problems: &[PolicyProblem], applies: bool) -> 
     if files == 0 {
         return PolicyCheck {
             conclusion: "failure",
-            title: format!("no policy file in {POLICY_FOLDER}/"),
-            summary: format!(
-                "tfgate reads the YAML files directly in `{POLICY_FOLDER}/` of the default \
-                 branch; this commit has none, so it would enable nothing."
-            ),
+            text: PolicyCheckText::NoFiles {
+                folder: POLICY_FOLDER.into(),
+            },
             annotations: vec![],
         };
     }
     if problems.is_empty() {
-        let effect = if applies {
-            "They are in force now on every tfgate process."
-        } else {
-            "They take effect once merged into the default branch."
-        };
         return PolicyCheck {
             conclusion: "success",
-            title: format!("{files} policy file(s) valid"),
-            summary: format!("`tfgate policy check` finds no problem. {effect}"),
+            text: PolicyCheckText::Valid { files, applies },
             annotations: vec![],
         };
     }
-    let kept = if applies {
-        " The policies in force stay the previous valid ones."
-    } else {
-        ""
-    };
     // A code block: messages quote keys in backticks themselves.
     let lines: Vec<String> = problems
         .iter()
@@ -108,8 +96,7 @@ pub fn policy_check(files: usize, problems: &[PolicyProblem], applies: bool) -> 
         .collect();
     PolicyCheck {
         conclusion: "failure",
-        title: format!("{} problem(s) in the policies", problems.len()),
-        summary: format!("```\n{}\n```\n\nRefused.{kept}", lines.join("\n")),
+        text: PolicyCheckText::Problems { lines, applies },
         annotations: problems
             .iter()
             .map(|p| AnnotationView {

@@ -63,34 +63,35 @@ fn check_run_table() {
     };
     let none = policy_check(0, &[], true);
     assert_eq!(none.conclusion, "failure");
-    assert!(none.title.contains("no policy file"));
-
+    assert_eq!(
+        none.text,
+        PolicyCheckText::NoFiles {
+            folder: "policies".into()
+        }
+    );
     let valid_main = policy_check(2, &[], true);
     assert_eq!(valid_main.conclusion, "success");
-    assert!(
-        valid_main.summary.contains("in force now"),
-        "{}",
-        valid_main.summary
-    );
-    let valid_pr = policy_check(2, &[], false);
-    assert!(
-        valid_pr.summary.contains("once merged"),
-        "{}",
-        valid_pr.summary
-    );
+    let valid = |applies| PolicyCheckText::Valid { files: 2, applies };
+    assert_eq!(valid_main.text, valid(true));
+    assert_eq!(policy_check(2, &[], false).text, valid(false));
 
     let bad_main = policy_check(2, std::slice::from_ref(&problem), true);
     assert_eq!(bad_main.conclusion, "failure");
-    assert_eq!(bad_main.title, "1 problem(s) in the policies");
-    assert!(bad_main
-        .summary
-        .starts_with("```\npolicies/prod.yaml:4:3: unknown key `aply_role`\n```\n"));
-    assert!(bad_main.summary.contains("stay the previous valid ones"));
+    assert_eq!(
+        bad_main.text,
+        PolicyCheckText::Problems {
+            lines: vec!["policies/prod.yaml:4:3: unknown key `aply_role`".into()],
+            applies: true
+        }
+    );
     assert_eq!(bad_main.annotations.len(), 1);
     assert_eq!(bad_main.annotations[0].path, "policies/prod.yaml");
     assert_eq!(bad_main.annotations[0].start_line, 4);
     let bad_pr = policy_check(2, &[problem], false);
-    assert!(!bad_pr.summary.contains("previous valid"));
+    assert!(matches!(
+        bad_pr.text,
+        PolicyCheckText::Problems { applies: false, .. }
+    ));
 }
 
 #[test]

@@ -20,7 +20,7 @@ impl Renderer {
     pub fn check_run_plan(&self, comment: &PlanComment) -> Result<CheckRunText, RenderError> {
         let view = plan_view(comment, PlanTrim::everything(comment), true);
         let summary = self.render_with_marker(
-            "check_run_plan_summary.md.j2",
+            super::template_names::CHECK_RUN_PLAN_SUMMARY,
             Value::from_serialize(&view),
             "",
         )?;
@@ -32,7 +32,7 @@ impl Renderer {
             ));
         }
         let text = self.fit_plan(
-            "check_run_plan_text.md.j2",
+            super::template_names::CHECK_RUN_PLAN_TEXT,
             comment,
             "",
             true,
@@ -47,7 +47,7 @@ impl Renderer {
 
     pub fn check_run_apply(&self, comment: &ApplyComment) -> Result<CheckRunText, RenderError> {
         let summary = self.fit_apply(
-            "check_run_apply_summary.md.j2",
+            super::template_names::CHECK_RUN_APPLY_SUMMARY,
             comment,
             "",
             true,

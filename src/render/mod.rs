@@ -15,7 +15,9 @@ mod marker;
 pub mod model;
 mod plan_view;
 pub(crate) mod samples;
+pub mod template_names;
 mod templates;
+mod texts;
 
 #[cfg(test)]
 mod notice_snapshot_tests;
@@ -38,6 +40,7 @@ pub use model::*;
 #[cfg(test)]
 pub(crate) use samples::meta as samples_meta;
 pub use templates::DEFAULT_TEMPLATES;
+pub use texts::CheckTitleSummary;
 
 use apply_view::{apply_view, optional_row_count};
 use plan_view::{plan_view, resource_count, PlanTrim};
@@ -129,13 +132,25 @@ impl Renderer {
     /// The plan comment, shortened to [`COMMENT_LIMIT_CHARS`].
     pub fn render_plan(&self, comment: &PlanComment) -> Result<String, RenderError> {
         let marker = comment_marker(CommentKind::Plan, &comment.meta);
-        self.fit_plan("plan.md.j2", comment, &marker, false, COMMENT_LIMIT_CHARS)
+        self.fit_plan(
+            template_names::PLAN,
+            comment,
+            &marker,
+            false,
+            COMMENT_LIMIT_CHARS,
+        )
     }
 
     /// The apply comment, shortened to [`COMMENT_LIMIT_CHARS`].
     pub fn render_apply(&self, comment: &ApplyComment) -> Result<String, RenderError> {
         let marker = comment_marker(CommentKind::Apply, &comment.meta);
-        self.fit_apply("apply.md.j2", comment, &marker, false, COMMENT_LIMIT_CHARS)
+        self.fit_apply(
+            template_names::APPLY,
+            comment,
+            &marker,
+            false,
+            COMMENT_LIMIT_CHARS,
+        )
     }
 
     /// A short message (lock held, stale plan, rejected, denied, …).
@@ -172,7 +187,7 @@ impl Renderer {
         }
         let marker = comment_marker(notice_kind(first), meta);
         let footer =
-            self.render_with_marker("_footer.md.j2", context! { meta => meta }, &marker)?;
+            self.render_with_marker(template_names::FOOTER, context! { meta => meta }, &marker)?;
         let text = format!("{}\n{footer}", parts.join("\n\n---\n\n"));
         within_comment_limit(notice_kind(first), text)
     }
@@ -305,7 +320,7 @@ impl Renderer {
         {
             self.render_notice(&notice).map_err(as_template_error)?;
         }
-        Ok(())
+        self.render_text_samples().map_err(as_template_error)
     }
 }
 

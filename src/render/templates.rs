@@ -144,12 +144,20 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/plan_author_refused.md.j2"),
     ),
     (
+        "plan_outdated.md.j2",
+        include_str!("../../templates/plan_outdated.md.j2"),
+    ),
+    (
         "plan_spent.md.j2",
         include_str!("../../templates/plan_spent.md.j2"),
     ),
     (
         "plan_stale.md.j2",
         include_str!("../../templates/plan_stale.md.j2"),
+    ),
+    (
+        "policy_check.md.j2",
+        include_str!("../../templates/policy_check.md.j2"),
     ),
     (
         "policy_denied.md.j2",

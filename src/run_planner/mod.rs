@@ -10,6 +10,7 @@ pub mod comment;
 pub mod commenter_gate;
 pub mod decisions;
 pub mod enqueue;
+pub mod fold;
 pub mod outbox;
 pub mod plan_author;
 pub mod record;

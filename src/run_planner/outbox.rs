@@ -6,11 +6,38 @@ use serde::{Deserialize, Serialize};
 
 use crate::jobs::PendingFailure;
 use crate::render::{
-    parse_marker, ApplyComment, ApplyStatus, CommentKind, PlanComment, PlanStatus,
+    notice_kind, parse_marker, ApplyComment, ApplyStatus, CommentKind, Notice, PlanComment,
+    PlanStatus,
 };
 
-/// What a stored run result is sealed for (the AAD of its sealing).
+/// What a stored run result (or notice) is sealed for (the AAD of its sealing).
 pub const PUBLICATION_AAD: &str = "publication";
+
+/// The `command` of a publication that is a notice, not a run's result.
+pub const NOTICE_COMMAND: &str = "notice";
+
+/// The outbox key of a notice a job raises: its kind and marker slot (root, run). A job raises
+/// one notice of a kind per slot, so a retried job that raises it again records nothing new.
+pub fn notice_key(notice: &Notice) -> String {
+    let kind = notice_kind(&notice.body).as_str();
+    format!("{kind}:{}:{}", notice.meta.marker_root, notice.meta.run_id)
+}
+
+/// The hidden post id a publication's comment is posted with, from its sealed text (sealing
+/// takes a fresh nonce, so it is unique to the row even across databases): a retry of the
+/// publish job finds the comment by it instead of posting it again.
+pub fn publication_post_id(sealed: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = hex::encode(Sha256::digest(sealed.as_bytes()));
+    format!("pub-{}", &digest[..24])
+}
+
+/// A notice stored in the outbox.
+pub fn open_sealed_notice(key: &crate::crypto::SealKey, sealed: &str) -> anyhow::Result<Notice> {
+    let plain = crate::crypto::open_job_payload(key, PUBLICATION_AAD, sealed)
+        .map_err(|e| anyhow::anyhow!("opening the stored notice: {e}"))?;
+    serde_json::from_str(&plain).map_err(|e| anyhow::anyhow!("decoding the stored notice: {e}"))
+}
 
 /// What a run job recorded for its PR: the comment's view model (rendered when published) and,
 /// the failures whose denied action CloudTrail is asked for once it is posted.

@@ -248,3 +248,23 @@ fn root_apply(project: &str, status: ApplyStatus) -> RootApply {
         plan: None,
     }
 }
+
+#[test]
+fn notice_keys_name_kind_and_slot() {
+    use crate::render::{Notice, NoticeBody};
+    let notice = |root: &str, project: &str| Notice {
+        meta: meta(root, "0"),
+        body: NoticeBody::PlanSpent {
+            project: project.into(),
+        },
+    };
+    assert_eq!(notice_key(&notice("eks", "eks")), "plan_spent:eks:0");
+    assert_ne!(
+        notice_key(&notice("eks", "eks")),
+        notice_key(&notice("net", "net"))
+    );
+    let a = publication_post_id("sealed-a");
+    assert!(a.starts_with("pub-") && a.len() == 28, "{a}");
+    assert_eq!(a, publication_post_id("sealed-a"), "stable across retries");
+    assert_ne!(a, publication_post_id("sealed-b"));
+}

@@ -3,17 +3,16 @@
 //! check of the head (`run_planner::apply_status`, pure). A PR merged while roots were left
 //! gets one comment naming them, and an audit record; its locks are released as on any close.
 
-use anyhow::anyhow;
-
 use super::layout::policy_for_pr;
+use super::notice_outbox::{record_notice, NoticeTarget};
 use super::pr_changes::complete_pr_changes;
 use super::{github_error, installation_client};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::runs;
-use crate::github::api::{self, create_check_run, CheckRunRequest};
+use crate::github::api::{create_check_run, CheckRunRequest};
 use crate::github::facts;
 use crate::github::InstallationClient;
-use crate::jobs::{JobError, RunCommand};
+use crate::jobs::{ClaimedJob, JobError, RunCommand};
 use crate::model::short_sha;
 use crate::model::RepoRef;
 use crate::policy::RepoPolicy;
@@ -66,7 +65,13 @@ fn wanted(state: &AppState, repo: &RepoRef) -> bool {
 }
 
 /// A merged PR that left roots unapplied: one comment naming them, and the audit log.
-pub async fn on_merge(state: &AppState, pr: &PullRequestJob) -> Result<(), JobError> {
+/// The notice goes through the outbox (keyed by the merge commit's slot, so a retried job
+/// records it once).
+pub async fn on_merge(
+    state: &AppState,
+    job: &ClaimedJob,
+    pr: &PullRequestJob,
+) -> Result<(), JobError> {
     if !wanted(state, &pr.repo) {
         return Ok(());
     }
@@ -101,13 +106,13 @@ pub async fn on_merge(state: &AppState, pr: &PullRequestJob) -> Result<(), JobEr
         },
         body: NoticeBody::MergedUnapplied { roots },
     };
-    let body = state
-        .renderer
-        .render_notice(&notice)
-        .map_err(|e| JobError::Permanent(anyhow!("rendering the merge notice: {e}")))?;
-    api::create_comment(&gh, &pr.repo, pr.number, &body)
-        .await
-        .map_err(github_error)?;
+    let target = NoticeTarget {
+        job,
+        repo: &pr.repo,
+        number: pr.number,
+        head_sha: &head,
+    };
+    record_notice(state, &target, &notice).await?;
     let event = AuditEvent {
         actor: pr.sender.clone(),
         repo: Some(pr.repo.full_name()),

@@ -38,7 +38,7 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
     if pr.action != "closed" {
         super::apply_check::on_push(state, &pr).await?;
     } else if pr.merged {
-        super::apply_check::on_merge(state, &pr).await?;
+        super::apply_check::on_merge(state, job, &pr).await?;
     }
     if pr.action == "closed" {
         // Merged or closed: the PR's locks go; queued runs are dropped.

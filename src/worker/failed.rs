@@ -57,6 +57,9 @@ async fn run_failed(state: &AppState, job: &ClaimedJob) -> Result<()> {
     Ok(())
 }
 
+/// Posted directly, not through the outbox: it runs once from the job runner's `on_failed`
+/// hook after the job ended, so there is no job left whose lease could carry a publication
+/// and no retry that could post it twice. Rendered from `job_failed.md.j2`.
 async fn tell(state: &AppState, repo: &RepoRef, pr: i64, job_id: i64, what: String) -> Result<()> {
     let notice = Notice {
         meta: CommentMeta {

@@ -14,6 +14,7 @@ mod failed;
 mod gitops_check;
 pub mod input_drift;
 pub mod layout;
+mod notice_outbox;
 mod plan_authors;
 pub mod policy_repo;
 mod pr_changes;

@@ -39,6 +39,10 @@ pub async fn check_commit(
     let problems = loaded.as_ref().err().cloned().unwrap_or_default();
     let problems = redacted(problems);
     let check = policy_check(files.len(), &problems, applies);
+    let text = state
+        .renderer
+        .render_policy_check(&check.text)
+        .context("rendering the policy check")?;
     let gh = app.installation(repo.installation_id)?;
     create_check_run(
         &gh,
@@ -48,8 +52,8 @@ pub async fn check_commit(
             head_sha: sha,
             external_id: None,
             conclusion: check.conclusion,
-            title: &check.title,
-            summary: &check.summary,
+            title: &text.title,
+            summary: &text.summary,
             text: "",
             annotations: &check.annotations,
         },

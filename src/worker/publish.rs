@@ -10,19 +10,21 @@ use std::sync::Arc;
 use crate::github::InstallationClient;
 use anyhow::anyhow;
 
-use super::{cloudtrail_poll, installation_client, payload};
+use super::{cloudtrail_poll, github_error, installation_client, payload};
 use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::github::{check_runs, lists};
 use crate::jobs::{ClaimedJob, EnrichJob, EnrichedComment, JobError, NewJob, PublishJob};
 use crate::model::RepoRef;
 use crate::render::{
-    annotations_for_apply, annotations_for_plan, parse_marker, AnnotationView, ApplyComment,
-    CheckRunText, CommentKind, PlanComment, Renderer,
+    annotations_for_apply, annotations_for_plan, AnnotationView, ApplyComment, CheckRunText,
+    PlanComment, Renderer,
 };
+use crate::run_planner::fold::plans_to_fold;
 use crate::run_planner::outbox::{
-    check_run_external_id, comment_step, existing_check_run, CommentStep, ExistingCheckRun,
-    RunResult, SeenCheckRun, SeenComment,
+    check_run_external_id, comment_step, existing_check_run, open_sealed_notice,
+    publication_post_id, CommentStep, ExistingCheckRun, RunResult, SeenCheckRun, SeenComment,
+    NOTICE_COMMAND,
 };
 use crate::state::AppState;
 
@@ -37,6 +39,9 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         })?;
     if row.published_at.is_some() {
         return Ok(());
+    }
+    if row.command == NOTICE_COMMAND {
+        return publish_notice(state, job, &publish, &row).await;
     }
     let result = RunResult::open_sealed(&state.seal_key, &row.result)
         .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
@@ -54,12 +59,60 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         None => post_result(state, &target, &row, &result).await?,
     };
     if let RunResult::Plan { .. } = result {
-        supersede_old_plans(&gh, &publish.repo, publish.number, comment_id)
-            .await
-            .map_err(JobError::Transient)?;
+        supersede_old_plans(
+            &state.renderer,
+            &gh,
+            &publish.repo,
+            publish.number,
+            comment_id,
+        )
+        .await
+        .map_err(JobError::Transient)?;
     }
     create_check_runs(&state.renderer, &target, &row, &result).await?;
     super::apply_check::post(state, &gh, &publish.repo, publish.number).await?;
+    publications::mark_published(&state.db, row.id)
+        .await
+        .map_err(JobError::Transient)
+}
+
+/// Post a notice from the outbox once: a retry first looks for the comment by the post id
+/// derived from the row (a create whose answer was lost is found, not repeated).
+async fn publish_notice(
+    state: &AppState,
+    job: &ClaimedJob,
+    publish: &PublishJob,
+    row: &PublicationRow,
+) -> Result<(), JobError> {
+    if row.comment_id.is_none() {
+        let notice = open_sealed_notice(&state.seal_key, &row.result)
+            .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
+        let (_, gh) = installation_client(state, &publish.repo)?;
+        let (repo, number) = (&publish.repo, publish.number);
+        let post_id = publication_post_id(&row.result);
+        let found = match job.attempts > 1 {
+            true => api::comment_with_post_id(&gh, repo, number, &post_id)
+                .await
+                .map_err(github_error)?,
+            false => None,
+        };
+        let id = match found {
+            Some(id) => id,
+            None => {
+                let body = state
+                    .renderer
+                    .render_notice(&notice)
+                    .map_err(|e| JobError::Permanent(anyhow!("rendering a notice: {e}")))?;
+                api::create_comment_with_post_id(&gh, repo, number, &body, &post_id)
+                    .await
+                    .map_err(github_error)?
+                    .id
+            }
+        };
+        publications::record_comment(&state.db, row.id, id, None)
+            .await
+            .map_err(JobError::Transient)?;
+    }
     publications::mark_published(&state.db, row.id)
         .await
         .map_err(JobError::Transient)
@@ -248,48 +301,31 @@ fn check_run_texts(renderer: &Renderer, result: &RunResult) -> Vec<CheckRunSpec>
         .collect()
 }
 
-const OUTDATED_PREFIX: &str =
-    "<details><summary>🕘 Outdated plan: a newer plan was posted below</summary>";
-
-/// Fold every earlier plan comment of the PR (not `keep`) under an "outdated" summary.
-/// Folding is idempotent: a folded comment is never folded again.
+/// Fold every earlier plan comment of the PR (not `keep`) under an "outdated" summary
+/// (`run_planner::fold` picks them, `plan_outdated.md.j2` words the fold). Folding is
+/// idempotent: a folded comment is never folded again.
 pub async fn supersede_old_plans(
+    renderer: &Renderer,
     gh: &InstallationClient,
     repo: &RepoRef,
     number: i64,
     keep: i64,
 ) -> anyhow::Result<()> {
     let comments = api::list_comments(gh, repo, number).await?;
-    for (id, folded) in plans_to_fold(&comments, keep) {
+    let seen: Vec<SeenComment<'_>> = comments.iter().map(seen_comment).collect();
+    let prefix = renderer.plan_outdated_prefix()?;
+    for id in plans_to_fold(&seen, keep, &prefix) {
+        let Some(body) = comments
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(|c| c.body.as_deref())
+        else {
+            continue;
+        };
+        let folded = renderer.render_plan_outdated(body)?;
         api::update_comment(gh, repo, id, &folded).await?;
     }
     Ok(())
-}
-
-/// The earlier plan comments to fold, with their folded bodies: those carrying a plan marker
-/// and written by the account that wrote `keep` (tfgate's App, `<slug>[bot]`). A marker pasted
-/// into anyone else's comment is ignored, so no one can make tfgate edit their comment. Nothing
-/// is folded when `keep` is not in the list (its author is unknown).
-pub fn plans_to_fold(comments: &[IssueComment], keep: i64) -> Vec<(i64, String)> {
-    let author = |c: &IssueComment| c.user.as_ref().map(|u| u.login.clone());
-    let Some(own) = comments
-        .iter()
-        .find(|c| c.id == keep)
-        .and_then(author)
-        .filter(|login| login.ends_with("[bot]"))
-    else {
-        return Vec::new();
-    };
-    comments
-        .iter()
-        .filter(|c| c.id != keep && author(c).as_deref() == Some(own.as_str()))
-        .filter_map(|c| {
-            let body = c.body.as_deref()?;
-            let is_plan = parse_marker(body).is_some_and(|m| m.kind == CommentKind::Plan);
-            (is_plan && !body.starts_with(OUTDATED_PREFIX))
-                .then(|| (c.id, format!("{OUTDATED_PREFIX}\n\n{body}\n\n</details>")))
-        })
-        .collect()
 }
 
 #[cfg(test)]

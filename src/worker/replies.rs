@@ -10,6 +10,13 @@ use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 
 /// Everything a comment job answers, posted as one comment.
+///
+/// Posted directly, not through the outbox (unlike run jobs' notices and results): it is the
+/// answer to the comment itself (help, rejected, outsider, policy denied, …), decided and
+/// posted at the end of the one attempt that claimed the comment (`comments::claim`), with no
+/// long work after it that could fail and repeat it; the GitHub client finds a create whose
+/// answer was lost by its post marker. Rendered from the notices' templates
+/// (`Renderer::render_reply`).
 #[derive(Default)]
 pub(super) struct Replies(Vec<NoticeBody>);
 

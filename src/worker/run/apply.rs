@@ -175,8 +175,7 @@ impl RunCtx<'_> {
             meta: meta(self.run, project, 0, self.head),
             body,
         };
-        let text = self.renderer.render_notice(&notice).map_err(render_err)?;
-        self.post(&text).await
+        self.notify(notice).await
     }
 
     /// Apply one root's plan and record the result. Sets `results.stopped` when the root did
@@ -333,8 +332,7 @@ impl RunCtx<'_> {
                         reply,
                     },
                 };
-                let body = self.renderer.render_notice(&notice).map_err(render_err)?;
-                self.post(&body).await?;
+                self.notify(notice).await?;
                 Ok(false)
             }
         }

@@ -8,9 +8,10 @@ use crate::github::InstallationClient;
 use anyhow::anyhow;
 
 use super::layout::policy_for_pr;
+use super::notice_outbox::{record_notice, NoticeTarget};
 use super::{github_error, installation_client, payload};
 use crate::crypto::seal_job_payload;
-use crate::db::publications::{self, NewPublication};
+use crate::db::publications::{self, NewPublication, RESULT_KEY};
 use crate::db::runs;
 use crate::github::api;
 use crate::jobs::{
@@ -47,7 +48,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     let (_, gh) = installation_client(state, &run.repo)?;
     let renderer = state.renderer.clone();
     if job.reclaimed {
-        let interrupted = report_interrupted(state, &gh, renderer.as_ref(), job, &run).await?;
+        let interrupted = report_interrupted(state, job, &run).await?;
         if after_interruption(run.command, interrupted) == AfterInterruption::EndInterrupted {
             return Err(JobError::Interrupted(anyhow!(
                 "{interrupted} apply run(s) left running by a worker that died"
@@ -66,7 +67,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     // command was authorized; a project gone since is reported below).
     let (policy, _) = policy_for_pr(&gh, &run.repo, policy).await?;
     let start = run_start(&run, &pr.head.sha, |name| policy.project(name).is_some());
-    let Some(projects) = announce_start(&gh, &renderer, &run, &pr, start).await? else {
+    let Some(projects) = announce_start(state, job, &run, &pr, start).await? else {
         return Ok(());
     };
     let projects: Vec<&ResolvedProject> =
@@ -92,8 +93,8 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
 /// Tell the PR when the head moved (nothing runs) or declared projects are gone; returns the
 /// projects to run.
 async fn announce_start(
-    gh: &InstallationClient,
-    renderer: &Renderer,
+    state: &AppState,
+    job: &ClaimedJob,
     run: &RunJob,
     pr: &api::PullRequestInfo,
     start: RunStart,
@@ -108,7 +109,7 @@ async fn announce_start(
                 head_sha_short: short_sha(&current).to_string(),
                 command: run.command.name().to_string(),
             };
-            post_notice(gh, renderer, run, &current, body).await?;
+            post_notice(state, job, run, &current, body).await?;
             Ok(None)
         }
         RunStart::Run { projects, gone } => {
@@ -119,17 +120,17 @@ async fn announce_start(
                     base_ref: default_branch.unwrap_or_else(|| pr.base.name.clone()),
                     projects: gone,
                 };
-                post_notice(gh, renderer, run, &run.head_sha, body).await?;
+                post_notice(state, job, run, &run.head_sha, body).await?;
             }
             Ok(Some(projects))
         }
     }
 }
 
-/// Post one notice about the whole job.
+/// Post one notice about the whole job (through the outbox).
 async fn post_notice(
-    gh: &InstallationClient,
-    renderer: &Renderer,
+    state: &AppState,
+    job: &ClaimedJob,
     run: &RunJob,
     head: &str,
     body: NoticeBody,
@@ -138,16 +139,23 @@ async fn post_notice(
         meta: meta(run, "all", 0, head),
         body,
     };
-    let text = renderer.render_notice(&notice).map_err(render_err)?;
-    post(gh, run, &text).await
+    record_notice(state, &notice_target(job, run, head), &notice).await
+}
+
+/// Where a run job's notices go.
+fn notice_target<'a>(job: &'a ClaimedJob, run: &'a RunJob, head: &'a str) -> NoticeTarget<'a> {
+    NoticeTarget {
+        job,
+        repo: &run.repo,
+        number: run.number,
+        head_sha: head,
+    }
 }
 
 /// Mark runs the dead worker left `running` as interrupted and tell the PR what completed.
 /// Returns how many there were.
 async fn report_interrupted(
     state: &AppState,
-    gh: &InstallationClient,
-    renderer: &Renderer,
     job: &ClaimedJob,
     run: &RunJob,
 ) -> Result<usize, JobError> {
@@ -167,21 +175,19 @@ async fn report_interrupted(
             .unwrap_or_default()
             .completed;
         let mut ph = Placeholders::new();
-        let body = renderer
-            .render_notice(&Notice {
-                meta: meta(run, &r.project, r.id, &r.head_sha),
-                body: NoticeBody::Interrupted(RunInterrupted {
-                    project: r.project.clone(),
-                    dir: r.dir.clone(),
-                    workspace: r.workspace.clone(),
-                    completed: completed
-                        .iter()
-                        .map(|a| redactor.redact_address(a, &mut ph))
-                        .collect(),
-                }),
-            })
-            .map_err(render_err)?;
-        post(gh, run, &body).await?;
+        let notice = Notice {
+            meta: meta(run, &r.project, r.id, &r.head_sha),
+            body: NoticeBody::Interrupted(RunInterrupted {
+                project: r.project.clone(),
+                dir: r.dir.clone(),
+                workspace: r.workspace.clone(),
+                completed: completed
+                    .iter()
+                    .map(|a| redactor.redact_address(a, &mut ph))
+                    .collect(),
+            }),
+        };
+        record_notice(state, &notice_target(job, run, &r.head_sha), &notice).await?;
     }
     Ok(left.len())
 }
@@ -203,8 +209,10 @@ impl RunCtx<'_> {
         meta(self.run, marker_root, run_id, self.head)
     }
 
-    async fn post(&self, body: &str) -> Result<(), JobError> {
-        post(self.gh, self.run, body).await
+    /// Tell the PR `notice` about `marker_root` (through the outbox).
+    async fn notify(&self, notice: Notice) -> Result<(), JobError> {
+        let target = notice_target(self.job, self.run, self.head);
+        record_notice(self.state, &target, &notice).await
     }
 
     /// The meta of the job's result comment (its marker is the job's own).
@@ -219,6 +227,7 @@ impl RunCtx<'_> {
         let sealed = seal_job_payload(&self.state.seal_key, PUBLICATION_AAD, &json);
         let repo = self.run.repo.full_name();
         let new = NewPublication {
+            key: RESULT_KEY,
             repo: &repo,
             pr: self.run.number,
             command: result.command(),
@@ -264,13 +273,6 @@ fn root_ident(p: &ResolvedProject) -> RootIdent {
         dir: p.spec.dir.clone(),
         workspace: p.spec.workspace.clone(),
     }
-}
-
-async fn post(gh: &InstallationClient, run: &RunJob, body: &str) -> Result<(), JobError> {
-    api::create_comment(gh, &run.repo, run.number, body)
-        .await
-        .map(|_| ())
-        .map_err(github_error)
 }
 
 fn render_err(e: crate::render::RenderError) -> JobError {

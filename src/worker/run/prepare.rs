@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 
-use super::{render_err, RunCtx};
+use super::RunCtx;
 use crate::aws::{assume_role, sanitize_sts_name, AssumeRoleRequest};
 use crate::checkout::Workdir;
 use crate::db::locks::{self, LockOutcome, RootClaim, RootKey};
@@ -74,8 +74,7 @@ impl RunCtx<'_> {
                 holder_url: format!("https://github.com/{repo}/pull/{pr}"),
             }),
         };
-        let body = self.renderer.render_notice(&notice).map_err(render_err)?;
-        self.post(&body).await?;
+        self.notify(notice).await?;
         Ok(false)
     }
 
@@ -137,8 +136,7 @@ impl RunCtx<'_> {
                 run_id: holder,
             },
         };
-        let body = self.renderer.render_notice(&notice).map_err(render_err)?;
-        self.post(&body).await?;
+        self.notify(notice).await?;
         Ok(None)
     }
 

@@ -1,0 +1,26 @@
+//! The names of the templates the code renders by name (besides the notices, whose names come
+//! from their kind: `notice_kind(body).as_str()` + `.md.j2`). The renderer uses these and
+//! `tests/templates_used.rs` checks that each exists in `templates/` and renders its sample.
+
+pub const PLAN: &str = "plan.md.j2";
+pub const APPLY: &str = "apply.md.j2";
+pub const CHECK_RUN_PLAN_SUMMARY: &str = "check_run_plan_summary.md.j2";
+pub const CHECK_RUN_PLAN_TEXT: &str = "check_run_plan_text.md.j2";
+pub const CHECK_RUN_APPLY_SUMMARY: &str = "check_run_apply_summary.md.j2";
+pub const FOOTER: &str = "_footer.md.j2";
+/// An earlier plan comment folded under an "outdated" summary.
+pub const PLAN_OUTDATED: &str = "plan_outdated.md.j2";
+/// The `tfgate/policy` check run (`title` and `summary` blocks).
+pub const POLICY_CHECK: &str = "policy_check.md.j2";
+
+/// Every name above.
+pub const NAMED: &[&str] = &[
+    PLAN,
+    APPLY,
+    CHECK_RUN_PLAN_SUMMARY,
+    CHECK_RUN_PLAN_TEXT,
+    CHECK_RUN_APPLY_SUMMARY,
+    FOOTER,
+    PLAN_OUTDATED,
+    POLICY_CHECK,
+];

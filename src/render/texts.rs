@@ -1,0 +1,111 @@
+//! Texts besides comments that tfgate sends and that a template words: the "outdated" fold of
+//! an earlier plan comment, the `tfgate/policy` check run. Template names are in
+//! [`super::template_names`].
+
+use minijinja::context;
+
+use super::template_names::{PLAN_OUTDATED, POLICY_CHECK};
+use super::{RenderError, Renderer};
+use crate::model::PolicyCheckText;
+
+/// Where the comment goes in the fold template (to find the text before it).
+const BODY_SLOT: &str = "\u{1}tfgate-folded-body\u{1}";
+
+/// A check run's title and summary, rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckTitleSummary {
+    pub title: String,
+    pub summary: String,
+}
+
+impl Renderer {
+    /// An earlier plan comment folded under an "outdated" summary (`plan_outdated.md.j2`).
+    pub fn render_plan_outdated(&self, body: &str) -> Result<String, RenderError> {
+        let text = self.render(PLAN_OUTDATED, context! { body => body })?;
+        Ok(text.trim_end_matches('\n').to_string())
+    }
+
+    /// The fold template's text before the folded comment: a comment starting with it is
+    /// folded already.
+    pub fn plan_outdated_prefix(&self) -> Result<String, RenderError> {
+        let text = self.render(PLAN_OUTDATED, context! { body => BODY_SLOT })?;
+        let prefix = text.split(BODY_SLOT).next().unwrap_or_default();
+        Ok(prefix.trim_end().to_string())
+    }
+
+    /// The `tfgate/policy` check run's title and summary (`policy_check.md.j2`, whose
+    /// `title` and `summary` blocks are rendered apart).
+    pub fn render_policy_check(
+        &self,
+        check: &PolicyCheckText,
+    ) -> Result<CheckTitleSummary, RenderError> {
+        self.title_and_summary(POLICY_CHECK, context! { check => check })
+    }
+
+    fn title_and_summary(
+        &self,
+        name: &str,
+        ctx: minijinja::Value,
+    ) -> Result<CheckTitleSummary, RenderError> {
+        let error = |e: minijinja::Error| RenderError::Render {
+            name: name.to_string(),
+            message: e.to_string(),
+        };
+        let template = self.env.get_template(name).map_err(error)?;
+        let mut captured = template.render_captured(ctx).map_err(error)?;
+        let (title, summary) = captured.with_state_mut(|state| {
+            let title = state.render_block("title");
+            (title, state.render_block("summary"))
+        });
+        let (title, summary) = (title.map_err(error)?, summary.map_err(error)?);
+        Ok(CheckTitleSummary {
+            title: title.trim().to_string(),
+            summary: summary.trim().to_string(),
+        })
+    }
+}
+
+impl Renderer {
+    /// Renders the texts of this file with sample models (load-time validation).
+    pub(super) fn render_text_samples(&self) -> Result<(), RenderError> {
+        self.render_plan_outdated("## tfgate plan")?;
+        self.plan_outdated_prefix()?;
+        for check in samples::policy_checks() {
+            self.render_policy_check(&check)?;
+        }
+        Ok(())
+    }
+}
+
+/// Sample models of these texts (load-time validation and tests).
+pub mod samples {
+    use crate::model::PolicyCheckText;
+
+    pub fn policy_checks() -> Vec<PolicyCheckText> {
+        vec![
+            PolicyCheckText::NoFiles {
+                folder: "policies".into(),
+            },
+            PolicyCheckText::Valid {
+                files: 2,
+                applies: true,
+            },
+            PolicyCheckText::Valid {
+                files: 2,
+                applies: false,
+            },
+            PolicyCheckText::Problems {
+                lines: vec!["policies/prod.yaml:4:3: unknown key `aply_role`".into()],
+                applies: true,
+            },
+            PolicyCheckText::Problems {
+                lines: vec!["a".into(), "b".into()],
+                applies: false,
+            },
+        ]
+    }
+}
+
+#[cfg(test)]
+#[path = "texts_tests.rs"]
+mod tests;

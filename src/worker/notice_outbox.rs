@@ -1,0 +1,65 @@
+//! A notice a job raises (head moved, plan stale, a root's lock held, a job failed for good…)
+//! goes through the outbox like a run's result: recorded with its key in one transaction with
+//! its `publish` job, then posted by that job once (`publish::publish_notice`). A retried job
+//! that raises the same notice again records nothing new.
+
+use anyhow::anyhow;
+
+use crate::crypto::seal_job_payload;
+use crate::db::publications::{self, NewPublication};
+use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob, PublishJob, PUBLISH_MAX_ATTEMPTS};
+use crate::model::RepoRef;
+use crate::render::Notice;
+use crate::run_planner::outbox::{notice_key, NOTICE_COMMAND, PUBLICATION_AAD};
+use crate::state::AppState;
+
+/// Where a notice goes and which job raises it.
+pub struct NoticeTarget<'a> {
+    pub job: &'a ClaimedJob,
+    pub repo: &'a RepoRef,
+    pub number: i64,
+    /// The commit the notice is about ('' when none).
+    pub head_sha: &'a str,
+}
+
+/// Record `notice` in the outbox and queue its `publish` job. It is rendered once here so that
+/// a model that cannot be shown fails the job that raised it, not the publish.
+pub async fn record_notice(
+    state: &AppState,
+    target: &NoticeTarget<'_>,
+    notice: &Notice,
+) -> Result<(), JobError> {
+    state
+        .renderer
+        .render_notice(notice)
+        .map_err(|e| JobError::Permanent(anyhow!("rendering a notice: {e}")))?;
+    let json = serde_json::to_string(notice).expect("a notice serialises");
+    let sealed = seal_job_payload(&state.seal_key, PUBLICATION_AAD, &json);
+    let repo = target.repo.full_name();
+    let key = notice_key(notice);
+    let new = NewPublication {
+        key: &key,
+        repo: &repo,
+        pr: target.number,
+        command: NOTICE_COMMAND,
+        head_sha: target.head_sha,
+        result: &sealed,
+    };
+    let publish = |publication_id| NewJob {
+        kind: JobKind::Publish,
+        payload: serde_json::to_string(&PublishJob {
+            repo: target.repo.clone(),
+            number: target.number,
+            publication_id,
+        })
+        .expect("a publish payload serialises"),
+        repo: Some(repo.clone()),
+        pr: Some(target.number),
+        max_attempts: PUBLISH_MAX_ATTEMPTS,
+    };
+    publications::record(&state.db, target.job, &new, publish)
+        .await
+        .map_err(JobError::Transient)?;
+    state.wake.notify_waiters();
+    Ok(())
+}
