@@ -12,6 +12,7 @@ pub mod decisions;
 pub mod enqueue;
 pub mod outbox;
 pub mod plan_author;
+pub mod pr_event;
 pub mod record;
 pub mod settings;
 pub mod start;

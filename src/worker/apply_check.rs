@@ -5,18 +5,16 @@
 
 use anyhow::anyhow;
 
-use super::layout::policy_for_pr;
-use super::pr_changes::complete_pr_changes;
+use super::pr_snapshot::{read_snapshot, Reading};
 use super::{github_error, installation_client};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::runs;
 use crate::github::api::{self, create_check_run, CheckRunRequest};
-use crate::github::facts;
 use crate::github::InstallationClient;
 use crate::jobs::{JobError, RunCommand};
 use crate::model::short_sha;
 use crate::model::RepoRef;
-use crate::policy::RepoPolicy;
+use crate::policy::{PrSnapshot, RepoPolicy};
 use crate::project::affected_projects;
 use crate::render::{CommentMeta, Notice, NoticeBody, UnappliedRoot};
 use crate::run_planner::apply_status::{apply_check, ApplyCheck, LatestPlan, RootRuns, CHECK_NAME};
@@ -24,16 +22,36 @@ use crate::run_planner::record::PlanRecord;
 use crate::state::AppState;
 use crate::webhook::event::PullRequestJob;
 
-/// Posts the `tfgate/apply` check of the PR's current head (when the policy asks for it).
+/// Posts the `tfgate/apply` check of the PR's current head (when the policy asks for it),
+/// read here (the `publish` job: the head as it is now, not as the command saw it).
 pub async fn post(
     state: &AppState,
     gh: &InstallationClient,
     repo: &RepoRef,
     number: i64,
 ) -> Result<(), JobError> {
-    let Some((head, check)) = current_check(state, gh, repo, number).await? else {
+    let Some(admin) = wanted(state, repo) else {
         return Ok(());
     };
+    let snapshot = read_snapshot(state, gh, (repo, number), &admin, CHECK_READING).await?;
+    post_check(state, gh, repo, &snapshot).await
+}
+
+/// What the check needs of the PR: the affected roots; who pushed does not matter.
+pub(super) const CHECK_READING: Reading = Reading {
+    mergeable_wait: &[],
+    pushes: false,
+    changes: true,
+};
+
+/// Posts the check of the snapshot's head.
+async fn post_check(
+    state: &AppState,
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    snapshot: &PrSnapshot,
+) -> Result<(), JobError> {
+    let (head, check) = current_check(state, repo, snapshot).await?;
     let request = CheckRunRequest {
         name: CHECK_NAME,
         head_sha: &head,
@@ -49,31 +67,39 @@ pub async fn post(
         .map_err(github_error)
 }
 
-/// A push: the new head's check (its roots are not planned yet, unless unchanged).
-pub async fn on_push(state: &AppState, pr: &PullRequestJob) -> Result<(), JobError> {
-    if !wanted(state, &pr.repo) {
+/// A push: the new head's check (its roots are not planned yet, unless unchanged), on the
+/// snapshot the `pull_request` job read (`None` when the policy does not ask for the check).
+pub async fn on_push(
+    state: &AppState,
+    pr: &PullRequestJob,
+    snapshot: Option<&PrSnapshot>,
+) -> Result<(), JobError> {
+    let Some(snapshot) = snapshot.filter(|_| wanted(state, &pr.repo).is_some()) else {
         return Ok(());
-    }
+    };
     let (_app, gh) = installation_client(state, &pr.repo)?;
-    post(state, &gh, &pr.repo, pr.number).await
+    post_check(state, &gh, &pr.repo, snapshot).await
 }
 
-/// Whether the repository's policy asks for the check.
-fn wanted(state: &AppState, repo: &RepoRef) -> bool {
+/// The repository's admin policy, when it asks for the check.
+pub(super) fn wanted(state: &AppState, repo: &RepoRef) -> Option<RepoPolicy> {
     let set = state.policies.current();
     set.for_repo(&repo.full_name())
-        .is_some_and(|p| p.require_apply_before_merge)
+        .filter(|p| p.require_apply_before_merge)
+        .cloned()
 }
 
 /// A merged PR that left roots unapplied: one comment naming them, and the audit log.
-pub async fn on_merge(state: &AppState, pr: &PullRequestJob) -> Result<(), JobError> {
-    if !wanted(state, &pr.repo) {
-        return Ok(());
-    }
-    let (_app, gh) = installation_client(state, &pr.repo)?;
-    let Some((head, check)) = current_check(state, &gh, &pr.repo, pr.number).await? else {
+pub async fn on_merge(
+    state: &AppState,
+    pr: &PullRequestJob,
+    snapshot: Option<&PrSnapshot>,
+) -> Result<(), JobError> {
+    let Some(snapshot) = snapshot.filter(|_| wanted(state, &pr.repo).is_some()) else {
         return Ok(());
     };
+    let (_app, gh) = installation_client(state, &pr.repo)?;
+    let (head, check) = current_check(state, &pr.repo, snapshot).await?;
     if check.left.is_empty() {
         return Ok(());
     }
@@ -122,39 +148,19 @@ pub async fn on_merge(state: &AppState, pr: &PullRequestJob) -> Result<(), JobEr
         .map_err(JobError::Transient)
 }
 
-/// The head and its check, or `None` when the repository has no policy asking for it.
+/// The snapshot's head and its check.
 async fn current_check(
     state: &AppState,
-    gh: &InstallationClient,
     repo: &RepoRef,
-    number: i64,
-) -> Result<Option<(String, ApplyCheck)>, JobError> {
-    let Some(policy) = state
-        .policies
-        .current()
-        .for_repo(&repo.full_name())
-        .cloned()
-    else {
-        return Ok(None);
-    };
-    if !policy.require_apply_before_merge {
-        return Ok(None);
-    }
-    let mut pr_facts = facts::pr_facts(gh, repo, number)
-        .await
-        .map_err(github_error)?;
-    let (policy, _problems) = policy_for_pr(gh, repo, &policy).await?;
+    snapshot: &PrSnapshot,
+) -> Result<(String, ApplyCheck), JobError> {
+    let PrSnapshot { facts, policy, .. } = snapshot;
+    let affected = affected_projects(&facts.changes(), &policy.specs());
+    let roots = stored_runs(state, repo, facts.number as i64, policy, &affected).await?;
     // A notice about unreadable module graphs reaches the PR with its next command; the check
     // does not pass meanwhile.
-    let incomplete = complete_pr_changes(state, gh, repo, &policy, &mut pr_facts)
-        .await
-        .is_some();
-    let affected = affected_projects(&pr_facts.changes(), &policy.specs());
-    let roots = stored_runs(state, repo, number, &policy, &affected).await?;
-    Ok(Some((
-        pr_facts.head_sha.clone(),
-        apply_check(&pr_facts.head_sha, &roots, !incomplete),
-    )))
+    let check = apply_check(&facts.head_sha, &roots, snapshot.changes.complete());
+    Ok((facts.head_sha.clone(), check))
 }
 
 /// Each affected root's latest plan and apply in this PR (one query for all roots).

@@ -16,6 +16,7 @@ pub mod input_drift;
 pub mod layout;
 mod plan_authors;
 mod pr_changes;
+mod pr_snapshot;
 mod publish;
 mod pushers;
 
