@@ -2,6 +2,7 @@
 //! and bound to which commit, whether a run may start, and what each root of an apply does.
 //! The worker gathers the facts, calls these, and carries the steps out.
 
+pub mod apply_ready;
 pub mod apply_status;
 pub mod apply_step;
 pub mod autoplan;
@@ -10,6 +11,7 @@ pub mod comment;
 pub mod commenter_gate;
 pub mod decisions;
 pub mod enqueue;
+pub mod latest_runs;
 pub mod outbox;
 pub mod plan_author;
 pub mod pr_event;

@@ -17,8 +17,8 @@ use crate::model::RepoRef;
 use crate::policy::{PrSnapshot, RepoPolicy};
 use crate::project::affected_projects;
 use crate::render::{CommentMeta, Notice, NoticeBody, UnappliedRoot};
-use crate::run_planner::apply_status::{apply_check, ApplyCheck, LatestPlan, RootRuns, CHECK_NAME};
-use crate::run_planner::record::PlanRecord;
+use crate::run_planner::apply_status::{apply_check, ApplyCheck, RootRuns, CHECK_NAME};
+use crate::run_planner::latest_runs::{latest_runs, AffectedRoot, RunKind, StoredRun};
 use crate::state::AppState;
 use crate::webhook::event::PullRequestJob;
 
@@ -163,7 +163,8 @@ async fn current_check(
     Ok((facts.head_sha.clone(), check))
 }
 
-/// Each affected root's latest plan and apply in this PR (one query for all roots).
+/// Each affected root's latest plan and apply in this PR (one query for all roots), as
+/// `run_planner::latest_runs` picks them.
 async fn stored_runs(
     state: &AppState,
     repo: &RepoRef,
@@ -174,32 +175,30 @@ async fn stored_runs(
     let all = runs::of_pr(&state.db, &repo.full_name(), number)
         .await
         .map_err(JobError::Transient)?;
-    let mut out = Vec::new();
-    for id in affected {
-        let Some(p) = policy.project(&id.0) else {
-            continue;
-        };
-        let latest = |command: RunCommand| {
-            all.iter().rev().find(|r| {
-                r.project == id.0 && r.workspace == p.spec.workspace && r.command == command.name()
-            })
-        };
-        out.push(RootRuns {
-            project: id.0.clone(),
-            plan: latest(RunCommand::Plan).map(|r| LatestPlan {
-                id: r.id,
-                head_sha: r.head_sha.clone(),
-                status: r.status,
-                changes: r
-                    .outcome
-                    .as_deref()
-                    .and_then(PlanRecord::decode)
-                    .map(|rec| {
-                        rec.counts.add + rec.counts.change + rec.counts.destroy + rec.counts.replace
-                    }),
-            }),
-            apply: latest(RunCommand::Apply).map(|r| (r.id, r.status)),
-        });
-    }
-    Ok(out)
+    let kind = |command: &str| match command {
+        c if c == RunCommand::Plan.name() => Some(RunKind::Plan),
+        c if c == RunCommand::Apply.name() => Some(RunKind::Apply),
+        _ => None,
+    };
+    let stored: Vec<StoredRun<'_>> = all
+        .iter()
+        .map(|r| StoredRun {
+            id: r.id,
+            project: &r.project,
+            workspace: &r.workspace,
+            kind: kind(&r.command),
+            head_sha: &r.head_sha,
+            status: r.status,
+            outcome: r.outcome.as_deref(),
+        })
+        .collect();
+    let roots: Vec<AffectedRoot<'_>> = affected
+        .iter()
+        .filter_map(|id| policy.project(&id.0))
+        .map(|p| AffectedRoot {
+            project: &p.spec.id.0,
+            workspace: &p.spec.workspace,
+        })
+        .collect();
+    Ok(latest_runs(&stored, &roots))
 }
