@@ -16,6 +16,7 @@ pub mod outbox;
 pub mod plan_author;
 pub mod pr_event;
 pub mod record;
+pub mod run_end;
 pub mod settings;
 pub mod start;
 pub mod targets;

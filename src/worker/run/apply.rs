@@ -27,7 +27,8 @@ use crate::run_planner::apply_ready::{
 use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, SkipReason};
 use crate::run_planner::outbox::RunResult;
 use crate::run_planner::plan_author::applied_plan;
-use crate::run_planner::record::{ApplyRecord, PlanRecord, RunStatus};
+use crate::run_planner::record::{ApplyRecord, PlanRecord};
+use crate::run_planner::run_end::{end_status, RunEnd};
 use crate::tfrun::{setup_from_config, TerraformSetup};
 
 mod failures;
@@ -396,11 +397,12 @@ impl RunCtx<'_> {
             log.as_bytes(),
             &run_aad(run_id, BlobPurpose::RawLog),
         );
-        let status = if ok {
-            RunStatus::Applied
+        let end = if ok {
+            RunEnd::Succeeded
         } else {
-            RunStatus::ApplyFailed
+            RunEnd::Failed
         };
+        let status = end_status(RunCommand::Apply, end);
         let outcome = outcome.encode();
         runs::finish(db, run_id, status, None, Some(&sealed_log), Some(&outcome))
             .await
