@@ -19,6 +19,7 @@ mod requirements;
 pub(crate) mod resolve;
 pub mod schema;
 mod schema_ops;
+mod snapshot;
 pub mod sources;
 pub mod store;
 pub(crate) mod validate;
@@ -39,3 +40,4 @@ pub use pushers::{push_history, PushHistory, PushRecord};
 pub use schema::{
     ApplyRequirement, BackendConfig, GitHubPermission, Network, OnInputDrift, RequiredCheck,
 };
+pub use snapshot::{ChangesRead, PrSnapshot};

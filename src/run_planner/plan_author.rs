@@ -5,6 +5,7 @@
 //! policy about its author (`policy::decide` with the author as the actor, on the PR's facts)
 //! and carries the answer out.
 
+use super::record::RunStatus;
 use crate::command::TerraformArg;
 use crate::policy::{Decision, Outcome};
 use crate::render::{AppliedPlan, PlanRefusal};
@@ -27,6 +28,12 @@ pub fn flags_change_the_apply(flags: Option<&[String]>) -> bool {
     flags
         .iter()
         .any(|flag| TerraformArg::from_cli_arg(flag).map_or(true, |arg| arg.changes_the_apply()))
+}
+
+/// Whether a plan run in `status` may be applied at all: planned, or still running. A failed
+/// or interrupted plan is never applied (`apply_step`), so its author need not be asked about.
+pub fn plan_may_apply(status: Option<RunStatus>) -> bool {
+    matches!(status, Some(RunStatus::Planned | RunStatus::Running))
 }
 
 /// Whether applying `plan` for `applier` needs the policy's decision about the plan's author:

@@ -276,3 +276,20 @@ fn shown_flags_have_their_addresses_redacted() {
     );
     assert_eq!(applied_plan(&plan("bob", None), |a| a.into()).flags, None);
 }
+
+#[test]
+fn only_a_planned_or_running_plan_may_be_applied() {
+    use crate::run_planner::record::RunStatus::*;
+    let table = [
+        (Some(Planned), true),
+        (Some(Running), true),
+        (Some(PlanFailed), false),
+        (Some(Interrupted), false),
+        (Some(Applied), false),
+        (Some(ApplyFailed), false),
+        (None, false),
+    ];
+    for (status, may) in table {
+        assert_eq!(plan_may_apply(status), may, "{status:?}");
+    }
+}

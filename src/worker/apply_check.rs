@@ -3,36 +3,54 @@
 //! check of the head (`run_planner::apply_status`, pure). A PR merged while roots were left
 //! gets one comment naming them, and an audit record; its locks are released as on any close.
 
-use super::layout::policy_for_pr;
 use super::notice_outbox::{record_notice, NoticeTarget};
-use super::pr_changes::complete_pr_changes;
+use super::pr_snapshot::{read_snapshot, Reading};
 use super::{github_error, installation_client};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::runs;
 use crate::github::api::{create_check_run, CheckRunRequest};
-use crate::github::facts;
 use crate::github::InstallationClient;
 use crate::jobs::{ClaimedJob, JobError, RunCommand};
 use crate::model::short_sha;
 use crate::model::RepoRef;
-use crate::policy::RepoPolicy;
+use crate::policy::{PrSnapshot, RepoPolicy};
 use crate::project::affected_projects;
 use crate::render::{CommentMeta, Notice, NoticeBody, UnappliedRoot};
-use crate::run_planner::apply_status::{apply_check, ApplyCheck, LatestPlan, RootRuns, CHECK_NAME};
-use crate::run_planner::record::PlanRecord;
+use crate::run_planner::apply_status::{apply_check, ApplyCheck, RootRuns, CHECK_NAME};
+use crate::run_planner::latest_runs::{latest_runs, AffectedRoot, RunKind, StoredRun};
 use crate::state::AppState;
 use crate::webhook::event::PullRequestJob;
 
-/// Posts the `tfgate/apply` check of the PR's current head (when the policy asks for it).
+/// Posts the `tfgate/apply` check of the PR's current head (when the policy asks for it),
+/// read here (the `publish` job: the head as it is now, not as the command saw it).
 pub async fn post(
     state: &AppState,
     gh: &InstallationClient,
     repo: &RepoRef,
     number: i64,
 ) -> Result<(), JobError> {
-    let Some((head, check)) = current_check(state, gh, repo, number).await? else {
+    let Some(admin) = wanted(state, repo) else {
         return Ok(());
     };
+    let snapshot = read_snapshot(state, gh, (repo, number), &admin, CHECK_READING).await?;
+    post_check(state, gh, repo, &snapshot).await
+}
+
+/// What the check needs of the PR: the affected roots; who pushed does not matter.
+pub(super) const CHECK_READING: Reading = Reading {
+    mergeable_wait: &[],
+    pushes: false,
+    changes: true,
+};
+
+/// Posts the check of the snapshot's head.
+async fn post_check(
+    state: &AppState,
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    snapshot: &PrSnapshot,
+) -> Result<(), JobError> {
+    let (head, check) = current_check(state, repo, snapshot).await?;
     let request = CheckRunRequest {
         name: CHECK_NAME,
         head_sha: &head,
@@ -48,20 +66,26 @@ pub async fn post(
         .map_err(github_error)
 }
 
-/// A push: the new head's check (its roots are not planned yet, unless unchanged).
-pub async fn on_push(state: &AppState, pr: &PullRequestJob) -> Result<(), JobError> {
-    if !wanted(state, &pr.repo) {
+/// A push: the new head's check (its roots are not planned yet, unless unchanged), on the
+/// snapshot the `pull_request` job read (`None` when the policy does not ask for the check).
+pub async fn on_push(
+    state: &AppState,
+    pr: &PullRequestJob,
+    snapshot: Option<&PrSnapshot>,
+) -> Result<(), JobError> {
+    let Some(snapshot) = snapshot.filter(|_| wanted(state, &pr.repo).is_some()) else {
         return Ok(());
-    }
+    };
     let (_app, gh) = installation_client(state, &pr.repo)?;
-    post(state, &gh, &pr.repo, pr.number).await
+    post_check(state, &gh, &pr.repo, snapshot).await
 }
 
-/// Whether the repository's policy asks for the check.
-fn wanted(state: &AppState, repo: &RepoRef) -> bool {
+/// The repository's admin policy, when it asks for the check.
+pub(super) fn wanted(state: &AppState, repo: &RepoRef) -> Option<RepoPolicy> {
     let set = state.policies.current();
     set.for_repo(&repo.full_name())
-        .is_some_and(|p| p.require_apply_before_merge)
+        .filter(|p| p.require_apply_before_merge)
+        .cloned()
 }
 
 /// A merged PR that left roots unapplied: one comment naming them, and the audit log.
@@ -71,14 +95,12 @@ pub async fn on_merge(
     state: &AppState,
     job: &ClaimedJob,
     pr: &PullRequestJob,
+    snapshot: Option<&PrSnapshot>,
 ) -> Result<(), JobError> {
-    if !wanted(state, &pr.repo) {
-        return Ok(());
-    }
-    let (_app, gh) = installation_client(state, &pr.repo)?;
-    let Some((head, check)) = current_check(state, &gh, &pr.repo, pr.number).await? else {
+    let Some(snapshot) = snapshot.filter(|_| wanted(state, &pr.repo).is_some()) else {
         return Ok(());
     };
+    let (head, check) = current_check(state, &pr.repo, snapshot).await?;
     if check.left.is_empty() {
         return Ok(());
     }
@@ -127,42 +149,23 @@ pub async fn on_merge(
         .map_err(JobError::Transient)
 }
 
-/// The head and its check, or `None` when the repository has no policy asking for it.
+/// The snapshot's head and its check.
 async fn current_check(
     state: &AppState,
-    gh: &InstallationClient,
     repo: &RepoRef,
-    number: i64,
-) -> Result<Option<(String, ApplyCheck)>, JobError> {
-    let Some(policy) = state
-        .policies
-        .current()
-        .for_repo(&repo.full_name())
-        .cloned()
-    else {
-        return Ok(None);
-    };
-    if !policy.require_apply_before_merge {
-        return Ok(None);
-    }
-    let mut pr_facts = facts::pr_facts(gh, repo, number)
-        .await
-        .map_err(github_error)?;
-    let (policy, _problems) = policy_for_pr(gh, repo, &policy).await?;
+    snapshot: &PrSnapshot,
+) -> Result<(String, ApplyCheck), JobError> {
+    let PrSnapshot { facts, policy, .. } = snapshot;
+    let affected = affected_projects(&facts.changes(), &policy.specs());
+    let roots = stored_runs(state, repo, facts.number as i64, policy, &affected).await?;
     // A notice about unreadable module graphs reaches the PR with its next command; the check
     // does not pass meanwhile.
-    let incomplete = complete_pr_changes(state, gh, repo, &policy, &mut pr_facts)
-        .await
-        .is_some();
-    let affected = affected_projects(&pr_facts.changes(), &policy.specs());
-    let roots = stored_runs(state, repo, number, &policy, &affected).await?;
-    Ok(Some((
-        pr_facts.head_sha.clone(),
-        apply_check(&pr_facts.head_sha, &roots, !incomplete),
-    )))
+    let check = apply_check(&facts.head_sha, &roots, snapshot.changes.complete());
+    Ok((facts.head_sha.clone(), check))
 }
 
-/// Each affected root's latest plan and apply in this PR (one query for all roots).
+/// Each affected root's latest plan and apply in this PR (one query for all roots), as
+/// `run_planner::latest_runs` picks them.
 async fn stored_runs(
     state: &AppState,
     repo: &RepoRef,
@@ -173,32 +176,30 @@ async fn stored_runs(
     let all = runs::of_pr(&state.db, &repo.full_name(), number)
         .await
         .map_err(JobError::Transient)?;
-    let mut out = Vec::new();
-    for id in affected {
-        let Some(p) = policy.project(&id.0) else {
-            continue;
-        };
-        let latest = |command: RunCommand| {
-            all.iter().rev().find(|r| {
-                r.project == id.0 && r.workspace == p.spec.workspace && r.command == command.name()
-            })
-        };
-        out.push(RootRuns {
-            project: id.0.clone(),
-            plan: latest(RunCommand::Plan).map(|r| LatestPlan {
-                id: r.id,
-                head_sha: r.head_sha.clone(),
-                status: r.status,
-                changes: r
-                    .outcome
-                    .as_deref()
-                    .and_then(PlanRecord::decode)
-                    .map(|rec| {
-                        rec.counts.add + rec.counts.change + rec.counts.destroy + rec.counts.replace
-                    }),
-            }),
-            apply: latest(RunCommand::Apply).map(|r| (r.id, r.status)),
-        });
-    }
-    Ok(out)
+    let kind = |command: &str| match command {
+        c if c == RunCommand::Plan.name() => Some(RunKind::Plan),
+        c if c == RunCommand::Apply.name() => Some(RunKind::Apply),
+        _ => None,
+    };
+    let stored: Vec<StoredRun<'_>> = all
+        .iter()
+        .map(|r| StoredRun {
+            id: r.id,
+            project: &r.project,
+            workspace: &r.workspace,
+            kind: kind(&r.command),
+            head_sha: &r.head_sha,
+            status: r.status,
+            outcome: r.outcome.as_deref(),
+        })
+        .collect();
+    let roots: Vec<AffectedRoot<'_>> = affected
+        .iter()
+        .filter_map(|id| policy.project(&id.0))
+        .map(|p| AffectedRoot {
+            project: &p.spec.id.0,
+            workspace: &p.spec.workspace,
+        })
+        .collect();
+    Ok(latest_runs(&stored, &roots))
 }

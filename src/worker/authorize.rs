@@ -1,4 +1,4 @@
-//! Accepted commands → policy decisions, with facts read live from GitHub. Every decision is
+//! Accepted commands → policy decisions, on the PR snapshot read live from GitHub once. Every decision is
 //! written to the audit log; each denial gets its exact reply. The decisions themselves are
 //! `run_planner::decisions`.
 
@@ -7,14 +7,13 @@ use std::sync::Arc;
 use crate::github::InstallationClient;
 
 use super::github_error;
-use super::layout::policy_for_pr;
-use super::pr_changes::complete_pr_changes;
+use super::pr_snapshot::{changes_notice, read_snapshot, Reading};
 use super::replies::Replies;
 use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
 use crate::github::{api, facts};
 use crate::jobs::JobError;
-use crate::policy::{not_enabled_notice, Actor, GitHubPermission, PrFacts, RepoPolicy};
+use crate::policy::{not_enabled_notice, Actor, GitHubPermission, PrSnapshot, RepoPolicy};
 use crate::project::layout_problems_notice;
 use crate::render::NoticeBody;
 use crate::run_planner::decisions::{
@@ -26,12 +25,11 @@ use crate::webhook::event::CommentJob;
 
 const NOT_ENABLED_RULE: &str = "repo.not_enabled";
 
-/// What policy allowed, the policy (with the base branch's layout) it was decided under, and
-/// the PR facts (head included) it was decided on.
+/// What policy allowed, and the PR as it was read for the decision: its facts (head
+/// included) and the policy with the base branch's layout.
 pub struct Authorized {
-    pub policy: RepoPolicy,
     pub allowed: Vec<AllowedTarget>,
-    pub facts: PrFacts,
+    pub snapshot: PrSnapshot,
 }
 
 pub(super) async fn audit(
@@ -66,32 +64,27 @@ pub async fn authorize(
     commands: &[Command],
     replies: &mut Replies,
 ) -> Result<Authorized, JobError> {
-    let mut pr_facts =
-        facts::pr_facts_waiting(gh, &comment.repo, comment.number, facts::MERGEABLE_WAIT)
-            .await
-            .map_err(github_error)?;
-    super::pushers::complete_push_facts(state, &comment.repo, &mut pr_facts).await?;
-    let (policy, layout_problems) = policy_for_pr(gh, &comment.repo, policy).await?;
-    if needs_affected_roots(commands) {
-        if let Some(notice) =
-            complete_pr_changes(state, gh, &comment.repo, &policy, &mut pr_facts).await
-        {
-            replies.push(notice);
-        }
+    let how = Reading {
+        mergeable_wait: facts::MERGEABLE_WAIT,
+        pushes: true,
+        changes: needs_affected_roots(commands),
+    };
+    let snapshot = read_snapshot(state, gh, (&comment.repo, comment.number), policy, how).await?;
+    if let Some(notice) = changes_notice(snapshot.changes) {
+        replies.push(notice);
     }
-    if !layout_problems.is_empty() {
+    if !snapshot.layout_problems.is_empty() {
         replies.push(layout_problems_notice(
-            &pr_facts.default_branch,
-            &layout_problems,
+            &snapshot.facts.default_branch,
+            &snapshot.layout_problems,
         ));
     }
-    let actor = commenter(gh, comment, &policy, permission).await?;
-    let decisions = decide_commands(&actor, commands, &policy, &pr_facts);
+    let actor = commenter(gh, comment, &snapshot.policy, permission).await?;
+    let decisions = decide_commands(&actor, commands, &snapshot.policy, &snapshot.facts);
     record_decisions(state, comment, &decisions, replies).await?;
     Ok(Authorized {
         allowed: allowed_targets(&decisions),
-        policy,
-        facts: pr_facts,
+        snapshot,
     })
 }
 

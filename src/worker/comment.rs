@@ -172,10 +172,10 @@ async fn act(
     replies: &mut Replies,
 ) -> Result<(), JobError> {
     let Authorized {
-        policy,
         mut allowed,
-        facts,
+        snapshot,
     } = authorized;
+    let (policy, facts) = (&snapshot.policy, &snapshot.facts);
     let head_sha = facts.head_sha.clone();
     for a in &allowed {
         tracing::info!(
@@ -190,8 +190,8 @@ async fn act(
         app,
         gh,
         comment,
-        policy: &policy,
-        facts: &facts,
+        policy,
+        facts,
     };
     let plans = current_plans(&ctx, &apply_projects(&allowed)).await?;
     let plan_runs = check_plan_authors(&ctx, &mut allowed, plans, replies).await?;
@@ -204,7 +204,7 @@ async fn act(
     };
     let actions = command_actions(&request, &allowed, &policy.specs(), &plan_runs)
         .map_err(|e| JobError::Permanent(anyhow!(e)))?;
-    answer(state, comment, &policy, &actions, replies).await?;
+    answer(state, comment, policy, &actions, replies).await?;
     queue_runs(state, comment, &actions.runs).await?;
     state.wake.notify_waiters();
     Ok(())

@@ -3,18 +3,20 @@
 
 use std::sync::Arc;
 
+use super::apply_check::CHECK_READING;
 use super::authorize::policy_teams_of;
-use super::layout::policy_for_pr;
-use super::{github_error, payload};
+use super::pr_snapshot::read_snapshot;
+use super::{github_error, installation_client, payload};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::jobs as queue;
 use crate::db::locks;
 use crate::github::{facts, InstallationClient};
 use crate::jobs::{ClaimedJob, JobError, JobKind};
-use crate::policy::{Actor, Decision, RepoPolicy};
+use crate::policy::{Actor, Decision, PrSnapshot, RepoPolicy};
 use crate::project::ProjectId;
 use crate::run_planner;
 use crate::run_planner::autoplan::autoplan_wanted;
+use crate::run_planner::pr_event::{pr_event_steps, ApplyCheckStep, PrEvent};
 use crate::state::AppState;
 use crate::webhook::event::{InstallationJob, PullRequestJob, PushJob, ReviewJob};
 
@@ -22,25 +24,48 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
     let pr: PullRequestJob = payload(job)?;
     // First, so that a command decided after this delivery knows who pushed.
     super::pushers::record(state, &pr).await?;
-    if is_policy_repo(state, &pr.repo) {
+    let admin = state
+        .policies
+        .current()
+        .for_repo(&pr.repo.full_name())
+        .cloned();
+    let steps = pr_event_steps(PrEvent {
+        action: &pr.action,
+        merged: pr.merged,
+        policy_repo: is_policy_repo(state, &pr.repo),
+        has_policy: admin.is_some(),
+        gitops: admin.as_ref().is_some_and(|p| !p.gitops.is_empty()),
+        autoplan: admin.as_ref().is_some_and(|p| autoplan_wanted(&pr, p))
+            && state.github().is_some(),
+        apply_check: admin.as_ref().is_some_and(|p| p.require_apply_before_merge),
+    });
+    if steps.policy_check {
         // The admin repository: its PRs get the policy check, never a plan.
-        if pr.action != "closed" {
-            super::policy_repo::check_commit(state, &pr.repo, &pr.head_sha, false)
-                .await
-                .map_err(github_error)?;
+        super::policy_repo::check_commit(state, &pr.repo, &pr.head_sha, false)
+            .await
+            .map_err(github_error)?;
+    }
+    let snapshot = match (steps.read_pr, &admin) {
+        (true, Some(admin)) => Some(pr_snapshot(state, &pr, admin).await?),
+        _ => None,
+    };
+    if steps.deploy_preview {
+        let base_sha = snapshot.as_ref().map(|s| s.facts.base_sha.as_str());
+        super::gitops_check::preview(state, &pr, base_sha).await?;
+    }
+    if let (true, Some(snapshot)) = (steps.autoplan, &snapshot) {
+        autoplan(state, &pr, snapshot).await?;
+    }
+    match steps.apply_check {
+        Some(ApplyCheckStep::OnPush) => {
+            super::apply_check::on_push(state, &pr, snapshot.as_ref()).await?
         }
-        return Ok(());
+        Some(ApplyCheckStep::OnMerge) => {
+            super::apply_check::on_merge(state, job, &pr, snapshot.as_ref()).await?
+        }
+        None => {}
     }
-    if pr.action != "closed" {
-        super::gitops_check::preview(state, &pr).await?;
-    }
-    autoplan(state, &pr).await?;
-    if pr.action != "closed" {
-        super::apply_check::on_push(state, &pr).await?;
-    } else if pr.merged {
-        super::apply_check::on_merge(state, job, &pr).await?;
-    }
-    if pr.action == "closed" {
+    if steps.release {
         // Merged or closed: the PR's locks go; queued runs are dropped.
         let repo = pr.repo.full_name();
         locks::release(&state.db, &repo, pr.number, None)
@@ -49,6 +74,9 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
         queue::cancel_queued_for_pr(&state.db, &repo, pr.number, JobKind::Run.as_str())
             .await
             .map_err(JobError::Transient)?;
+    }
+    if !steps.audit {
+        return Ok(());
     }
     audit::record(
         &state.db,
@@ -64,6 +92,23 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
     )
     .await
     .map_err(JobError::Transient)
+}
+
+/// The PR as autoplan and the `tfgate/apply` check see it, read once for both; layout
+/// problems are logged (a push has no reply; the next command tells the PR).
+async fn pr_snapshot(
+    state: &AppState,
+    pr: &PullRequestJob,
+    admin: &RepoPolicy,
+) -> Result<PrSnapshot, JobError> {
+    let (_app, gh) = installation_client(state, &pr.repo)?;
+    let snapshot = read_snapshot(state, &gh, (&pr.repo, pr.number), admin, CHECK_READING).await?;
+    if !snapshot.layout_problems.is_empty() {
+        // Told on the PR when a command is authorized; a push only plans admin projects.
+        tracing::warn!(repo = %pr.repo.full_name(), problems = snapshot.layout_problems.len(),
+            "tfgate.yaml on the base branch has problems");
+    }
+    Ok(snapshot)
 }
 
 /// A push to the policy repository's default branch: check its policies and, when valid, put
@@ -173,33 +218,18 @@ fn audit_sha(sha: &str) -> &str {
 }
 
 /// Plan the roots a push affects whose policy asks for autoplan, as `run_planner::autoplan`
-/// decides; every decision is audited.
-async fn autoplan(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobError> {
-    let repo = pr.repo.full_name();
-    let set = state.policies.current();
-    let (Some(policy), Some(app)) = (set.for_repo(&repo), state.github()) else {
-        return Ok(());
-    };
-    if !autoplan_wanted(pr, policy) {
-        return Ok(());
-    }
-    let gh = app
-        .installation(pr.repo.installation_id)
-        .map_err(JobError::Permanent)?;
-    let mut facts = facts::pr_facts(&gh, &pr.repo, pr.number)
-        .await
-        .map_err(github_error)?;
-    let (policy, layout_problems) = policy_for_pr(&gh, &pr.repo, policy).await?;
-    // Logged there; a push has no reply, and the next command tells the PR.
-    let _ = super::pr_changes::complete_pr_changes(state, &gh, &pr.repo, &policy, &mut facts).await;
-    if !layout_problems.is_empty() {
-        // Told on the PR when a command is authorized; a push only plans admin projects.
-        tracing::warn!(repo = %repo, problems = layout_problems.len(), "tfgate.yaml on the base branch has problems");
-    }
+/// decides on the delivery's snapshot; every decision is audited.
+async fn autoplan(
+    state: &Arc<AppState>,
+    pr: &PullRequestJob,
+    snapshot: &PrSnapshot,
+) -> Result<(), JobError> {
+    let (_app, gh) = installation_client(state, &pr.repo)?;
+    let PrSnapshot { facts, policy, .. } = snapshot;
     // Whoever pushed decides, as if they had commented `/plan`: the PR's author may not be
     // the one whose code runs.
-    let pusher = pusher_actor(&gh, pr, &policy).await?;
-    let plan = run_planner::autoplan::autoplan(pr, &policy, &facts, &pusher)
+    let pusher = pusher_actor(&gh, pr, policy).await?;
+    let plan = run_planner::autoplan::autoplan(pr, policy, facts, &pusher)
         .map_err(|e| JobError::Permanent(anyhow::anyhow!(e)))?;
     audit_autoplan(state, pr, &plan.decisions).await?;
     let Some(run) = plan.job else {

@@ -22,7 +22,12 @@ use crate::webhook::event::PullRequestJob;
 /// The check run's name.
 pub const CHECK_NAME: &str = "tfgate/deploy";
 
-pub async fn preview(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), JobError> {
+/// `base_sha` when the delivery's job has read the PR already; else it is read here.
+pub async fn preview(
+    state: &Arc<AppState>,
+    pr: &PullRequestJob,
+    base_sha: Option<&str>,
+) -> Result<(), JobError> {
     let Some(policy) = state
         .policies
         .current()
@@ -35,10 +40,17 @@ pub async fn preview(state: &Arc<AppState>, pr: &PullRequestJob) -> Result<(), J
         return Ok(());
     }
     let (app, gh) = installation_client(state, &pr.repo)?;
-    let info = api::get_pull_request(&gh, &pr.repo, pr.number)
-        .await
-        .map_err(github_error)?;
-    let shown = compute(state, &app, &policy, &pr.repo, &info.base.sha, &pr.head_sha).await?;
+    let base_sha = match base_sha {
+        Some(sha) => sha.to_string(),
+        None => {
+            api::get_pull_request(&gh, &pr.repo, pr.number)
+                .await
+                .map_err(github_error)?
+                .base
+                .sha
+        }
+    };
+    let shown = compute(state, &app, &policy, &pr.repo, &base_sha, &pr.head_sha).await?;
     post(&gh, &pr.repo, &pr.head_sha, &shown).await
 }
 

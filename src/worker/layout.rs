@@ -22,7 +22,20 @@ pub async fn policy_for_pr(
         return Ok((policy.clone(), Vec::new()));
     }
     let default_branch = api::default_branch(gh, repo).await.map_err(github_error)?;
-    let file = api::file_at(gh, repo, LAYOUT_FILE_NAME, &default_branch)
+    policy_at_default_branch(gh, repo, policy, &default_branch).await
+}
+
+/// [`policy_for_pr`] when the default branch is known (a PR read names its base repository's).
+pub async fn policy_at_default_branch(
+    gh: &InstallationClient,
+    repo: &RepoRef,
+    policy: &RepoPolicy,
+    default_branch: &str,
+) -> Result<(RepoPolicy, Vec<PolicyProblem>), JobError> {
+    if !policy.allow_repo_layout {
+        return Ok((policy.clone(), Vec::new()));
+    }
+    let file = api::file_at(gh, repo, LAYOUT_FILE_NAME, default_branch)
         .await
         .map_err(github_error)?;
     let text = match file.map(|f| f.text()).transpose() {

@@ -18,6 +18,7 @@ mod notice_outbox;
 mod plan_authors;
 pub mod policy_repo;
 mod pr_changes;
+mod pr_snapshot;
 mod publish;
 mod pushers;
 mod replies;

@@ -19,10 +19,9 @@ use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::{NoticeBody, PlanAuthorRefused};
 use crate::run_planner::decisions::AllowedTarget;
 use crate::run_planner::plan_author::{
-    applied_plan, needs_author_decision, plan_author_check, AuthorStanding, PlanAuthor,
-    PlanAuthorCheck,
+    applied_plan, needs_author_decision, plan_author_check, plan_may_apply, AuthorStanding,
+    PlanAuthor, PlanAuthorCheck,
 };
-use crate::run_planner::record::RunStatus;
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 use crate::worker::input_drift::values as inputs;
@@ -76,9 +75,7 @@ pub(super) async fn check_plan_authors(
             login: row.actor.clone(),
             flags: row.terraform_args.clone(),
         };
-        // A failed or interrupted plan is never applied (`apply_step`); nothing to ask.
-        let may_apply = matches!(row.status, Some(RunStatus::Planned | RunStatus::Running));
-        if !may_apply || !needs_author_decision(&plan, &ctx.comment.author) {
+        if !plan_may_apply(row.status) || !needs_author_decision(&plan, &ctx.comment.author) {
             ids.insert(name, row.id);
             continue;
         }

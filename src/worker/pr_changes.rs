@@ -19,24 +19,23 @@ use crate::github::{api, InstallationClient};
 use crate::input_drift::changed_lock_inputs;
 use crate::input_drift::LOCKFILE_NAME;
 use crate::model::RepoRef;
-use crate::policy::{PrFacts, RepoPolicy};
+use crate::policy::{ChangesRead, PrFacts, RepoPolicy};
 use crate::project::{build_module_graph, is_module_source_file, ModuleGraph};
-use crate::render::NoticeBody;
 use crate::state::AppState;
 
 /// Cached graphs kept in `DATA_DIR/module-graphs/`.
 pub const MAX_CACHED_GRAPHS: usize = 256;
 
 /// Fills `facts.module_calls` (the base commit's) and `facts.changed_inputs`. Never fails:
-/// what cannot be read is logged and returned as the PR's one-line notice, and the roots the
-/// PR changes directly are still found.
+/// what cannot be read is logged and named in the answer (the PR's one-line notice), and the
+/// roots the PR changes directly are still found.
 pub async fn complete_pr_changes(
     state: &AppState,
     gh: &InstallationClient,
     repo: &RepoRef,
     policy: &RepoPolicy,
     facts: &mut PrFacts,
-) -> Option<NoticeBody> {
+) -> ChangesRead {
     let (mut modules_unread, mut inputs_lock_unread) = (false, false);
     match base_module_graph(state, repo, &facts.base_sha).await {
         Ok(graph) => facts.module_calls = graph,
@@ -60,10 +59,10 @@ pub async fn complete_pr_changes(
             }
         }
     }
-    (modules_unread || inputs_lock_unread).then_some(NoticeBody::AffectedRootsIncomplete {
+    ChangesRead::Read {
         modules_unread,
         inputs_lock_unread,
-    })
+    }
 }
 
 /// `tfgate.inputs.lock` at the PR's base and head commits (`None` where there is none).

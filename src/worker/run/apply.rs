@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use sha2::{Digest, Sha256};
-
 use super::failure_facts::explain_failed_apply;
 use super::prepare::Prepared;
 use super::{meta, public_line, render_err, root_ident, RunCtx};
@@ -23,10 +21,14 @@ use crate::render::{
     AppliedPlan, ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanAuthorRefused,
     PlanStale, RootApply, RunNote,
 };
+use crate::run_planner::apply_ready::{
+    digest_matches, not_ready, plan_file_verdict, PlanFileVerdict, Readiness, StoredPlanFile,
+};
 use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, SkipReason};
 use crate::run_planner::outbox::RunResult;
 use crate::run_planner::plan_author::applied_plan;
-use crate::run_planner::record::{ApplyRecord, PlanRecord, RunStatus};
+use crate::run_planner::record::{ApplyRecord, PlanRecord};
+use crate::run_planner::run_end::{end_status, RunEnd};
 use crate::tfrun::{setup_from_config, TerraformSetup};
 
 mod failures;
@@ -252,8 +254,9 @@ impl RunCtx<'_> {
         Ok(())
     }
 
-    /// Lock, drift gate, plan file, Terraform, checkout and credentials, in that order; the
-    /// first that fails stops the run (with a note where the PR needs one).
+    /// Lock, drift gate, plan file, Terraform, a run, checkout and credentials, in that order;
+    /// the first that is missing stops the run (`run_planner::apply_ready` says why; a note
+    /// where the PR needs one).
     async fn ready_to_apply(
         &self,
         p: &ResolvedProject,
@@ -262,25 +265,28 @@ impl RunCtx<'_> {
         tools: &ApplyTools<'_>,
         results: &mut ApplyResults,
     ) -> Result<Option<(TerraformSetup, Vec<u8>, Prepared)>, JobError> {
-        let project = p.spec.id.0.clone();
+        let project = p.spec.id.0.as_str();
+        let stop = |results: &mut ApplyResults, missing, note| {
+            results.stop(not_ready(missing, project), note)
+        };
         if !self.lock(p).await? {
-            return Ok(results.stop(SkipReason::Locked { project }, None));
+            return Ok(stop(results, Readiness::Lock, None));
         }
-        if !self.pass_drift_gate(&project, record).await? {
-            return Ok(results.stop(SkipReason::AwaitingInputDecision { project }, None));
+        if !self.pass_drift_gate(project, record).await? {
+            return Ok(stop(results, Readiness::InputDriftGate, None));
         }
         let Some(plan_file) = self
-            .plan_file(&project, plan_run_id, record, results)
+            .plan_file(project, plan_run_id, record, results)
             .await?
         else {
-            return Ok(results.stop(SkipReason::NoReadablePlan { project }, None));
+            return Ok(stop(results, Readiness::PlanFile, None));
         };
         let setup = match self.setup_for(tools.setup, p).await {
             Ok(s) => s,
-            Err(note) => return Ok(results.stop(SkipReason::NoTerraform { project }, Some(note))),
+            Err(note) => return Ok(stop(results, Readiness::Terraform, Some(note))),
         };
         let Some(run_id) = self.begin(p, RunCommand::Apply).await? else {
-            return Ok(results.stop(SkipReason::Busy { project }, None));
+            return Ok(stop(results, Readiness::Run, None));
         };
         match self
             .prepare(p, RunCommand::Apply, run_id, &BTreeMap::new())
@@ -291,11 +297,11 @@ impl RunCtx<'_> {
                 self.abandon(run_id, RunCommand::Apply).await?;
                 tracing::error!(project = %project, error = %format!("{e:#}"), "could not prepare the apply");
                 let note = RunNote::CouldNotStart {
-                    project: project.clone(),
+                    project: project.to_string(),
                     command: RunCommand::Apply.name().into(),
                     reason: public_line(&e),
                 };
-                Ok(results.stop(SkipReason::CouldNotStart { project }, Some(note)))
+                Ok(stop(results, Readiness::Prepare, Some(note)))
             }
         }
     }
@@ -351,21 +357,22 @@ impl RunCtx<'_> {
             .await
             .map_err(JobError::Transient)?;
         let aad = run_aad(plan_run_id, BlobPurpose::Plan);
-        let opened = sealed.as_ref().map(|s| open(&self.state.seal_key, s, &aad));
-        let digest_ok = |f: &[u8]| {
-            record
-                .plan_file_sha256
-                .as_deref()
-                .map_or(true, |want| hex::encode(Sha256::digest(f)) == want)
+        let opened = sealed.map(|s| open(&self.state.seal_key, &s, &aad));
+        let stored = match &opened {
+            None => StoredPlanFile::Missing,
+            Some(Err(_)) => StoredPlanFile::Unopenable,
+            Some(Ok(f)) => StoredPlanFile::Opened {
+                digest_matches: digest_matches(f, record.plan_file_sha256.as_deref()),
+            },
         };
         let project = project.to_string();
-        let note = match (opened, self.state.config.retention_days) {
-            (Some(Ok(f)), _) if digest_ok(&f) => return Ok(Some(f)),
-            (None, Some(retention_days)) => RunNote::PlanExpired {
+        let note = match plan_file_verdict(stored, self.state.config.retention_days) {
+            PlanFileVerdict::Apply => return Ok(opened.and_then(Result::ok)),
+            PlanFileVerdict::Expired { retention_days } => RunNote::PlanExpired {
                 project,
                 retention_days,
             },
-            _ => RunNote::PlanUnreadable { project },
+            PlanFileVerdict::Unreadable => RunNote::PlanUnreadable { project },
         };
         results.notes.push(note);
         Ok(None)
@@ -388,11 +395,12 @@ impl RunCtx<'_> {
             log.as_bytes(),
             &run_aad(run_id, BlobPurpose::RawLog),
         );
-        let status = if ok {
-            RunStatus::Applied
+        let end = if ok {
+            RunEnd::Succeeded
         } else {
-            RunStatus::ApplyFailed
+            RunEnd::Failed
         };
+        let status = end_status(RunCommand::Apply, end);
         let outcome = outcome.encode();
         runs::finish(db, run_id, status, None, Some(&sealed_log), Some(&outcome))
             .await

@@ -13,12 +13,13 @@ use crate::db::runs;
 use crate::drift_detection::report::{
     findings_from_plan, inputs_moved, DriftReport, RootReport, RootState,
 };
+use crate::drift_detection::scope::roots_to_check;
 use crate::enrich::UnixSeconds;
 use crate::jobs::{ClaimedJob, DriftJob, JobError, RunCommand, RunJob};
 use crate::model::short_sha;
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
-use crate::run_planner::record::RunStatus;
+use crate::run_planner::run_end::{end_status, RunEnd};
 use crate::state::AppState;
 use crate::tfrun::{self, setup_from_config, TerraformSetup};
 use crate::worker::drift_detection::who::{self, WhoLookup};
@@ -36,15 +37,16 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         tracing::warn!(%repo, "drift check of a repository no policy covers; nothing done");
         return Ok(());
     };
-    let wanted = match (&drift.projects[..], &policy.drift_detection) {
-        ([], Some(d)) => d.projects.clone(),
-        ([], None) => policy
-            .projects
-            .iter()
-            .map(|p| p.spec.id.0.clone())
-            .collect(),
-        (named, _) => named.to_vec(),
-    };
+    let all: Vec<String> = policy
+        .projects
+        .iter()
+        .map(|p| p.spec.id.0.clone())
+        .collect();
+    let configured = policy
+        .drift_detection
+        .as_ref()
+        .map(|d| d.projects.as_slice());
+    let wanted = roots_to_check(&drift.projects, configured, &all);
     let projects: Vec<&ResolvedProject> = wanted.iter().filter_map(|n| policy.project(n)).collect();
     let (_, gh) = installation_client(state, &drift.repo)?;
     let (branch, head) = crate::github::api::default_branch_head(&gh, &drift.repo)
@@ -180,11 +182,11 @@ impl RunCtx<'_> {
             .plan_json
             .as_deref()
             .and_then(|json| findings_from_plan(json, &mut |text| redactor.redact(text, ph)));
-        let status = if findings.is_some() {
-            RunStatus::Planned
-        } else {
-            RunStatus::PlanFailed
+        let end = match findings {
+            Some(_) => RunEnd::Succeeded,
+            None => RunEnd::Failed,
         };
+        let status = end_status(RunCommand::Plan, end);
         runs::finish(db, run_id, status, None, Some(&sealed_log), None)
             .await
             .map_err(JobError::Transient)?;
@@ -223,7 +225,7 @@ impl RunCtx<'_> {
         runs::finish(
             &self.state.db,
             run_id,
-            RunStatus::PlanFailed,
+            end_status(RunCommand::Plan, RunEnd::NotStarted),
             None,
             None,
             None,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::github::InstallationClient;
 use anyhow::anyhow;
 
-use super::layout::policy_for_pr;
+use super::layout::{policy_at_default_branch, policy_for_pr};
 use super::notice_outbox::{record_notice, NoticeTarget};
 use super::{github_error, installation_client, payload};
 use crate::crypto::seal_job_payload;
@@ -60,12 +60,23 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         tracing::warn!(repo = %run.repo.full_name(), "policy removed before the run; nothing done");
         return Ok(());
     };
+    // Read again although the comment job read the PR: freshness is the point. The run binds
+    // to the authorised commit, and a head that moved since means nothing runs (`run_start`).
     let pr = api::get_pull_request(&gh, &run.repo, run.number)
         .await
         .map_err(github_error)?;
-    // Layout projects as the base branch has them now (the PR was told of problems when the
-    // command was authorized; a project gone since is reported below).
-    let (policy, _) = policy_for_pr(&gh, &run.repo, policy).await?;
+    // Layout projects as the default branch has them now, for the same reason (the PR was
+    // told of problems when the command was authorized; a project gone since is reported
+    // below). The PR just read names the default branch.
+    let (policy, _) = match pr
+        .base
+        .repo
+        .as_ref()
+        .and_then(|r| r.default_branch.as_deref())
+    {
+        Some(branch) => policy_at_default_branch(&gh, &run.repo, policy, branch).await?,
+        None => policy_for_pr(&gh, &run.repo, policy).await?,
+    };
     let start = run_start(&run, &pr.head.sha, |name| policy.project(name).is_some());
     let Some(projects) = announce_start(state, job, &run, &pr, start).await? else {
         return Ok(());

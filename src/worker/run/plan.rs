@@ -19,6 +19,7 @@ use crate::render::from_outcome::{limit_notes, plan_model, resource_limit_plan};
 use crate::render::{DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
 use crate::run_planner::outbox::RunResult;
 use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
+use crate::run_planner::run_end::{end_status, RunEnd};
 use crate::terraform::{parse_plan_json, plan_references, plan_summary, PlanReferences};
 use crate::tfrun::{self, setup_from_config, PlanOutput};
 use crate::worker::github_error;
@@ -139,11 +140,11 @@ impl RunCtx<'_> {
                 .map(|f| hex::encode(Sha256::digest(f))),
             ..Default::default()
         };
-        let status = if model.status == PlanStatus::Failed {
-            RunStatus::PlanFailed
-        } else {
-            RunStatus::Planned
+        let end = match model.status {
+            PlanStatus::Failed => RunEnd::Failed,
+            _ => RunEnd::Succeeded,
         };
+        let status = end_status(RunCommand::Plan, end);
         self.store_plan(prepared.run_id, status, &record, &out)
             .await?;
         results.roots.push(model);

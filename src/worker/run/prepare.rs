@@ -15,7 +15,7 @@ use crate::jobs::{JobError, RunCommand};
 use crate::policy::{ResolvedProject, SessionPolicy};
 use crate::redact::{RedactionConfig, Redactor};
 use crate::render::{LockHeld, Notice, NoticeBody};
-use crate::run_planner::record::RunStatus;
+use crate::run_planner::run_end::{end_status, RunEnd};
 use crate::run_planner::settings::{run_profile, session_tags, ServerNetwork};
 use crate::tfrun::RunSettings;
 use crate::worker::cloudtrail_poll;
@@ -142,10 +142,7 @@ impl RunCtx<'_> {
 
     /// Finish a run that could not start, so that its root is free again.
     pub(super) async fn abandon(&self, run_id: i64, command: RunCommand) -> Result<(), JobError> {
-        let status = match command {
-            RunCommand::Plan => RunStatus::PlanFailed,
-            RunCommand::Apply => RunStatus::ApplyFailed,
-        };
+        let status = end_status(command, RunEnd::NotStarted);
         runs::finish(&self.state.db, run_id, status, None, None, None)
             .await
             .map_err(JobError::Transient)
