@@ -368,8 +368,8 @@ fn check_permission(
 
 #[cfg(test)]
 #[path = "decide_tests.rs"]
-mod tests;
+pub(crate) mod tests;
 
 #[cfg(test)]
 #[path = "decide_pr_tests.rs"]
-mod pr_tests;
+pub(crate) mod pr_tests;

@@ -35,7 +35,7 @@ required_checks: [validate]
 const HEAD: &str = "c0ffee0000000000000000000000000000000000";
 const OLD: &str = "0ld0000000000000000000000000000000000000";
 
-fn policy() -> RepoPolicy {
+pub(crate) fn policy() -> RepoPolicy {
     load_policy("p.yaml", POLICY).expect("test policy loads")
 }
 
@@ -88,12 +88,12 @@ fn facts() -> PrFacts {
     }
 }
 
-struct Case {
-    name: &'static str,
-    actor: Actor,
-    command: PolicyCommand,
-    target: Target,
-    facts: PrFacts,
+pub(crate) struct Case {
+    pub(crate) name: &'static str,
+    pub(crate) actor: Actor,
+    pub(crate) command: PolicyCommand,
+    pub(crate) target: Target,
+    pub(crate) facts: PrFacts,
     rule: &'static str,
     reason: &'static str,
 }
@@ -115,7 +115,7 @@ fn with<F: FnOnce(&mut Case)>(mut c: Case, f: F) -> Case {
     c
 }
 
-fn cases() -> Vec<Case> {
+pub(crate) fn cases() -> Vec<Case> {
     use PolicyCommand::*;
     use ReviewState::*;
     vec![

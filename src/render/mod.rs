@@ -20,6 +20,8 @@ mod templates;
 #[cfg(test)]
 mod notice_snapshot_tests;
 #[cfg(test)]
+mod policy_denial_tests;
+#[cfg(test)]
 mod renderer_tests;
 #[cfg(test)]
 mod snapshot_tests;

@@ -1,0 +1,108 @@
+//! The wording of every policy denial and shared-input refusal, as a PR reads it: each case
+//! of the policy's decision tables, rendered, in one snapshot. The snapshot was taken from the
+//! prose the deciders returned before they returned enums, so it proves the templates word
+//! them byte for byte as before.
+
+use crate::input_drift::{input_drift_gate, InputDriftGate, OnInputDrift};
+use crate::policy::{decide, Decision, RepoPolicy, ResolvedProject};
+use crate::policy::{decide_cases as table, decide_pr_cases as pr_tests};
+use crate::project::ProjectId;
+
+use super::filters::text_with_code;
+
+/// A denial as the PR reads it; `None` for an allow.
+fn shown(d: &Decision) -> Option<String> {
+    d.reason().map(text_with_code)
+}
+
+#[test]
+fn every_policy_denial_as_the_pr_reads_it() {
+    let policy = table::policy();
+    let mut out = String::new();
+    for c in table::cases() {
+        let d = decide(&c.actor, c.command, &c.target, &c.facts, &policy);
+        if let Some(text) = shown(&d) {
+            out.push_str(&format!("{} [{}]\n{text}\n\n", c.name, d.rule));
+        }
+    }
+    for (name, d) in more_denials() {
+        if let Some(text) = shown(&d) {
+            out.push_str(&format!("{name} [{}]\n{text}\n\n", d.rule));
+        }
+    }
+    for (name, extra, change, _, _) in pr_tests::pr_cases() {
+        let d = pr_tests::decide_pr_case(extra, change);
+        if let Some(text) = shown(&d) {
+            out.push_str(&format!("{name} [{}]\n{text}\n\n", d.rule));
+        }
+    }
+    insta::assert_snapshot!(out);
+}
+
+/// Denials the tables do not reach: users or teams alone, no project at all, more than ten.
+fn more_denials() -> Vec<(&'static str, Decision)> {
+    let case = |name: &'static str, edit: fn(&mut RepoPolicy)| {
+        let c = table::cases()
+            .into_iter()
+            .find(|c| c.name == name)
+            .expect("table case");
+        let mut policy = table::policy();
+        edit(&mut policy);
+        decide(&c.actor, c.command, &c.target, &c.facts, &policy)
+    };
+    fn prod(p: &mut RepoPolicy) -> &mut ResolvedProject {
+        p.projects
+            .iter_mut()
+            .find(|p| p.id().as_str() == "prod")
+            .expect("prod")
+    }
+    vec![
+        (
+            "teams only",
+            case("prod: maintain but not listed", |p| {
+                prod(p).permissions.apply.users.clear()
+            }),
+        ),
+        (
+            "users only",
+            case("prod: maintain but not listed", |p| {
+                prod(p).permissions.apply.teams.clear()
+            }),
+        ),
+        (
+            "no project at all",
+            case("unknown project", |p| p.projects.clear()),
+        ),
+        (
+            "more than ten projects",
+            case("unknown project", |p| {
+                let first = p.projects[0].clone();
+                for i in 0..9 {
+                    let mut more = first.clone();
+                    more.spec.id = ProjectId::new(format!("more-{i}"));
+                    p.projects.push(more);
+                }
+            }),
+        ),
+    ]
+}
+
+#[test]
+fn every_input_drift_refusal_as_the_pr_reads_it() {
+    let s = |l: &[&str]| l.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let mut out = String::new();
+    for mode in [OnInputDrift::Block, OnInputDrift::Confirm] {
+        for (drifted, accepted) in [
+            (s(&["ADMIN_CIDRS"]), s(&[])),
+            (s(&["DB_HOST", "ADMIN_CIDRS"]), s(&["DB_HOST"])),
+        ] {
+            if let InputDriftGate::Refuse { reply } = input_drift_gate(mode, &drifted, &accepted) {
+                out.push_str(&format!(
+                    "{mode:?} {drifted:?}\n{}\n\n",
+                    text_with_code(&reply)
+                ));
+            }
+        }
+    }
+    insta::assert_snapshot!(out);
+}
