@@ -6,6 +6,7 @@
 
 mod apply_view;
 mod check_run;
+mod denial;
 pub mod escape;
 mod filters;
 mod fit;

@@ -4,15 +4,28 @@
 //! them byte for byte as before.
 
 use crate::input_drift::{input_drift_gate, InputDriftGate, OnInputDrift};
+use crate::model::PolicyDenial;
 use crate::policy::{decide, Decision, RepoPolicy, ResolvedProject};
 use crate::policy::{decide_cases as table, decide_pr_cases as pr_tests};
 use crate::project::ProjectId;
 
 use super::filters::text_with_code;
+use super::Renderer;
 
 /// A denial as the PR reads it; `None` for an allow.
 fn shown(d: &Decision) -> Option<String> {
-    d.reason().map(text_with_code)
+    let renderer = Renderer::new().expect("default templates");
+    d.denial()
+        .map(|denial| renderer.render_policy_denial(denial).expect("renders"))
+}
+
+/// The table's expected text, as markdown: the reply contains it.
+fn contains(shown: &str, expected: &str, name: &str) {
+    let expected = text_with_code(expected);
+    assert!(
+        shown.contains(&expected),
+        "case `{name}`: {shown:?} lacks {expected:?}"
+    );
 }
 
 #[test]
@@ -22,6 +35,7 @@ fn every_policy_denial_as_the_pr_reads_it() {
     for c in table::cases() {
         let d = decide(&c.actor, c.command, &c.target, &c.facts, &policy);
         if let Some(text) = shown(&d) {
+            contains(&text, c.reason, c.name);
             out.push_str(&format!("{} [{}]\n{text}\n\n", c.name, d.rule));
         }
     }
@@ -30,9 +44,10 @@ fn every_policy_denial_as_the_pr_reads_it() {
             out.push_str(&format!("{name} [{}]\n{text}\n\n", d.rule));
         }
     }
-    for (name, extra, change, _, _) in pr_tests::pr_cases() {
+    for (name, extra, change, _, reason) in pr_tests::pr_cases() {
         let d = pr_tests::decide_pr_case(extra, change);
         if let Some(text) = shown(&d) {
+            contains(&text, reason, name);
             out.push_str(&format!("{name} [{}]\n{text}\n\n", d.rule));
         }
     }
@@ -105,4 +120,42 @@ fn every_input_drift_refusal_as_the_pr_reads_it() {
         }
     }
     insta::assert_snapshot!(out);
+}
+
+#[test]
+fn explain_shows_rule_and_reasons() {
+    use crate::policy::GitHubPermission::{Read, Write};
+    use crate::policy::{PolicyCommand, ReviewState, Target};
+    let mut f = table::facts();
+    f.reviews = vec![
+        table::review("eve", ReviewState::Approved, table::HEAD, Read),
+        table::review("bob", ReviewState::Approved, table::OLD, Write),
+    ];
+    let renderer = Renderer::new().expect("default templates");
+    let text = crate::policy::explain(
+        &table::actor("alice", Write),
+        PolicyCommand::Apply,
+        &Target::dir("infra/eks"),
+        &f,
+        &table::policy(),
+        |d| renderer.render_policy_denial(d).expect("renders"),
+    );
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn ack_deploy_refusals_keep_their_wording() {
+    let renderer = Renderer::new().expect("default templates");
+    let text = |d: PolicyDenial| renderer.render_policy_denial(&d).expect("renders");
+    assert_eq!(
+        text(PolicyDenial::AckDeployNoFolders),
+        "`/ack-deploy` accepts what merging would deploy from GitOps folders, and the policy of this repository names no `gitops` folder."
+    );
+    assert_eq!(
+        text(PolicyDenial::AckDeployPermission {
+            needed: "maintain".into(),
+            has: "write".into(),
+        }),
+        "`/ack-deploy` needs `maintain` permission on this repository; you have `write`."
+    );
 }

@@ -299,7 +299,8 @@ pub enum NoticeBody {
         reason: String,
     },
     PolicyDenied {
-        reason: String,
+        /// Worded by `_policy_denial.md.j2`.
+        denial: crate::model::PolicyDenial,
         rule: String,
     },
     NotEnabled {
