@@ -2,10 +2,12 @@
 //! run records, view models. This module imports nothing else of the crate (`tests/layers.rs`
 //! checks), so it can sit below the pure core and the effect shell alike.
 
+mod input_drift_refusal;
 mod policy_denial;
 mod repo;
 mod sha;
 
+pub use input_drift_refusal::InputDriftRefusal;
 pub use policy_denial::{
     ApprovalProblem, CheckProblem, NotCounted, NotCountedWhy, PolicyDenial, UnmetRequirement,
 };

@@ -10,7 +10,7 @@ use crate::policy::{decide_cases as table, decide_pr_cases as pr_tests};
 use crate::project::ProjectId;
 
 use super::filters::text_with_code;
-use super::Renderer;
+use super::{samples_meta, Notice, NoticeBody, Renderer};
 
 /// A denial as the PR reads it; `None` for an allow.
 fn shown(d: &Decision) -> Option<String> {
@@ -105,17 +105,26 @@ fn more_denials() -> Vec<(&'static str, Decision)> {
 #[test]
 fn every_input_drift_refusal_as_the_pr_reads_it() {
     let s = |l: &[&str]| l.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let renderer = Renderer::new().expect("default templates");
     let mut out = String::new();
     for mode in [OnInputDrift::Block, OnInputDrift::Confirm] {
         for (drifted, accepted) in [
             (s(&["ADMIN_CIDRS"]), s(&[])),
             (s(&["DB_HOST", "ADMIN_CIDRS"]), s(&["DB_HOST"])),
         ] {
-            if let InputDriftGate::Refuse { reply } = input_drift_gate(mode, &drifted, &accepted) {
-                out.push_str(&format!(
-                    "{mode:?} {drifted:?}\n{}\n\n",
-                    text_with_code(&reply)
-                ));
+            if let InputDriftGate::Refuse { refusal } = input_drift_gate(mode, &drifted, &accepted)
+            {
+                let notice = Notice {
+                    meta: samples_meta(30),
+                    body: NoticeBody::InputDriftRefused {
+                        project: "eks".into(),
+                        refusal,
+                    },
+                };
+                let text = renderer.render_notice(&notice).expect("renders");
+                let reply = text.lines().next().expect("a first line");
+                let reply = reply.strip_prefix("`eks`: ").expect("the root first");
+                out.push_str(&format!("{mode:?} {drifted:?}\n{reply}\n\n"));
             }
         }
     }

@@ -351,7 +351,8 @@ pub enum NoticeBody {
     /// An apply refused because shared inputs drifted (the reply is the drift module's).
     InputDriftRefused {
         project: String,
-        reply: String,
+        /// Worded by `input_drift_refused.md.j2`.
+        refusal: crate::model::InputDriftRefusal,
     },
     /// The PR head moved between accepting a command and running it; nothing was run.
     HeadMoved {

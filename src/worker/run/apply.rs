@@ -325,12 +325,12 @@ impl RunCtx<'_> {
                     .map_err(JobError::Transient)?;
                 Ok(true)
             }
-            InputDriftGate::Refuse { reply } => {
+            InputDriftGate::Refuse { refusal } => {
                 let notice = Notice {
                     meta: meta(self.run, project, 0, self.head),
                     body: NoticeBody::InputDriftRefused {
                         project: project.to_string(),
-                        reply,
+                        refusal,
                     },
                 };
                 let body = self.renderer.render_notice(&notice).map_err(render_err)?;
