@@ -40,7 +40,7 @@ pub enum Outcome {
     Allow,
     Deny {
         /// Why, with what the reply names (`templates/_policy_denial.md.j2` words it).
-        denial: PolicyDenial,
+        denial: Box<PolicyDenial>,
         /// Unmet apply requirements (empty for other denials).
         unmet: Vec<ApplyRequirement>,
     },
@@ -121,7 +121,7 @@ pub const RULES: &[(&str, &str)] = &[
 fn deny(rule: &'static str, denial: PolicyDenial, project: Option<&ResolvedProject>) -> Decision {
     Decision {
         outcome: Outcome::Deny {
-            denial,
+            denial: Box::new(denial),
             unmet: Vec::new(),
         },
         rule,
@@ -181,10 +181,10 @@ pub fn decide(
                 let unmet: Vec<UnmetRequirement> = unmet.into_iter().map(|(_, u)| u).collect();
                 return Decision {
                     outcome: Outcome::Deny {
-                        denial: PolicyDenial::RequirementsUnmet {
+                        denial: Box::new(PolicyDenial::RequirementsUnmet {
                             project: p.id().to_string(),
                             unmet,
-                        },
+                        }),
                         unmet: reqs,
                     },
                     rule: requirement_rule(first),

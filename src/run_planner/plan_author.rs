@@ -75,7 +75,7 @@ pub fn plan_author_check(
         Outcome::Deny { .. } if denied_after_permission(decision.rule) => PlanAuthorCheck::Proceed,
         // The author's own refusals, and (failing closed) any other.
         Outcome::Deny { denial, .. } => PlanAuthorCheck::Refuse(PlanRefusal::AuthorMayNotApply {
-            denial: denial.clone(),
+            denial: (**denial).clone(),
         }),
     }
 }
