@@ -371,6 +371,28 @@ pub fn apply_config_error() -> ApplyComment {
     }
 }
 
+/// The sample policy denial: a commenter in none of the root's teams.
+fn denial_not_listed() -> PolicyDenial {
+    PolicyDenial::NotListed {
+        login: "kukie-dev".into(),
+        verb: "apply".into(),
+        project: Some("prod".into()),
+        users: vec![],
+        teams: vec!["acme/platform".into()],
+    }
+}
+
+/// The sample denial about a plan's author: below the root's apply permission.
+fn denial_below_minimum() -> PolicyDenial {
+    PolicyDenial::BelowMinimum {
+        login: "bob".into(),
+        verb: "apply".into(),
+        project: Some("db".into()),
+        needed: "maintain".into(),
+        has: "write".into(),
+    }
+}
+
 /// One notice of every kind.
 pub fn notices() -> Vec<Notice> {
     let bodies = vec![
@@ -389,13 +411,7 @@ pub fn notices() -> Vec<Notice> {
             reason: "`-chdir` is not allowed in `/plan` flags".into(),
         },
         NoticeBody::PolicyDenied {
-            denial: PolicyDenial::NotListed {
-                login: "kukie-dev".into(),
-                verb: "apply".into(),
-                project: Some("prod".into()),
-                users: vec![],
-                teams: vec!["acme/platform".into()],
-            },
+            denial: denial_not_listed(),
             rule: "permission.not_listed".into(),
         },
         NoticeBody::NotEnabled {
@@ -425,13 +441,7 @@ pub fn notices() -> Vec<Notice> {
                 flags: Some(vec!["-replace=aws_db_instance.main".into()]),
             },
             why: PlanRefusal::AuthorMayNotApply {
-                denial: PolicyDenial::BelowMinimum {
-                    login: "bob".into(),
-                    verb: "apply".into(),
-                    project: Some("db".into()),
-                    needed: "maintain".into(),
-                    has: "write".into(),
-                },
+                denial: denial_below_minimum(),
             },
         }),
         NoticeBody::MergedUnapplied {
