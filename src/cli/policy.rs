@@ -116,7 +116,17 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
         workspace: a.workspace,
     };
     let decision = crate::policy::decide(&actor, command, &target, &facts, policy);
-    println!("{}", explain(&actor, command, &target, &facts, policy));
+    // The reply as the PR would read it, in the embedded default wording.
+    let renderer = crate::render::Renderer::new().context("loading the templates")?;
+    let reply = |d: &crate::model::PolicyDenial| {
+        renderer
+            .render_policy_denial(d)
+            .unwrap_or_else(|e| format!("(the reply could not be rendered: {e})"))
+    };
+    println!(
+        "{}",
+        explain(&actor, command, &target, &facts, policy, reply)
+    );
     Ok(if decision.is_allowed() { 0 } else { 3 })
 }
 

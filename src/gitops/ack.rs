@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::PolicyDenial;
 use crate::policy::{GitHubPermission, GitopsFolder};
 
 /// Why `/ack-deploy` is refused before the preview is even computed.
@@ -15,6 +16,19 @@ pub enum AckRefusal {
         needed: GitHubPermission,
         has: GitHubPermission,
     },
+}
+
+impl AckRefusal {
+    /// The refusal as the policy denial the reply words.
+    pub fn denial(&self) -> PolicyDenial {
+        match self {
+            AckRefusal::NoFolders => PolicyDenial::AckDeployNoFolders,
+            AckRefusal::Permission { needed, has } => PolicyDenial::AckDeployPermission {
+                needed: needed.to_string(),
+                has: has.to_string(),
+            },
+        }
+    }
 }
 
 /// The permission `/ack-deploy` needs: the highest `acknowledge.min_permission` of the folders.

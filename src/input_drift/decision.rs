@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::lockfile::LOCKFILE_NAME;
+use crate::model::InputDriftRefusal;
 
 /// The policy's `on_input_drift` (one type, defined by the policy schema).
 pub use crate::policy::OnInputDrift;
@@ -15,9 +15,9 @@ pub enum InputDriftGate {
     AllowWithAudit {
         inputs: Vec<String>,
     },
-    /// Do not apply; post `reply`.
+    /// Do not apply; reply why (`input_drift_refused.md.j2` words it).
     Refuse {
-        reply: String,
+        refusal: InputDriftRefusal,
     },
 }
 
@@ -40,67 +40,16 @@ pub fn input_drift_gate(
             if drifted.iter().all(|d| accepted.contains(d)) {
                 InputDriftGate::AllowWithAudit { inputs: drifted }
             } else {
+                // Every drifted input is named: acceptance is per `/apply` comment.
                 InputDriftGate::Refuse {
-                    reply: confirm_reply(&drifted),
+                    refusal: InputDriftRefusal::Confirm { inputs: drifted },
                 }
             }
         }
         OnInputDrift::Block => InputDriftGate::Refuse {
-            reply: block_reply(&drifted),
+            refusal: InputDriftRefusal::Block { inputs: drifted },
         },
     }
-}
-
-fn names(list: &[impl AsRef<str>]) -> String {
-    list.iter()
-        .map(|n| n.as_ref())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn subject(drifted: &[String]) -> String {
-    let noun = if drifted.len() == 1 {
-        "input"
-    } else {
-        "inputs"
-    };
-    format!(
-        "Not applied: shared {noun} {} changed since the last apply and no file in this PR sets {}.",
-        names(drifted),
-        pronoun(drifted)
-    )
-}
-
-fn pronoun(drifted: &[String]) -> &'static str {
-    if drifted.len() == 1 {
-        "it"
-    } else {
-        "them"
-    }
-}
-
-fn block_reply(drifted: &[String]) -> String {
-    format!(
-        "{} Two ways forward: merge and apply a PR that updates {LOCKFILE_NAME} to the new \
-         fingerprint (see /inputs), so the change is reviewed; or ask an admin to change \
-         on_input_drift for this root.",
-        subject(drifted)
-    )
-}
-
-/// Every drifted input is named: acceptance is per `/apply` comment.
-fn confirm_reply(drifted: &[String]) -> String {
-    let flags: Vec<String> = drifted
-        .iter()
-        .map(|n| format!("--accept-input {n}"))
-        .collect();
-    format!(
-        "{} Two ways forward: apply a PR that updates {LOCKFILE_NAME} to the new fingerprint \
-         (see /inputs); or comment `/apply {}` to apply {} with this PR.",
-        subject(drifted),
-        flags.join(" "),
-        pronoun(drifted)
-    )
 }
 
 #[cfg(test)]
@@ -138,35 +87,36 @@ mod tests {
     }
 
     #[test]
-    fn block_reply_names_the_lockfile_and_the_admin_route() {
-        let InputDriftGate::Refuse { reply } = input_drift_gate(
-            OnInputDrift::Block,
-            &s(&["ADMIN_CIDRS"]),
-            &s(&["ADMIN_CIDRS"]),
-        ) else {
-            panic!("block must refuse")
+    fn refusals_name_every_drifted_input_once_and_sorted() {
+        let refusal = |mode, drifted: &[&str], accepted: &[&str]| match input_drift_gate(
+            mode,
+            &s(drifted),
+            &s(accepted),
+        ) {
+            InputDriftGate::Refuse { refusal } => refusal,
+            other => panic!("{mode:?} must refuse, got {other:?}"),
         };
-        assert!(reply.contains("ADMIN_CIDRS"));
-        assert!(reply.contains("tfgate.inputs.lock"));
-        assert!(reply.contains("admin"));
-        assert!(!reply.contains("--accept-input"));
-        insta::assert_snapshot!(reply);
-    }
-
-    #[test]
-    fn confirm_reply_names_the_missing_flags() {
-        let InputDriftGate::Refuse { reply } = input_drift_gate(
-            OnInputDrift::Confirm,
-            &s(&["ADMIN_CIDRS", "DB_HOST"]),
-            &s(&["DB_HOST"]),
-        ) else {
-            panic!("confirm without every input accepted must refuse")
-        };
-        // Acceptance is per comment: the command to copy names every drifted input.
-        assert!(reply.contains("`/apply --accept-input ADMIN_CIDRS --accept-input DB_HOST`"));
-        assert!(reply.contains("sets them"));
-        assert!(reply.contains("tfgate.inputs.lock"));
-        insta::assert_snapshot!(reply);
+        assert_eq!(
+            refusal(
+                OnInputDrift::Block,
+                &["DB_HOST", "ADMIN_CIDRS"],
+                &["ADMIN_CIDRS"]
+            ),
+            InputDriftRefusal::Block {
+                inputs: s(&["ADMIN_CIDRS", "DB_HOST"])
+            }
+        );
+        // Acceptance is per comment: the refusal names every drifted input, accepted or not.
+        assert_eq!(
+            refusal(
+                OnInputDrift::Confirm,
+                &["DB_HOST", "ADMIN_CIDRS", "DB_HOST"],
+                &["DB_HOST"]
+            ),
+            InputDriftRefusal::Confirm {
+                inputs: s(&["ADMIN_CIDRS", "DB_HOST"])
+            }
+        );
     }
 
     #[test]

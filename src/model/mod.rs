@@ -1,12 +1,19 @@
 //! Plain types that every layer may use: references to repositories and commits, job payloads,
-//! run records, view models, the readiness report. This module imports nothing else of the crate (`tests/layers.rs`
-//! checks), so it can sit below the pure core and the effect shell alike.
+//! run records, view models, decisions as data, the readiness report. This module imports
+//! nothing else of the crate (`tests/layers.rs` checks), so it can sit below the pure core and
+//! the effect shell alike.
 
 mod check_texts;
+mod input_drift_refusal;
+mod policy_denial;
 pub mod readiness;
 mod repo;
 mod sha;
 
 pub use check_texts::PolicyCheckText;
+pub use input_drift_refusal::InputDriftRefusal;
+pub use policy_denial::{
+    ApprovalProblem, CheckProblem, NotCounted, NotCountedWhy, PolicyDenial, UnmetRequirement,
+};
 pub use repo::RepoRef;
 pub use sha::{short_sha, CommitSha};

@@ -7,7 +7,7 @@
 //! committed none of the PR's commits, is not a bot, and has at least write permission. No
 //! approval counts while tfgate cannot tell who pushed ([`unknown_pusher_problem`]).
 
-use crate::model::short_sha;
+use crate::model::{short_sha, ApprovalProblem, NotCounted, NotCountedWhy};
 
 use super::facts::{PrFacts, ReviewState};
 use super::pushers::unknown_pusher_problem;
@@ -18,8 +18,8 @@ use super::schema::GitHubPermission;
 pub struct ApprovalReport {
     /// Logins whose approval counts.
     pub counted: Vec<String>,
-    /// Logins whose approval does not count, with the reason.
-    pub not_counted: Vec<(String, String)>,
+    /// Reviewers whose approval does not count, with the reason.
+    pub not_counted: Vec<NotCounted>,
 }
 
 pub(crate) fn evaluate_approvals(facts: &PrFacts) -> ApprovalReport {
@@ -48,71 +48,61 @@ pub(crate) fn evaluate_approvals(facts: &PrFacts) -> ApprovalReport {
         let name = latest.user.clone();
         let why = match latest.state {
             ReviewState::ChangesRequested if approved_ever => {
-                Some("later requested changes".to_string())
+                Some(NotCountedWhy::LaterRequestedChanges)
             }
-            ReviewState::Dismissed if approved_ever => Some("approval was dismissed".to_string()),
+            ReviewState::Dismissed if approved_ever => Some(NotCountedWhy::Dismissed),
             ReviewState::Approved => approval_problem(latest, facts),
             _ => continue,
         };
         match why {
             None => report.counted.push(name),
-            Some(why) => report.not_counted.push((name, why)),
+            Some(why) => report.not_counted.push(NotCounted { login: name, why }),
         }
     }
     report
 }
 
-fn approval_problem(review: &super::facts::Review, facts: &PrFacts) -> Option<String> {
+fn approval_problem(review: &super::facts::Review, facts: &PrFacts) -> Option<NotCountedWhy> {
     if review.user_is_bot || review.user.ends_with("[bot]") {
-        return Some("is a bot".to_string());
+        return Some(NotCountedWhy::Bot);
     }
     if review.user.eq_ignore_ascii_case(&facts.author) {
-        return Some("is the author".to_string());
+        return Some(NotCountedWhy::Author);
     }
     let named = |logins: &[String]| logins.iter().any(|l| l.eq_ignore_ascii_case(&review.user));
     if named(&facts.pushers) {
-        return Some("pushed to this pull request".to_string());
+        return Some(NotCountedWhy::Pushed);
     }
     if named(&facts.commit_authors) {
-        return Some("authored or committed commits of this pull request".to_string());
+        return Some(NotCountedWhy::Committed);
     }
     if review.user_permission < GitHubPermission::Write {
-        return Some(format!("has {} access only", review.user_permission));
+        let has = review.user_permission.to_string();
+        return Some(NotCountedWhy::Permission { has });
     }
     if review.commit_id != facts.head_sha {
-        return Some(format!(
-            "approved an older commit ({})",
-            short_sha(&review.commit_id)
-        ));
+        let commit = short_sha(&review.commit_id).to_string();
+        return Some(NotCountedWhy::OlderCommit { commit });
     }
     None
 }
 
 /// Why the `approved` requirement is unmet, if it is: tfgate cannot tell who pushed (then no
 /// approval counts), or fewer than `need` approvals count.
-pub(crate) fn approved_problem(facts: &PrFacts, need: usize) -> Option<String> {
-    if let Some(why) = unknown_pusher_problem(facts) {
-        return Some(why);
+pub(crate) fn approved_problem(facts: &PrFacts, need: usize) -> Option<ApprovalProblem> {
+    if let Some(problem) = unknown_pusher_problem(facts) {
+        return Some(problem);
     }
     let report = evaluate_approvals(facts);
     if report.counted.len() >= need {
         return None;
     }
-    let mut text = format!(
-        "needs {need} approving review{} on the current head ({}) by someone with write access who is not the author and did not push to it; has {}",
-        if need == 1 { "" } else { "s" },
-        short_sha(&facts.head_sha),
-        report.counted.len()
-    );
-    if !report.not_counted.is_empty() {
-        let list: Vec<String> = report
-            .not_counted
-            .iter()
-            .map(|(u, why)| format!("@{u} {why}"))
-            .collect();
-        text.push_str(&format!(" (not counted: {})", list.join("; ")));
-    }
-    Some(text)
+    Some(ApprovalProblem::TooFew {
+        need,
+        head: short_sha(&facts.head_sha).to_string(),
+        counted: report.counted.len(),
+        not_counted: report.not_counted,
+    })
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use super::facts::{Actor, PolicyCommand, PrFacts, PrState, Target};
 use super::model::{RepoPolicy, ResolvedProject};
 use super::requirements::{requirement_rule, unmet_requirements};
 use super::schema::{ApplyRequirement, CommandPermission};
+use crate::model::{PolicyDenial, UnmetRequirement};
 use crate::project::{is_project_affected, ProjectId};
 use serde::Serialize;
 
@@ -38,8 +39,8 @@ pub struct Decision {
 pub enum Outcome {
     Allow,
     Deny {
-        /// The exact reply to post on the PR.
-        reason: String,
+        /// Why, with what the reply names (`templates/_policy_denial.md.j2` words it).
+        denial: Box<PolicyDenial>,
         /// Unmet apply requirements (empty for other denials).
         unmet: Vec<ApplyRequirement>,
     },
@@ -50,11 +51,11 @@ impl Decision {
         matches!(self.outcome, Outcome::Allow)
     }
 
-    /// The reply to post, for a denial.
-    pub fn reason(&self) -> Option<&str> {
+    /// Why it was denied, for a denial.
+    pub fn denial(&self) -> Option<&PolicyDenial> {
         match &self.outcome {
             Outcome::Allow => None,
-            Outcome::Deny { reason, .. } => Some(reason),
+            Outcome::Deny { denial, .. } => Some(denial),
         }
     }
 }
@@ -117,10 +118,10 @@ pub const RULES: &[(&str, &str)] = &[
     ("inputs.allowed", "input drift acknowledgement allowed"),
 ];
 
-fn deny(rule: &'static str, reason: String, project: Option<&ResolvedProject>) -> Decision {
+fn deny(rule: &'static str, denial: PolicyDenial, project: Option<&ResolvedProject>) -> Decision {
     Decision {
         outcome: Outcome::Deny {
-            reason,
+            denial: Box::new(denial),
             unmet: Vec::new(),
         },
         rule,
@@ -149,7 +150,7 @@ pub fn decide(
         let name = project.map(|p| p.id().to_string()).unwrap_or_default();
         return deny(
             "apply.comment_apply_disabled",
-            format!("`{name}`: this root is applied by an admin, not by comment."),
+            PolicyDenial::CommentApplyDisabled { project: name },
             project,
         );
     }
@@ -158,30 +159,35 @@ pub fn decide(
         None if command.needs_apply_permission() => &policy.permissions.apply,
         None => &policy.permissions.plan,
     };
-    let what = project
-        .map(|p| format!("{verb} `{}`", p.id()))
-        .unwrap_or_else(|| verb.to_string());
-    if let Some(decision) = check_permission(actor, rule, &what, project) {
+    if let Some(decision) = check_permission(actor, rule, verb, project) {
         return decision;
     }
     if command == PolicyCommand::Apply {
         if let Some(p) = project {
             let specs = policy.specs();
             if !is_project_affected(&p.spec, &facts.changes(), &specs) {
-                return deny("apply.target_not_in_pr", format!("`{}` is not changed by this pull request, so it cannot be applied from here.", p.id()), project);
+                let project_name = p.id().to_string();
+                return deny(
+                    "apply.target_not_in_pr",
+                    PolicyDenial::TargetNotInPr {
+                        project: project_name,
+                    },
+                    project,
+                );
             }
             let unmet = unmet_requirements(facts, policy);
-            if let Some((first, _)) = unmet.first() {
-                let lines: Vec<String> = unmet
-                    .iter()
-                    .map(|(req, why)| format!("- {}: {why}", req.name()))
-                    .collect();
+            if let Some(first) = unmet.first().map(|(r, _)| *r) {
+                let reqs = unmet.iter().map(|(r, _)| *r).collect();
+                let unmet: Vec<UnmetRequirement> = unmet.into_iter().map(|(_, u)| u).collect();
                 return Decision {
                     outcome: Outcome::Deny {
-                        reason: format!("Cannot apply `{}` yet:\n{}", p.id(), lines.join("\n")),
-                        unmet: unmet.iter().map(|(r, _)| *r).collect(),
+                        denial: Box::new(PolicyDenial::RequirementsUnmet {
+                            project: p.id().to_string(),
+                            unmet,
+                        }),
+                        unmet: reqs,
                     },
-                    rule: requirement_rule(*first),
+                    rule: requirement_rule(first),
                     project: Some(p.id().clone()),
                 };
             }
@@ -198,54 +204,26 @@ pub fn decide(
 /// base branch commands may not run on, a fork.
 fn refuse_before_target(actor: &Actor, facts: &PrFacts, policy: &RepoPolicy) -> Option<Decision> {
     if facts.comment_edited {
-        return Some(deny(
-            "comment.edited",
-            "Edited comments are never executed. Post the command in a new comment.".into(),
-            None,
-        ));
+        return Some(deny("comment.edited", PolicyDenial::CommentEdited, None));
     }
     if actor.is_bot || actor.login.ends_with("[bot]") {
-        return Some(deny(
-            "actor.bot",
-            "Commands from bot accounts are not executed.".into(),
-            None,
-        ));
+        return Some(deny("actor.bot", PolicyDenial::Bot, None));
     }
     if facts.state != PrState::Open {
-        return Some(deny(
-            "pr.closed",
-            "This pull request is closed; tfgate does not run commands on it.".into(),
-            None,
-        ));
+        return Some(deny("pr.closed", PolicyDenial::PrClosed, None));
     }
     if !policy.allows_base(&facts.base_ref, &facts.default_branch) {
-        return Some(deny(
-            "pr.base_branch",
-            base_branch_reply(facts, policy),
-            None,
-        ));
+        let denial = PolicyDenial::BaseBranch {
+            base: facts.base_ref.clone(),
+            allowed: policy.base_branches.clone(),
+            default_branch: facts.default_branch.clone(),
+        };
+        return Some(deny("pr.base_branch", denial, None));
     }
     if facts.is_fork && !policy.allow_fork_prs {
-        return Some(deny("pr.fork", "This pull request comes from a fork; tfgate does not run commands on fork pull requests in this repository.".into(), None));
+        return Some(deny("pr.fork", PolicyDenial::Fork, None));
     }
     None
-}
-
-fn base_branch_reply(facts: &PrFacts, policy: &RepoPolicy) -> String {
-    let allowed = if policy.base_branches.is_empty() {
-        format!("the default branch `{}`", facts.default_branch)
-    } else {
-        let list: Vec<String> = policy
-            .base_branches
-            .iter()
-            .map(|b| format!("`{b}`"))
-            .collect();
-        list.join(", ")
-    };
-    format!(
-        "This pull request targets `{}`; tfgate runs commands only on pull requests into {allowed}.",
-        facts.base_ref
-    )
 }
 
 fn resolve_target<'p>(
@@ -256,9 +234,10 @@ fn resolve_target<'p>(
     let verb = command.name();
     let found = match (&target.project, &target.dir) {
         (None, None) if matches!(command, PolicyCommand::Plan | PolicyCommand::Apply) => {
+            let verb = verb.to_string();
             return Err(deny(
                 "target.unspecified",
-                format!("Name the project or directory to {verb}."),
+                PolicyDenial::TargetUnspecified { verb },
                 None,
             ));
         }
@@ -266,9 +245,10 @@ fn resolve_target<'p>(
         (Some(name), _) => policy.project(name),
         (None, Some(dir)) => {
             if policy.is_excluded(dir) {
+                let dir = dir.clone();
                 return Err(deny(
                     "target.excluded",
-                    format!("`{dir}` is excluded from tfgate by the admin policy."),
+                    PolicyDenial::TargetExcluded { dir },
                     None,
                 ));
             }
@@ -276,30 +256,21 @@ fn resolve_target<'p>(
         }
     };
     let Some(project) = found else {
-        let mut known: Vec<&str> = policy.projects.iter().map(|p| p.id().as_str()).collect();
+        let mut known: Vec<String> = policy.projects.iter().map(|p| p.id().to_string()).collect();
         let more = known.len() > 10;
         known.truncate(10);
-        let list = if known.is_empty() {
-            "none".to_string()
-        } else {
-            known.join(", ") + if more { ", …" } else { "" }
+        let denial = PolicyDenial::TargetUnknown {
+            target: target.describe(),
+            known,
+            more,
         };
-        return Err(deny(
-            "target.unknown",
-            format!(
-                "`{}` is not a project tfgate knows in this repository. Known projects: {list}.",
-                target.describe()
-            ),
-            None,
-        ));
+        return Err(deny("target.unknown", denial, None));
     };
     if policy.is_excluded(&project.spec.dir) {
+        let dir = project.spec.dir.clone();
         return Err(deny(
             "target.excluded",
-            format!(
-                "`{}` is excluded from tfgate by the admin policy.",
-                project.spec.dir
-            ),
+            PolicyDenial::TargetExcluded { dir },
             Some(project),
         ));
     }
@@ -317,25 +288,26 @@ fn team_slug(s: &str) -> String {
 fn check_permission(
     actor: &Actor,
     rule: &CommandPermission,
-    what: &str,
+    verb: &str,
     project: Option<&ResolvedProject>,
 ) -> Option<Decision> {
-    let who = format!("@{}", actor.login);
+    let login = actor.login.clone();
+    let (verb, project_name) = (verb.to_string(), project.map(|p| p.id().to_string()));
     if actor.permission < rule.min_permission {
-        return Some(deny(
-            "permission.below_minimum",
-            format!(
-                "{who} cannot {what}: it needs {} permission on this repository ({who} has {}).",
-                rule.min_permission, actor.permission
-            ),
-            project,
-        ));
+        let denial = PolicyDenial::BelowMinimum {
+            login,
+            verb,
+            project: project_name,
+            needed: rule.min_permission.to_string(),
+            has: actor.permission.to_string(),
+        };
+        return Some(deny("permission.below_minimum", denial, project));
     }
     if rule.users.is_empty() && rule.teams.is_empty() {
         return None;
     }
-    let login = normalize_login(&actor.login);
-    let listed = rule.users.iter().any(|u| normalize_login(u) == login);
+    let normalized = normalize_login(&actor.login);
+    let listed = rule.users.iter().any(|u| normalize_login(u) == normalized);
     let in_team = rule.teams.iter().any(|t| {
         actor
             .teams
@@ -345,31 +317,24 @@ fn check_permission(
     if listed || in_team {
         return None;
     }
-    let mut allowed = Vec::new();
-    if !rule.users.is_empty() {
-        allowed.push(format!(
-            "users {}",
-            rule.users
-                .iter()
-                .map(|u| format!("@{}", u.trim_start_matches('@')))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    if !rule.teams.is_empty() {
-        allowed.push(format!("teams {}", rule.teams.join(", ")));
-    }
-    Some(deny(
-        "permission.not_listed",
-        format!("{who} cannot {what}: only {} may.", allowed.join(" and ")),
-        project,
-    ))
+    let denial = PolicyDenial::NotListed {
+        login,
+        verb,
+        project: project_name,
+        users: rule
+            .users
+            .iter()
+            .map(|u| u.trim_start_matches('@').to_string())
+            .collect(),
+        teams: rule.teams.clone(),
+    };
+    Some(deny("permission.not_listed", denial, project))
 }
 
 #[cfg(test)]
 #[path = "decide_tests.rs"]
-mod tests;
+pub(crate) mod tests;
 
 #[cfg(test)]
 #[path = "decide_pr_tests.rs"]
-mod pr_tests;
+pub(crate) mod pr_tests;

@@ -1,18 +1,22 @@
-//! `tfgate policy explain`: a decision and everything behind it, as text for an admin.
+//! `tfgate policy explain`: a decision and everything behind it, as text for an admin. The
+//! reply a denial posts is worded by the caller (the shell renders `_policy_denial.md.j2`).
 
 use super::approval::evaluate_approvals;
 use super::decide::{decide, Outcome, RULES};
 use super::facts::{Actor, PolicyCommand, PrFacts, Target};
 use super::model::{ProjectOrigin, RepoPolicy, ResolvedProject};
+use crate::model::{NotCountedWhy, PolicyDenial};
 use std::fmt::Write;
 
-/// The decision for these inputs, the rule that made it, and the facts it rested on.
+/// The decision for these inputs, the rule that made it, and the facts it rested on; a
+/// denial's reply as `reply` words it (what the PR would read).
 pub fn explain(
     actor: &Actor,
     command: PolicyCommand,
     target: &Target,
     facts: &PrFacts,
     policy: &RepoPolicy,
+    reply: impl Fn(&PolicyDenial) -> String,
 ) -> String {
     let decision = decide(actor, command, target, facts, policy);
     let mut out = String::new();
@@ -55,9 +59,9 @@ pub fn explain(
     if command == PolicyCommand::Apply {
         write_apply_requirements(&mut out, policy, facts);
     }
-    if let Outcome::Deny { reason, .. } = &decision.outcome {
+    if let Outcome::Deny { denial, .. } = &decision.outcome {
         let _ = writeln!(out, "reply:");
-        for line in reason.lines() {
+        for line in reply(denial).lines() {
             let _ = writeln!(out, "  {line}");
         }
     }
@@ -98,7 +102,27 @@ fn write_apply_requirements(out: &mut String, policy: &RepoPolicy, facts: &PrFac
     let _ = writeln!(out, "apply_requirements: [{}]", reqs.join(", "));
     let report = evaluate_approvals(facts);
     let _ = writeln!(out, "approvals counted: [{}]", report.counted.join(", "));
-    for (user, why) in &report.not_counted {
-        let _ = writeln!(out, "approval not counted: @{user} {why}");
+    for n in &report.not_counted {
+        let _ = writeln!(
+            out,
+            "approval not counted: @{} {}",
+            n.login,
+            why_words(&n.why)
+        );
+    }
+}
+
+/// Why an approval does not count, for the admin's terminal (short: `policy explain` shows
+/// the PR's full reply below).
+fn why_words(why: &NotCountedWhy) -> String {
+    match why {
+        NotCountedWhy::LaterRequestedChanges => "later requested changes".into(),
+        NotCountedWhy::Dismissed => "approval was dismissed".into(),
+        NotCountedWhy::Bot => "is a bot".into(),
+        NotCountedWhy::Author => "is the author".into(),
+        NotCountedWhy::Pushed => "pushed to this pull request".into(),
+        NotCountedWhy::Committed => "authored or committed commits of this pull request".into(),
+        NotCountedWhy::Permission { has } => format!("has {has} access only"),
+        NotCountedWhy::OlderCommit { commit } => format!("approved an older commit ({commit})"),
     }
 }

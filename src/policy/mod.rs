@@ -26,6 +26,9 @@ pub(crate) mod validate;
 pub(crate) mod values;
 
 pub use decide::{decide, Decision, Outcome, RULES};
+/// The decision tables, for the render tests that word every denial.
+#[cfg(test)]
+pub(crate) use decide::{pr_tests as decide_pr_cases, tests as decide_cases};
 pub use explain::explain;
 pub use facts::{Actor, CheckRun, PolicyCommand, PrFacts, PrState, Review, ReviewState, Target};
 pub use load::{

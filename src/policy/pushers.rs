@@ -8,7 +8,7 @@
 //! links lead from it back to an opening without a push tfgate did not receive.
 
 use super::facts::PrFacts;
-use crate::model::short_sha;
+use crate::model::{short_sha, ApprovalProblem};
 
 /// One change of a PR's head that tfgate received.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,36 +82,22 @@ pub fn push_history(records: &[PushRecord], head: &str) -> PushHistory {
 }
 
 /// Why no approval of the PR can count, if none can: tfgate cannot tell whether a reviewer
-/// pushed to it. Each sentence says what makes it known again.
-pub(crate) fn unknown_pusher_problem(facts: &PrFacts) -> Option<String> {
-    let head = short_sha(&facts.head_sha);
-    let reopen = format!("the author or anyone with write access closes and reopens the pull request: tfgate then records the head `{head}` as pushed by whoever reopened it, who cannot approve it");
+/// pushed to it (`_policy_denial.md.j2` says what makes it known again).
+pub(crate) fn unknown_pusher_problem(facts: &PrFacts) -> Option<ApprovalProblem> {
+    let head = short_sha(&facts.head_sha).to_string();
     if !facts.head_pusher_known {
-        return Some(format!(
-            "tfgate did not see who pushed the head `{head}` (the pull request was opened before the tfgate App was installed, or the push's webhook has not been handled yet), so it cannot tell whether a reviewer pushed it and no approval counts. If the push was just made, comment again in a minute; otherwise {reopen}"
-        ));
+        return Some(ApprovalProblem::HeadPusherUnknown { head });
     }
     if !facts.pushes_complete {
-        return Some(format!(
-            "tfgate did not see every push to this pull request (it was opened before the tfgate App was installed, or a push's webhook never reached tfgate), so it cannot tell whether a reviewer pushed to it and no approval counts. To start over, {reopen}"
-        ));
+        return Some(ApprovalProblem::PushesIncomplete { head });
     }
     if facts.commits_unlisted > 0 {
-        return Some(format!(
-            "GitHub lists at most 250 commits of a pull request and this one has {} more, so tfgate cannot check who wrote them and no approval counts; bring it down to 250 commits or fewer (squash or split it) and push",
-            facts.commits_unlisted
-        ));
+        let count = facts.commits_unlisted;
+        return Some(ApprovalProblem::CommitsUnlisted { count });
     }
     if facts.commits_without_login > 0 {
-        let n = facts.commits_without_login;
-        let (commits, name) = if n == 1 {
-            ("commit", "names")
-        } else {
-            ("commits", "name")
-        };
-        return Some(format!(
-            "{n} {commits} of the pull request {name} no GitHub user as author or committer, so tfgate cannot tell who wrote them and no approval counts; whoever wrote them commits them again with an e-mail address linked to their GitHub account and pushes"
-        ));
+        let count = u64::from(facts.commits_without_login);
+        return Some(ApprovalProblem::CommitsWithoutLogin { count });
     }
     None
 }
@@ -286,25 +272,52 @@ mod tests {
 
     #[test]
     fn unknown_pushers_block_every_approval() {
+        use ApprovalProblem::*;
         type Change = fn(&mut PrFacts);
-        let cases: Vec<(&str, Change, &str)> = vec![
-            ("all known", |_| {}, ""),
-            ("head unknown", |f| {
-                f.head_pusher_known = false;
-                f.pushes_complete = false;
-            }, "tfgate did not see who pushed the head `abc1234` (the pull request was opened before the tfgate App was installed, or the push's webhook has not been handled yet), so it cannot tell whether a reviewer pushed it and no approval counts. If the push was just made, comment again in a minute; otherwise the author or anyone with write access closes and reopens the pull request: tfgate then records the head `abc1234` as pushed by whoever reopened it, who cannot approve it"),
-            ("a gap", |f| f.pushes_complete = false, "tfgate did not see every push to this pull request (it was opened before the tfgate App was installed, or a push's webhook never reached tfgate), so it cannot tell whether a reviewer pushed to it and no approval counts. To start over, the author or anyone with write access closes and reopens"),
-            ("over 250 commits", |f| f.commits_unlisted = 1, "GitHub lists at most 250 commits of a pull request and this one has 1 more, so tfgate cannot check who wrote them and no approval counts; bring it down to 250 commits or fewer (squash or split it) and push"),
-            ("one commit without login", |f| f.commits_without_login = 1, "1 commit of the pull request names no GitHub user as author or committer, so tfgate cannot tell who wrote them and no approval counts; whoever wrote them commits them again with an e-mail address linked to their GitHub account and pushes"),
-            ("two commits without login", |f| f.commits_without_login = 2, "2 commits of the pull request name no GitHub user"),
+        let head = || "abc1234".to_string();
+        let cases: Vec<(&str, Change, Option<ApprovalProblem>)> = vec![
+            ("all known", |_| {}, None),
+            (
+                "head unknown",
+                |f| {
+                    f.head_pusher_known = false;
+                    f.pushes_complete = false;
+                },
+                Some(HeadPusherUnknown { head: head() }),
+            ),
+            (
+                "a gap",
+                |f| f.pushes_complete = false,
+                Some(PushesIncomplete { head: head() }),
+            ),
+            (
+                "over 250 commits",
+                |f| f.commits_unlisted = 1,
+                Some(CommitsUnlisted { count: 1 }),
+            ),
+            (
+                "one commit without login",
+                |f| f.commits_without_login = 1,
+                Some(CommitsWithoutLogin { count: 1 }),
+            ),
+            (
+                "two commits without login",
+                |f| f.commits_without_login = 2,
+                Some(CommitsWithoutLogin { count: 2 }),
+            ),
+            (
+                "the head before the rest",
+                |f| {
+                    f.head_pusher_known = false;
+                    f.commits_unlisted = 3;
+                },
+                Some(HeadPusherUnknown { head: head() }),
+            ),
         ];
         for (name, change, want) in cases {
             let mut f = known();
             change(&mut f);
-            match unknown_pusher_problem(&f) {
-                None => assert!(want.is_empty(), "{name}: no problem"),
-                Some(got) => assert!(!want.is_empty() && got.starts_with(want), "{name}: {got}"),
-            }
+            assert_eq!(unknown_pusher_problem(&f), want, "{name}");
         }
     }
 }

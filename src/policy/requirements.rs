@@ -1,9 +1,10 @@
-//! Apply requirements: which are unmet, and the sentence explaining each.
+//! Apply requirements: which are unmet, and what explains each (`_policy_denial.md.j2` words it).
 
 use super::approval::approved_problem;
 use super::facts::{CheckRun, PrFacts};
 use super::model::RepoPolicy;
 use super::schema::{ApplyRequirement, RequiredCheck};
+use crate::model::{CheckProblem, UnmetRequirement};
 
 pub(crate) fn requirement_rule(req: ApplyRequirement) -> &'static str {
     match req {
@@ -15,11 +16,11 @@ pub(crate) fn requirement_rule(req: ApplyRequirement) -> &'static str {
 }
 
 /// Unmet requirements in the fixed order approved, mergeable, up_to_date, checks_passed,
-/// each with the sentence explaining it.
+/// each with what explains it.
 pub(crate) fn unmet_requirements(
     facts: &PrFacts,
     policy: &RepoPolicy,
-) -> Vec<(ApplyRequirement, String)> {
+) -> Vec<(ApplyRequirement, UnmetRequirement)> {
     let mut reqs = policy.apply_requirements.clone();
     reqs.sort();
     reqs.dedup();
@@ -32,38 +33,39 @@ fn requirement_problem(
     req: ApplyRequirement,
     facts: &PrFacts,
     policy: &RepoPolicy,
-) -> Option<String> {
-    let base = &facts.base_ref;
+) -> Option<UnmetRequirement> {
+    let base = facts.base_ref.clone();
     match req {
-        ApplyRequirement::Approved => approved_problem(facts, policy.min_approvals.max(1) as usize),
+        ApplyRequirement::Approved => approved_problem(facts, policy.min_approvals.max(1) as usize)
+            .map(|problem| UnmetRequirement::Approved { problem }),
         ApplyRequirement::Mergeable => match facts.mergeable {
             Some(true) => None,
-            Some(false) => Some(format!(
-                "the pull request cannot be merged into `{base}` (conflicts)"
-            )),
-            None => Some("GitHub has not computed mergeability yet; try again shortly".to_string()),
+            known => Some(UnmetRequirement::Mergeable {
+                base,
+                known: known.is_some(),
+            }),
         },
         ApplyRequirement::UpToDate => match facts.up_to_date {
             Some(true) => None,
-            Some(false) => Some(format!("the branch is behind `{base}`; update it first")),
-            None => Some(format!(
-                "unknown whether the branch contains the latest `{base}`"
-            )),
+            known => Some(UnmetRequirement::UpToDate {
+                base,
+                known: known.is_some(),
+            }),
         },
         ApplyRequirement::ChecksPassed => {
-            let failing: Vec<String> = policy
+            let checks: Vec<CheckProblem> = policy
                 .required_checks
                 .iter()
                 .filter_map(|check| check_problem(check, facts))
                 .collect();
-            (!failing.is_empty()).then(|| failing.join(", "))
+            (!checks.is_empty()).then_some(UnmetRequirement::ChecksPassed { checks })
         }
     }
 }
 
 /// Why a required check does not pass on the head, if it does not. A check naming an app
 /// counts only that app's runs, so a same-named job added by the PR cannot satisfy it.
-fn check_problem(check: &RequiredCheck, facts: &PrFacts) -> Option<String> {
+fn check_problem(check: &RequiredCheck, facts: &PrFacts) -> Option<CheckProblem> {
     let name = &check.name;
     let runs: Vec<&CheckRun> = facts
         .check_runs
@@ -80,16 +82,21 @@ fn check_problem(check: &RequiredCheck, facts: &PrFacts) -> Option<String> {
         })
         .collect();
     if runs.is_empty() {
-        return Some(match &check.app {
-            Some(app) => format!("`{name}` from app `{app}` has not run on the head"),
-            None => format!("`{name}` has not run on the head"),
+        return Some(CheckProblem::NotRun {
+            name: name.clone(),
+            app: check.app.clone(),
         });
     }
     for run in runs {
         match run.conclusion.as_deref() {
             Some("success" | "neutral" | "skipped") => {}
-            None => return Some(format!("`{name}` is still running")),
-            Some(other) => return Some(format!("`{name}` concluded {other}")),
+            None => return Some(CheckProblem::Running { name: name.clone() }),
+            Some(other) => {
+                return Some(CheckProblem::Concluded {
+                    name: name.clone(),
+                    conclusion: other.to_string(),
+                })
+            }
         }
     }
     None

@@ -6,6 +6,7 @@
 
 mod apply_view;
 mod check_run;
+mod denial;
 pub mod escape;
 mod filters;
 mod fit;
@@ -21,6 +22,8 @@ mod texts;
 
 #[cfg(test)]
 mod notice_snapshot_tests;
+#[cfg(test)]
+mod policy_denial_tests;
 #[cfg(test)]
 mod renderer_tests;
 #[cfg(test)]

@@ -37,6 +37,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/_plan_summary.md.j2"),
     ),
     (
+        "_policy_denial.md.j2",
+        include_str!("../../templates/_policy_denial.md.j2"),
+    ),
+    (
         "_resource_table.md.j2",
         include_str!("../../templates/_resource_table.md.j2"),
     ),

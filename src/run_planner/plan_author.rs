@@ -81,8 +81,8 @@ pub fn plan_author_check(
         Outcome::Allow => PlanAuthorCheck::Proceed,
         Outcome::Deny { .. } if denied_after_permission(decision.rule) => PlanAuthorCheck::Proceed,
         // The author's own refusals, and (failing closed) any other.
-        Outcome::Deny { reason, .. } => PlanAuthorCheck::Refuse(PlanRefusal::AuthorMayNotApply {
-            reason: reason.clone(),
+        Outcome::Deny { denial, .. } => PlanAuthorCheck::Refuse(PlanRefusal::AuthorMayNotApply {
+            denial: (**denial).clone(),
         }),
     }
 }

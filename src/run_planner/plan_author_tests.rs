@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::PolicyDenial;
 use crate::policy::{
     decide, load_policy, Actor, GitHubPermission, PolicyCommand, PrFacts, Review, ReviewState,
     Target,
@@ -94,10 +95,14 @@ fn flags_that_change_the_apply_follow_the_allowlist() {
 #[test]
 fn the_author_must_be_allowed_to_apply_what_their_flags_change() {
     let policy = load_policy("p.yaml", POLICY).unwrap();
-    let refused = |why: &str| {
-        PlanAuthorCheck::Refuse(PlanRefusal::AuthorMayNotApply {
-            reason: why.to_string(),
-        })
+    let refused =
+        |denial: PolicyDenial| PlanAuthorCheck::Refuse(PlanRefusal::AuthorMayNotApply { denial });
+    let below = |login: &str, project: &str| PolicyDenial::BelowMinimum {
+        login: login.into(),
+        verb: "apply".into(),
+        project: Some(project.into()),
+        needed: "maintain".into(),
+        has: "write".into(),
     };
     use GitHubPermission::{Admin, Maintain, Write};
     let replace: Option<&[&str]> = Some(&["-replace=aws_db_instance.main"]);
@@ -109,7 +114,7 @@ fn the_author_must_be_allowed_to_apply_what_their_flags_change() {
             actor("bob", Write, false),
             "db",
             true,
-            refused("@bob cannot apply `db`: it needs maintain permission on this repository (@bob has write)."),
+            refused(below("bob", "db")),
         ),
         (
             "author who may apply",
@@ -133,7 +138,7 @@ fn the_author_must_be_allowed_to_apply_what_their_flags_change() {
             actor("bob", Write, false),
             "db",
             false,
-            refused("@bob cannot apply `db`: it needs maintain permission on this repository (@bob has write)."),
+            refused(below("bob", "db")),
         ),
         (
             "author not listed for the root",
@@ -141,7 +146,13 @@ fn the_author_must_be_allowed_to_apply_what_their_flags_change() {
             actor("bob", Admin, false),
             "pay",
             true,
-            refused("@bob cannot apply `pay`: only users @maya may."),
+            refused(PolicyDenial::NotListed {
+                login: "bob".into(),
+                verb: "apply".into(),
+                project: Some("pay".into()),
+                users: vec!["maya".into()],
+                teams: vec![],
+            }),
         ),
         (
             "author listed for the root",
@@ -157,7 +168,7 @@ fn the_author_must_be_allowed_to_apply_what_their_flags_change() {
             actor("ci[bot]", Admin, true),
             "db",
             true,
-            refused("Commands from bot accounts are not executed."),
+            refused(PolicyDenial::Bot),
         ),
         (
             "plan-only author without flags",
@@ -181,7 +192,7 @@ fn the_author_must_be_allowed_to_apply_what_their_flags_change() {
             actor("bob", Write, false),
             "db",
             true,
-            refused("@bob cannot apply `db`: it needs maintain permission on this repository (@bob has write)."),
+            refused(below("bob", "db")),
         ),
     ];
     for (name, plan, author, project, approved, want) in cases {

@@ -119,8 +119,8 @@ pub async fn policies(
             json!({"file": p.file, "repos": p.repos, "admins": admins, "projects": projects})
         })
         .collect();
-    let answer =
-        (!q.user.trim().is_empty() && !q.repo.trim().is_empty()).then(|| explain(&frame, &q));
+    let answer = (!q.user.trim().is_empty() && !q.repo.trim().is_empty())
+        .then(|| explain(&frame, &q, &state.renderer));
     let source = match &state.config.policy_repo {
         Some((owner, name)) => format!("the admin repository {owner}/{name}"),
         None => format!("the directory {}", state.config.policy_dir.display()),
@@ -164,7 +164,7 @@ pub async fn policies(
 }
 
 /// "May USER COMMAND in REPO (PROJECT) with PERMISSION?" on a fresh PR by someone else.
-fn explain(frame: &super::Frame, q: &ExplainQuery) -> String {
+fn explain(frame: &super::Frame, q: &ExplainQuery, renderer: &crate::render::Renderer) -> String {
     use crate::policy::{Actor, GitHubPermission, PolicyCommand, PrFacts, Target};
     let Some(policy) = frame.policies.for_repo(q.repo.trim()) else {
         return format!(
@@ -192,5 +192,10 @@ fn explain(frame: &super::Frame, q: &ExplainQuery) -> String {
         workspace: None,
     };
     let facts = PrFacts::hypothetical();
-    crate::policy::explain(&actor, command, &target, &facts, policy)
+    let reply = |d: &crate::model::PolicyDenial| {
+        renderer
+            .render_policy_denial(d)
+            .unwrap_or_else(|e| format!("(the reply could not be rendered: {e})"))
+    };
+    crate::policy::explain(&actor, command, &target, &facts, policy, reply)
 }

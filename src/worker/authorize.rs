@@ -196,9 +196,9 @@ async fn record_decisions(
                     project,
                 )
                 .await?;
-                if let Some(reason) = decision.reason() {
+                if let Some(denial) = decision.denial() {
                     replies.push(NoticeBody::PolicyDenied {
-                        reason: reason.to_string(),
+                        denial: denial.clone(),
                         rule: decision.rule.to_string(),
                     });
                 }

@@ -10,7 +10,7 @@ use super::replies::Replies;
 use crate::github::api;
 use crate::github::lists;
 use crate::github::{GitHubApp, InstallationClient};
-use crate::gitops::ack::{ack_result, acknowledged_title, may_acknowledge, AckRefusal, AckResult};
+use crate::gitops::ack::{ack_result, acknowledged_title, may_acknowledge, AckResult};
 use crate::jobs::JobError;
 use crate::model::short_sha;
 use crate::policy::{GitHubPermission, RepoPolicy};
@@ -31,12 +31,12 @@ pub(super) async fn acknowledge(
     replies: &mut Replies,
 ) -> Result<(), JobError> {
     if let Err(refusal) = may_acknowledge(&policy.gitops, permission) {
-        let reason = match refusal {
-            AckRefusal::NoFolders => "`/ack-deploy` accepts what merging would deploy from GitOps folders, and the policy of this repository names no `gitops` folder.".to_string(),
-            AckRefusal::Permission { needed, has } => format!(
-                "`/ack-deploy` needs `{needed}` permission on this repository; you have `{has}`."
-            ),
-        };
+        let denial = refusal.denial();
+        // The audit line keeps the reply's wording.
+        let reason = state
+            .renderer
+            .render_policy_denial(&denial)
+            .map_err(|e| JobError::Permanent(anyhow::anyhow!("rendering a denial: {e}")))?;
         audit(
             state,
             comment,
@@ -47,7 +47,7 @@ pub(super) async fn acknowledge(
         )
         .await?;
         replies.push(NoticeBody::PolicyDenied {
-            reason,
+            denial,
             rule: RULE.into(),
         });
         return Ok(());

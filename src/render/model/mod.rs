@@ -299,7 +299,8 @@ pub enum NoticeBody {
         reason: String,
     },
     PolicyDenied {
-        reason: String,
+        /// Worded by `_policy_denial.md.j2`.
+        denial: crate::model::PolicyDenial,
         rule: String,
     },
     NotEnabled {
@@ -350,7 +351,8 @@ pub enum NoticeBody {
     /// An apply refused because shared inputs drifted (the reply is the drift module's).
     InputDriftRefused {
         project: String,
-        reply: String,
+        /// Worded by `input_drift_refused.md.j2`.
+        refusal: crate::model::InputDriftRefusal,
     },
     /// The PR head moved between accepting a command and running it; nothing was run.
     HeadMoved {

@@ -18,8 +18,8 @@ pub struct AppliedPlan {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PlanRefusal {
-    /// The policy does not let the plan's author apply the root; `reason` is its reply.
-    AuthorMayNotApply { reason: String },
+    /// The policy does not let the plan's author apply the root; `denial` is why.
+    AuthorMayNotApply { denial: crate::model::PolicyDenial },
     /// The plan was made after the `/apply` was accepted, by someone else, so nobody checked
     /// whether its author may apply the root.
     Unchecked,

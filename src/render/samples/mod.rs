@@ -4,6 +4,7 @@
 //! loaded, not when a real run needs it) and by the snapshot tests.
 
 use super::model::*;
+use crate::model::PolicyDenial;
 
 mod failures;
 mod notes;
@@ -370,6 +371,28 @@ pub fn apply_config_error() -> ApplyComment {
     }
 }
 
+/// The sample policy denial: a commenter in none of the root's teams.
+fn denial_not_listed() -> PolicyDenial {
+    PolicyDenial::NotListed {
+        login: "kukie-dev".into(),
+        verb: "apply".into(),
+        project: Some("prod".into()),
+        users: vec![],
+        teams: vec!["acme/platform".into()],
+    }
+}
+
+/// The sample denial about a plan's author: below the root's apply permission.
+fn denial_below_minimum() -> PolicyDenial {
+    PolicyDenial::BelowMinimum {
+        login: "bob".into(),
+        verb: "apply".into(),
+        project: Some("db".into()),
+        needed: "maintain".into(),
+        has: "write".into(),
+    }
+}
+
 /// One notice of every kind.
 pub fn notices() -> Vec<Notice> {
     let bodies = vec![
@@ -388,8 +411,8 @@ pub fn notices() -> Vec<Notice> {
             reason: "`-chdir` is not allowed in `/plan` flags".into(),
         },
         NoticeBody::PolicyDenied {
-            reason: "Only members of `@acme/platform` may `/apply` to `prod`.".into(),
-            rule: "prod-appliers".into(),
+            denial: denial_not_listed(),
+            rule: "permission.not_listed".into(),
         },
         NoticeBody::NotEnabled {
             how_to_enable: "An admin enables it by adding this repository under `repos:` in the tfgate policy file.".into(),
@@ -418,7 +441,7 @@ pub fn notices() -> Vec<Notice> {
                 flags: Some(vec!["-replace=aws_db_instance.main".into()]),
             },
             why: PlanRefusal::AuthorMayNotApply {
-                reason: "@bob cannot apply `db`: it needs maintain permission on this repository (@bob has write).".into(),
+                denial: denial_below_minimum(),
             },
         }),
         NoticeBody::MergedUnapplied {

@@ -54,10 +54,9 @@ pub fn new_notice_bodies() -> Vec<NoticeBody> {
         },
         NoticeBody::InputDriftRefused {
             project: "eks".into(),
-            reply: "Not applied: shared input ADMIN_CIDRS changed since the last apply and no \
-                    file in this PR sets it. Comment `/apply --accept-input ADMIN_CIDRS` to \
-                    apply anyway."
-                .into(),
+            refusal: crate::model::InputDriftRefusal::Confirm {
+                inputs: vec!["ADMIN_CIDRS".into()],
+            },
         },
         NoticeBody::HeadMoved {
             authorised_sha_short: "3f2a9e0".into(),

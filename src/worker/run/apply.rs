@@ -330,12 +330,12 @@ impl RunCtx<'_> {
                     .map_err(JobError::Transient)?;
                 Ok(true)
             }
-            InputDriftGate::Refuse { reply } => {
+            InputDriftGate::Refuse { refusal } => {
                 let notice = Notice {
                     meta: meta(self.run, project, 0, self.head),
                     body: NoticeBody::InputDriftRefused {
                         project: project.to_string(),
-                        reply,
+                        refusal,
                     },
                 };
                 self.notify(notice).await?;
