@@ -175,19 +175,8 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("github/api.rs", "github", "layers-shell"),
     ("github/check_runs.rs", "github", "layers-shell"),
     ("github/lists.rs", "github", "layers-shell"),
-    (
-        "input_drift/plan_drift.rs",
-        "render",
-        "layers-core: being moved",
-    ),
-    (
-        "input_drift/warnings.rs",
-        "render",
-        "layers-core: being moved",
-    ),
     ("jobs/runner.rs", "github", "layers-shell"),
     ("jobs/runner.rs", "metrics", "layers-shell"),
-    ("policy/load.rs", "render", "layers-core: being moved"),
     ("policy/model.rs", "gitops", "layers-core: being moved"),
     ("policy/store.rs", "config", "layers-core: being moved"),
     (
@@ -197,17 +186,11 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
     ("policy_repo/sync.rs", "state", "layers-shell"),
     ("project/effective.rs", "policy", "layers-core: being moved"),
-    ("project/effective.rs", "render", "layers-core: being moved"),
     ("project/layout.rs", "policy", "layers-core: being moved"),
     ("project/merge.rs", "policy", "layers-core: being moved"),
     (
         "render/from_outcome/runs.rs",
         "sandbox",
-        "layers-core: being moved",
-    ),
-    (
-        "run_planner/apply_step.rs",
-        "render",
         "layers-core: being moved",
     ),
     (
@@ -222,16 +205,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
     ("run_planner/cancel.rs", "jobs", "layers-core: being moved"),
     (
-        "run_planner/cancel.rs",
-        "render",
-        "layers-core: being moved",
-    ),
-    (
-        "run_planner/comment.rs",
-        "render",
-        "layers-core: being moved",
-    ),
-    (
         "run_planner/comment.rs",
         "webhook",
         "layers-core: being moved",
@@ -244,23 +217,8 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "layers-core: being moved",
     ),
     (
-        "run_planner/plan_author.rs",
-        "render",
-        "layers-core: being moved",
-    ),
-    (
-        "run_planner/record.rs",
-        "render",
-        "layers-core: being moved",
-    ),
-    (
         "run_planner/settings.rs",
         "jobs",
-        "layers-core: being moved",
-    ),
-    (
-        "run_planner/settings.rs",
-        "render",
         "layers-core: being moved",
     ),
     ("run_planner/start.rs", "jobs", "layers-core: being moved"),

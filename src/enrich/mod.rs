@@ -37,4 +37,4 @@ pub use service_prefix::{iam_action, iam_prefix_for_event_source};
 pub use state::{backoff_schedule, EnrichmentState, GaveUpReason};
 pub use statement::{admin_hint, minimal_statement, resource_pattern};
 pub use time::UnixSeconds;
-pub use view::{enrichment_view, EnrichmentView, CONFIRMED, CONFIRMING, FROM_DECODED, FROM_TEXT};
+pub use view::{enrichment_view, CONFIRMED, CONFIRMING, FROM_DECODED, FROM_TEXT};

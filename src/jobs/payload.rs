@@ -81,8 +81,8 @@ pub struct EnrichJob {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum EnrichedComment {
-    Apply(crate::render::ApplyComment),
-    Plan(crate::render::PlanComment),
+    Apply(crate::model::view::ApplyComment),
+    Plan(crate::model::view::PlanComment),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

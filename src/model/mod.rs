@@ -2,8 +2,11 @@
 //! run records, view models. This module imports nothing else of the crate (`tests/layers.rs`
 //! checks), so it can sit below the pure core and the effect shell alike.
 
+mod deny;
 mod repo;
 mod sha;
+pub mod view;
 
+pub use deny::DenyKind;
 pub use repo::RepoRef;
 pub use sha::{short_sha, CommitSha};

@@ -11,9 +11,9 @@ pub use sync::{branch_head, check_commit, spawn_policy_repo_watch, sync_default_
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::view::{AnnotationLevel, AnnotationView};
 use crate::policy::sources::ProtectedPaths;
 use crate::policy::{is_policy_file_name, PolicyProblem, PolicySet};
-use crate::render::{AnnotationLevel, AnnotationView};
 
 /// The folder of the admin repository that holds the policies.
 pub const POLICY_FOLDER: &str = "policies";

@@ -12,7 +12,6 @@ mod fit;
 pub mod from_outcome;
 mod load;
 mod marker;
-pub mod model;
 mod plan_view;
 pub(crate) mod samples;
 mod templates;
@@ -30,10 +29,10 @@ use std::path::Path;
 
 use minijinja::{context, Environment, Value};
 
+use crate::model::view::*;
 pub use check_run::{annotations_for_apply, annotations_for_plan, CHECK_RUN_TITLE_LIMIT};
 pub use fit::char_count;
 pub use marker::{marker, parse_marker, CommentKind, Marker, MarkerKey};
-pub use model::*;
 /// Comment facts of the sample models, for tests of the producers of view models.
 #[cfg(test)]
 pub(crate) use samples::meta as samples_meta;

@@ -4,7 +4,7 @@
 
 use crate::command::Command;
 use crate::command::{help_text, CommandKind, ParseError};
-use crate::render::NoticeBody;
+use crate::model::view::NoticeBody;
 use crate::webhook::event::CommentJob;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

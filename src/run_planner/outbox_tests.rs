@@ -1,5 +1,6 @@
 use super::*;
-use crate::render::{marker, ApplyCounts, CommentMeta, MarkerKey, PlanCounts, RootApply, RootPlan};
+use crate::model::view::{ApplyCounts, CommentMeta, PlanCounts, RootApply, RootPlan};
+use crate::render::{marker, MarkerKey};
 
 fn meta(root: &str, run: &str) -> CommentMeta {
     CommentMeta {
@@ -202,7 +203,7 @@ fn one_check_run_per_root_with_its_conclusion() {
 #[test]
 fn apply_conclusion_table() {
     let skipped = ApplyStatus::Skipped {
-        reason: crate::render::SkipReason::Locked {
+        reason: crate::model::view::SkipReason::Locked {
             project: "eks".into(),
         },
     };

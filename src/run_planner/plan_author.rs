@@ -6,8 +6,8 @@
 //! and carries the answer out.
 
 use crate::command::TerraformArg;
+use crate::model::view::{AppliedPlan, PlanRefusal};
 use crate::policy::{Decision, Outcome};
-use crate::render::{AppliedPlan, PlanRefusal};
 
 /// The plan an apply would apply: its run, who asked for it, its flags.
 #[derive(Debug, Clone, PartialEq, Eq)]

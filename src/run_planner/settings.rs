@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::egress::{default_rules, Allowlist, RunNetwork};
 use crate::jobs::RunCommand;
+use crate::model::view::RunNote;
 use crate::policy::{Network as PolicyNetwork, ResolvedProject, TerraformSpec};
-use crate::render::RunNote;
 use crate::tool_release::{Release, ToolChoice};
 
 /// How one root's Terraform runs.

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::charts::DayRuns;
 use crate::cli::operator::{format_duration, format_time, lock_id};
 use crate::db::operator::{AuditRow, LockRow, RunListRow};
-use crate::render::{ApplyComment, ApplyResult};
+use crate::model::view::{ApplyComment, ApplyResult};
 
 /// Milliseconds in a day.
 pub const DAY_MS: i64 = 86_400_000;

@@ -18,10 +18,10 @@ use crate::checkout::{read_tree, WalkLimits};
 use crate::github::{api, InstallationClient};
 use crate::input_drift::changed_lock_inputs;
 use crate::input_drift::LOCKFILE_NAME;
+use crate::model::view::NoticeBody;
 use crate::model::RepoRef;
 use crate::policy::{PrFacts, RepoPolicy};
 use crate::project::{build_module_graph, is_module_source_file, ModuleGraph};
-use crate::render::NoticeBody;
 use crate::state::AppState;
 
 /// Cached graphs kept in `DATA_DIR/module-graphs/`.

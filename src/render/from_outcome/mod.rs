@@ -12,13 +12,14 @@ mod tests;
 use std::collections::BTreeSet;
 
 use crate::classify::{classify, context_for_failure, Category, ClassifyContext};
-use crate::enrich::{enrichment_view, permission_failure, EnrichmentState, EnrichmentView};
-use crate::redact::{Placeholders, Redactor};
-use crate::render::{
+use crate::enrich::{enrichment_view, permission_failure, EnrichmentState};
+use crate::model::view::EnrichmentView;
+use crate::model::view::{
     AdviceView, ApplyCounts, ApplyResult, ApplyRow, ApplyStatus, AttrView, ConfigErrorView,
     FailureRow, FreshCauseView, PlanCounts, PlanStatus, PlannedResourceView, RootApply, RootPlan,
     SourceLocation,
 };
+use crate::redact::{Placeholders, Redactor};
 use crate::terraform::{
     display_path, Action, ApplyContext, ApplyOutcome, Diagnostic, PlanSummary, ResourceOutcome,
     ResourceStatus,
