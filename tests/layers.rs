@@ -171,7 +171,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "render",
         "layers-core: being moved",
     ),
-    ("enrich/view.rs", "render", "layers-core: being moved"),
     ("github/api.rs", "github", "layers-shell"),
     ("github/check_runs.rs", "github", "layers-shell"),
     ("github/lists.rs", "github", "layers-shell"),
@@ -188,11 +187,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("project/effective.rs", "policy", "layers-core: being moved"),
     ("project/layout.rs", "policy", "layers-core: being moved"),
     ("project/merge.rs", "policy", "layers-core: being moved"),
-    (
-        "render/from_outcome/runs.rs",
-        "sandbox",
-        "layers-core: being moved",
-    ),
     (
         "run_planner/autoplan.rs",
         "jobs",
@@ -211,11 +205,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
     ("run_planner/enqueue.rs", "jobs", "layers-core: being moved"),
     ("run_planner/outbox.rs", "jobs", "layers-core: being moved"),
-    (
-        "run_planner/outbox.rs",
-        "render",
-        "layers-core: being moved",
-    ),
     (
         "run_planner/settings.rs",
         "jobs",

@@ -2,11 +2,11 @@
 
 use super::denied::{DeniedCall, EnrichmentSource};
 use super::failure::{from_text, needs_cloudtrail, FailureToEnrich};
+use super::pr_safe::safe_action;
 use super::state::EnrichmentState;
 use super::statement::{admin_hint, minimal_statement};
 use crate::model::view::EnrichmentView;
 use crate::redact::{Placeholders, Redactor};
-use crate::render::from_outcome::safe_action;
 
 /// Shown while the CloudTrail lookup runs.
 pub const CONFIRMING: &str = "confirming with CloudTrail…";

@@ -3,10 +3,13 @@
 //! checks), so it can sit below the pure core and the effect shell alike.
 
 mod deny;
+pub mod marker;
 mod repo;
+mod resource_limit;
 mod sha;
 pub mod view;
 
 pub use deny::DenyKind;
 pub use repo::RepoRef;
+pub use resource_limit::ResourceLimit;
 pub use sha::{short_sha, CommitSha};

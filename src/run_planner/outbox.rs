@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::jobs::PendingFailure;
+use crate::model::marker::{parse_marker, CommentKind};
 use crate::model::view::{ApplyComment, ApplyStatus, PlanComment, PlanStatus};
-use crate::render::{parse_marker, CommentKind};
 
 /// What a stored run result is sealed for (the AAD of its sealing).
 pub const PUBLICATION_AAD: &str = "publication";

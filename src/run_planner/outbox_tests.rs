@@ -1,6 +1,6 @@
 use super::*;
+use crate::model::marker::{marker, MarkerKey};
 use crate::model::view::{ApplyCounts, CommentMeta, PlanCounts, RootApply, RootPlan};
-use crate::render::{marker, MarkerKey};
 
 fn meta(root: &str, run: &str) -> CommentMeta {
     CommentMeta {

@@ -15,11 +15,10 @@ use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::github::{check_runs, lists};
 use crate::jobs::{ClaimedJob, EnrichJob, EnrichedComment, JobError, NewJob, PublishJob};
+use crate::model::marker::{parse_marker, CommentKind};
 use crate::model::view::{AnnotationView, ApplyComment, CheckRunText, PlanComment};
 use crate::model::RepoRef;
-use crate::render::{
-    annotations_for_apply, annotations_for_plan, parse_marker, CommentKind, Renderer,
-};
+use crate::render::{annotations_for_apply, annotations_for_plan, Renderer};
 use crate::run_planner::outbox::{
     check_run_external_id, comment_step, existing_check_run, CommentStep, ExistingCheckRun,
     RunResult, SeenCheckRun, SeenComment,

@@ -6,8 +6,8 @@ use crate::model::view::{
     AdviceView, ApplyCounts, ApplyStatus, FailureRow, PlanCounts, PlanStatus, RootApply, RootPlan,
     RunNote,
 };
+use crate::model::ResourceLimit;
 use crate::redact::{Placeholders, Redactor};
-use crate::sandbox::ResourceLimit;
 use crate::terraform::{
     apply_outcome, parse_plan_json, parse_ui_stream, plan_run_outcome, plan_summary, ApplyContext,
     PlanReferences, PlannedChangeRef,

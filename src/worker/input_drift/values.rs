@@ -104,8 +104,9 @@ pub fn inputs_report(key: &[u8], policy: &RepoPolicy) -> InputsReport {
 mod tests {
     use super::*;
 
+    use crate::model::marker::CommentKind;
     use crate::model::view::{Notice, NoticeBody};
-    use crate::render::{samples_meta, CommentKind, Renderer};
+    use crate::render::{samples_meta, Renderer};
 
     const POLICY: &str = "repos: [acme/*]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n";
 
@@ -144,7 +145,7 @@ mod tests {
             assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
         }
         assert!(!text.contains("10.0.0.0"), "never the value: {text}");
-        let marker = crate::render::parse_marker(&text).unwrap();
+        let marker = crate::model::marker::parse_marker(&text).unwrap();
         assert_eq!(marker.kind, CommentKind::InputsReport);
     }
 }
