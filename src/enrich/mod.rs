@@ -14,6 +14,7 @@ mod failure;
 mod from_apply;
 mod lookup;
 mod matching;
+mod pending;
 mod pr_safe;
 mod resource;
 mod service_prefix;
@@ -33,6 +34,7 @@ pub use from_apply::{
 };
 pub use lookup::{lookup_plan, LookupAttribute, LookupPlanError, LookupQuery, MAX_RESULTS};
 pub use matching::{denied_call_from_record, match_events};
+pub use pending::PendingFailure;
 pub use pr_safe::{safe_action, safe_code};
 pub use resource::{is_pr_safe, RedactedResource};
 pub use service_prefix::{iam_action, iam_prefix_for_event_source};

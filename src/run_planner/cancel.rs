@@ -4,7 +4,7 @@
 //! drops a job whose projects are all cancelled and shrinks one where only some are, so that
 //! `/cancel -p eks` never cancels the `network` plan queued in the same job.
 
-use crate::jobs::RunJob;
+use crate::model::job::RunJob;
 use crate::model::view::{CancelReport, CancelledRun};
 
 /// What `/cancel` does to one queued run job.
@@ -71,7 +71,7 @@ mod tests {
                 name: "r".into(),
             },
             number: 7,
-            command: crate::jobs::RunCommand::parse(command).unwrap(),
+            command: crate::model::job::RunCommand::parse(command).unwrap(),
             projects: projects.iter().map(|p| p.to_string()).collect(),
             actor: "alice".into(),
             head_sha: "h1".into(),

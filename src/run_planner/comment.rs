@@ -4,8 +4,8 @@
 
 use crate::command::Command;
 use crate::command::{help_text, CommandKind, ParseError};
+use crate::model::job::CommentJob;
 use crate::model::view::NoticeBody;
-use crate::webhook::event::CommentJob;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommentEffect {

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::jobs::PendingFailure;
+use crate::enrich::PendingFailure;
 use crate::model::marker::{parse_marker, CommentKind};
 use crate::model::view::{ApplyComment, ApplyStatus, PlanComment, PlanStatus};
 
