@@ -419,8 +419,8 @@ async fn worker(config: Config) -> Result<()> {
 }
 
 fn inputs_fingerprint(config: &Config, repo: &str) -> Result<()> {
-    let protected = tfgate::policy::store::protected_paths(config);
-    let set = match tfgate::policy::store::load_dir_guarded(&config.policy_dir, &protected)? {
+    let protected = tfgate::policy_repo::store::protected_paths(config);
+    let set = match tfgate::policy_repo::store::load_dir_guarded(&config.policy_dir, &protected)? {
         Ok(set) => set,
         Err(problems) => {
             for p in problems {

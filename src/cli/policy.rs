@@ -4,8 +4,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::policy::store::load_dir;
 use crate::policy::{explain, Actor, GitHubPermission, PolicyCommand, PrFacts, Target};
+use crate::policy_repo::store::load_dir;
 
 /// Validate a policy directory; prints `file:line:col: message` per problem. Exit code.
 pub fn check(dir: &Path) -> Result<i32> {

@@ -3,6 +3,7 @@
 //! checks), so it can sit below the pure core and the effect shell alike.
 
 mod deny;
+pub mod gitops;
 pub mod job;
 pub mod marker;
 mod repo;

@@ -20,7 +20,6 @@ pub(crate) mod resolve;
 pub mod schema;
 mod schema_ops;
 pub mod sources;
-pub mod store;
 pub(crate) mod validate;
 pub(crate) mod values;
 

@@ -5,6 +5,7 @@
 //! which pushes matter, and the `tfgate/policy` check run for a commit. Effects (fetching,
 //! storing, watching) are in `sync.rs`.
 
+pub mod store;
 mod sync;
 
 pub use sync::{branch_head, check_commit, spawn_policy_repo_watch, sync_default_branch};
@@ -68,7 +69,7 @@ impl StoredPolicies {
     /// The set, checked again (a stored set may predate a rule, or come from a server with
     /// other directories): no source may name one of `protected`.
     pub fn load(&self, protected: &ProtectedPaths) -> Result<PolicySet, Vec<PolicyProblem>> {
-        crate::policy::store::load_guarded(&self.files, protected)
+        crate::policy_repo::store::load_guarded(&self.files, protected)
     }
 }
 
