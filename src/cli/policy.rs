@@ -75,7 +75,7 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
     if layout.is_some() && !policy.allow_repo_layout {
         println!("note: the policy does not set allow_repo_layout; the layout is ignored");
     }
-    let (merged, problems) = crate::project::policy_with_base_layout(policy, layout.as_deref());
+    let (merged, problems) = crate::repo_layout::policy_with_base_layout(policy, layout.as_deref());
     if !problems.is_empty() {
         for p in &problems {
             println!("{p}");

@@ -16,7 +16,7 @@ use crate::github::{api, facts};
 use crate::jobs::JobError;
 use crate::model::view::NoticeBody;
 use crate::policy::{not_enabled_notice, Actor, GitHubPermission, PrFacts, RepoPolicy};
-use crate::project::layout_problems_notice;
+use crate::repo_layout::layout_problems_notice;
 use crate::run_planner::decisions::{
     allowed_targets, decide_commands, teams_named, AllowedTarget, CommandDecision,
 };
