@@ -99,7 +99,7 @@ struct Offence {
 }
 
 impl Offence {
-    fn from_folder(&self) -> String {
+    fn importing_folder(&self) -> String {
         folder_of_file(&self.file)
     }
 
@@ -116,7 +116,7 @@ impl Offence {
 
 impl fmt::Display for Offence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (from, to) = (self.from_folder(), self.target_folder());
+        let (from, to) = (self.importing_folder(), self.target_folder());
         write!(
             f,
             "src/{}: imports {} ({from} may not import {to}: ",
