@@ -50,6 +50,7 @@ pub mod project;
 pub mod provider_cache;
 pub mod redact;
 pub mod render;
+pub mod repo_layout;
 pub mod run_planner;
 pub mod sandbox;
 pub mod server;

@@ -419,8 +419,8 @@ async fn worker(config: Config) -> Result<()> {
 }
 
 fn inputs_fingerprint(config: &Config, repo: &str) -> Result<()> {
-    let protected = tfgate::policy::store::protected_paths(config);
-    let set = match tfgate::policy::store::load_dir_guarded(&config.policy_dir, &protected)? {
+    let protected = tfgate::policy_repo::store::protected_paths(config);
+    let set = match tfgate::policy_repo::store::load_dir_guarded(&config.policy_dir, &protected)? {
         Ok(set) => set,
         Err(problems) => {
             for p in problems {
@@ -437,15 +437,15 @@ fn inputs_fingerprint(config: &Config, repo: &str) -> Result<()> {
         &tfgate::worker::input_drift::values::key_from_seal(&key),
         policy,
     );
-    let body = tfgate::render::NoticeBody::InputsReport(report);
+    let body = tfgate::model::view::NoticeBody::InputsReport(report);
     let text = tfgate::state::renderer_for(config)?.render_reply(&cli_meta(), &[body])?;
     print!("{text}");
     Ok(())
 }
 
 /// Where a reply printed by the CLI would go: no PR, no run.
-fn cli_meta() -> tfgate::render::CommentMeta {
-    tfgate::render::CommentMeta {
+fn cli_meta() -> tfgate::model::view::CommentMeta {
+    tfgate::model::view::CommentMeta {
         pr: 0,
         marker_root: "cli".into(),
         run_id: "-".into(),

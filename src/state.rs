@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::github::{AppCredentials, GitHubApp};
 use crate::metrics::Metrics;
-use crate::policy::store::PolicyStore;
+use crate::policy_repo::store::PolicyStore;
 use crate::render::Renderer;
 use crate::webhook::intake::IntakeWriter;
 
@@ -116,7 +116,7 @@ impl AppState {
             Some(_) => PolicyStore::from_repository(),
             None => PolicyStore::open(
                 &config.policy_dir,
-                crate::policy::store::protected_paths(&config),
+                crate::policy_repo::store::protected_paths(&config),
             )?,
         };
         let seal_key = Arc::new(

@@ -15,8 +15,8 @@ use axum::response::Response;
 use secrecy::SecretString;
 use tfgate::checkout::{tarball_request, tarball_url};
 use tfgate::github::{api, facts, lists, manifest, GitHubApp};
+use tfgate::model::view::{AnnotationLevel, AnnotationView};
 use tfgate::model::RepoRef;
-use tfgate::render::{AnnotationLevel, AnnotationView};
 
 fn prism_url() -> Option<String> {
     match std::env::var("TFGATE_TEST_PRISM_URL") {

@@ -13,7 +13,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use syn::visit::{self, Visit};
-use tfgate::render::{template_names, CommentKind, Renderer, DEFAULT_TEMPLATES};
+use tfgate::model::marker::CommentKind;
+use tfgate::render::{template_names, Renderer, DEFAULT_TEMPLATES};
 
 /// The calls that send text, and the index of the argument that is the text.
 const SINK_CALLS: &[(&str, usize)] = &[

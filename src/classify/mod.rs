@@ -23,9 +23,9 @@ mod dev_set_eval;
 #[cfg(test)]
 mod tests;
 
+pub use crate::model::DenyKind;
 pub use category::{AdviceSubject, Category, RoleKind};
 pub use context::context_for_failure;
-pub use deny::DenyKind;
 pub use iam_prefixes::is_iam_prefix;
 pub use jsonl::{classify_jsonl, ClassifyJsonlError};
 pub use refusal::{sandbox_refusal, Refusal, SandboxFacts};

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::policy::store::load_dir;
 use crate::policy::{explain, Actor, GitHubPermission, PolicyCommand, PrFacts, Target};
+use crate::policy_repo::store::load_dir;
 
 /// Validate a policy directory; prints `file:line:col: message` per problem. Exit code.
 pub fn check(dir: &Path) -> Result<i32> {
@@ -75,7 +75,7 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
     if layout.is_some() && !policy.allow_repo_layout {
         println!("note: the policy does not set allow_repo_layout; the layout is ignored");
     }
-    let (merged, problems) = crate::project::policy_with_base_layout(policy, layout.as_deref());
+    let (merged, problems) = crate::repo_layout::policy_with_base_layout(policy, layout.as_deref());
     if !problems.is_empty() {
         for p in &problems {
             println!("{p}");

@@ -6,9 +6,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::model::view::{ApplyComment, CommentMeta, PlanComment};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::{apply_root, plan_root, RootIdent};
-use crate::render::{ApplyComment, CommentMeta, PlanComment, Renderer};
+use crate::render::Renderer;
 use crate::terraform::{
     apply_outcome, parse_plan_json, parse_ui_stream, plan_references, plan_summary, ApplyContext,
     PlanReferences,

@@ -8,10 +8,10 @@ use anyhow::{Context, Result};
 
 use crate::config::Config;
 use crate::egress::{default_rules, parse_rule, Allowlist, RunNetwork};
+use crate::model::view::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
 use crate::render::from_outcome::{apply_model, plan_model};
-use crate::render::{ApplyComment, ApplyStatus, CommentMeta, PlanComment, PlanStatus};
 use crate::terraform::{
     parse_plan_json, plan_references, plan_summary, PlanReferences, PlannedChangeRef,
 };

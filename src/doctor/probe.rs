@@ -153,7 +153,7 @@ async fn observe(
     };
     let (policies, tools) = match &config.policy_repo {
         Some(repo) => {
-            let protected = crate::policy::store::protected_paths(config);
+            let protected = crate::policy_repo::store::protected_paths(config);
             stored_policies_seen(db, repo, installed, &protected).await
         }
         None => policies_seen(config, installed),
@@ -232,7 +232,7 @@ type PoliciesAndReleases = (PoliciesSeen, PolicyTools);
 
 fn policies_seen(config: &Config, installed: Option<Vec<String>>) -> PoliciesAndReleases {
     let dir = &config.policy_dir;
-    let files = match crate::policy::store::read_policy_dir(dir) {
+    let files = match crate::policy_repo::store::read_policy_dir(dir) {
         Ok(files) => files.len(),
         Err(e) => {
             return (
@@ -241,8 +241,8 @@ fn policies_seen(config: &Config, installed: Option<Vec<String>>) -> PoliciesAnd
             )
         }
     };
-    let protected = crate::policy::store::protected_paths(config);
-    match crate::policy::store::load_dir_guarded(dir, &protected) {
+    let protected = crate::policy_repo::store::protected_paths(config);
+    match crate::policy_repo::store::load_dir_guarded(dir, &protected) {
         Err(e) => (
             PoliciesSeen::Unreadable(format!("{e:#}")),
             PolicyTools::default(),

@@ -2,36 +2,17 @@
 
 use super::denied::{DeniedCall, EnrichmentSource};
 use super::failure::{from_text, needs_cloudtrail, FailureToEnrich};
+use super::pr_safe::safe_action;
 use super::state::EnrichmentState;
 use super::statement::{admin_hint, minimal_statement};
-use crate::classify::DenyKind;
+use crate::model::view::EnrichmentView;
 use crate::redact::{Placeholders, Redactor};
-use crate::render::from_outcome::safe_action;
-use serde::{Deserialize, Serialize};
 
 /// Shown while the CloudTrail lookup runs.
 pub const CONFIRMING: &str = "confirming with CloudTrail…";
 pub const CONFIRMED: &str = "confirmed by CloudTrail";
 pub const FROM_TEXT: &str = "from the error text";
 pub const FROM_DECODED: &str = "from the decoded authorization message";
-
-/// PR-safe facts about one failure's denial, for the result comment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EnrichmentView {
-    /// The address as the comment's table shows it (already redacted).
-    pub address: String,
-    pub iam_action: Option<String>,
-    pub deny_kind: Option<DenyKind>,
-    /// `implicit deny (no identity-based policy allows it)` …
-    pub deny_kind_label: Option<String>,
-    /// `role AWSServiceRoleForAmazonEKSNodegroup`.
-    pub resource: Option<String>,
-    /// From [`minimal_statement`], when the action is known.
-    pub statement: Option<String>,
-    pub hint: Option<String>,
-    /// `confirming with CloudTrail…`, `confirmed by CloudTrail`, or a give-up note.
-    pub status: String,
-}
 
 impl EnrichmentView {
     /// The same view for a plan-time denial: the statement goes to the plan role.
@@ -186,6 +167,7 @@ pub const NAME_IN_RUN_LOG: &str = "…";
 mod tests {
     use super::*;
     use crate::enrich::state::GaveUpReason;
+    use crate::model::DenyKind;
     use crate::redact::RedactionConfig;
 
     /// The view of `f` shown as `aws_instance.web`, with the test redactor.

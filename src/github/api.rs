@@ -355,9 +355,12 @@ mod tests {
     fn the_post_marker_leaves_the_comment_marker_readable() {
         let body = "## tfgate plan\n<!-- tfgate:kind=plan:pr=17:root=all:run=r-0042 -->\n";
         let posted = format!("{body}\n{}", post_marker("0123abcd"));
-        let marker = crate::render::parse_marker(&posted).expect("a comment marker");
-        assert_eq!(Some(marker), crate::render::parse_marker(body));
-        assert_eq!(crate::render::parse_marker(&post_marker("0123abcd")), None);
+        let marker = crate::model::marker::parse_marker(&posted).expect("a comment marker");
+        assert_eq!(Some(marker), crate::model::marker::parse_marker(body));
+        assert_eq!(
+            crate::model::marker::parse_marker(&post_marker("0123abcd")),
+            None
+        );
         assert!(posted.ends_with("<!-- tfgate:post:0123abcd -->"));
     }
 

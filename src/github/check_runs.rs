@@ -9,8 +9,8 @@ use anyhow::{Context, Result};
 use serde_json::{json, Value};
 
 use super::http::{Call, Delivered, InstallationClient};
+use crate::model::view::{AnnotationLevel, AnnotationView};
 use crate::model::RepoRef;
-use crate::render::{AnnotationLevel, AnnotationView};
 
 /// The Checks API's limit of annotations per request.
 pub const ANNOTATIONS_PER_REQUEST: usize = 50;

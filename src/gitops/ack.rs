@@ -1,8 +1,7 @@
 //! `/ack-deploy` (pure): who may accept what the `tfgate/deploy` check says needs
 //! acknowledgement, and what accepting does to the check on the current head.
 
-use serde::{Deserialize, Serialize};
-
+use crate::model::view::AckResult;
 use crate::model::PolicyDenial;
 use crate::policy::{GitHubPermission, GitopsFolder};
 
@@ -49,23 +48,6 @@ pub fn may_acknowledge(
         });
     }
     Ok(())
-}
-
-/// What an allowed `/ack-deploy` does, given the head's preview conclusion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AckResult {
-    /// The check was `action_required`: it is posted again as `success`, acknowledged.
-    Acknowledged,
-    /// Nothing on this head needs acknowledgement (the check is `success` already).
-    NothingToAcknowledge,
-    /// The preview fails (YAML does not parse): fix that first; the check stays `failure`.
-    PreviewFails,
-    /// The head has no `tfgate/deploy` check yet: nobody can have seen what would be accepted.
-    NotReady,
-    /// The preview recomputed now differs from the one shown (the base branch moved): the new
-    /// one is posted, and nothing is acknowledged.
-    PreviewChanged,
 }
 
 /// What acknowledging does, given the conclusion of the head's latest `tfgate/deploy` check

@@ -42,22 +42,9 @@ impl Kind {
     }
 }
 
-/// Which tool watches a folder (policy `gitops[].kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Tool {
-    Argocd,
-    Flux,
-}
+pub use crate::model::gitops::Tool;
 
 impl Tool {
-    pub fn parse(text: &str) -> Option<Tool> {
-        match text {
-            "argocd" => Some(Tool::Argocd),
-            "flux" => Some(Tool::Flux),
-            _ => None,
-        }
-    }
-
     /// The kinds this tool deploys with.
     pub fn kinds(self) -> &'static [Kind] {
         match self {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::render::{DriftWarning, RunNote};
+use crate::model::view::{DriftWarning, RunNote};
 use crate::terraform::PlanJson;
 
 use super::{

@@ -3,8 +3,8 @@
 use super::lockfile::LOCKFILE_NAME;
 use super::report::{DriftReport, Verdict};
 use super::status::InputStatus;
+use crate::model::view::DriftWarning;
 use crate::redact::{Placeholders, Redactor};
-use crate::render::DriftWarning;
 
 /// Shown instead of a fingerprint when none was recorded at the last apply.
 pub const NO_FINGERPRINT: &str = "none";

@@ -8,67 +8,9 @@ mod payload;
 pub mod runner;
 
 pub use crate::db::jobs::{ClaimedJob, NewJob};
-pub use payload::{
-    DriftJob, EnrichJob, EnrichedComment, PendingFailure, PublishJob, RunCommand, RunJob,
-};
-
-use serde::{Deserialize, Serialize};
-
-/// Kinds of work. Stored as text; the payload is JSON of the matching type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum JobKind {
-    /// A PR comment that may hold commands.
-    Comment,
-    /// A pull_request event (opened / reopened / synchronize / closed).
-    PullRequest,
-    /// A pull_request_review event.
-    Review,
-    /// An installation event.
-    Installation,
-    /// Terraform plan or apply of one or more roots.
-    Run,
-    /// One CloudTrail poll naming the denied action of a failed apply.
-    Enrich,
-    /// Post a finished run's result (comment, folded plans, check runs) from the outbox.
-    Publish,
-    /// A push to the policy repository's default branch (`TFGATE_POLICY_REPO`).
-    Push,
-    /// Drift detection of a repository's default branch (scheduled or `tfgate drift run`).
-    Drift,
-}
-
-impl JobKind {
-    pub const ALL: [JobKind; 9] = [
-        JobKind::Comment,
-        JobKind::PullRequest,
-        JobKind::Review,
-        JobKind::Installation,
-        JobKind::Run,
-        JobKind::Enrich,
-        JobKind::Publish,
-        JobKind::Push,
-        JobKind::Drift,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobKind::Comment => "comment",
-            JobKind::PullRequest => "pull_request",
-            JobKind::Review => "review",
-            JobKind::Installation => "installation",
-            JobKind::Run => "run",
-            JobKind::Enrich => "enrich",
-            JobKind::Publish => "publish",
-            JobKind::Push => "push",
-            JobKind::Drift => "drift",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<JobKind> {
-        JobKind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
+pub use crate::enrich::PendingFailure;
+pub use crate::model::job::{DriftJob, JobKind, PublishJob, RunCommand, RunJob};
+pub use payload::{EnrichJob, EnrichedComment};
 
 /// How a handler ended.
 #[derive(Debug)]

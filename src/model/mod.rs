@@ -4,16 +4,24 @@
 //! the effect shell alike.
 
 mod check_texts;
+mod deny;
+pub mod gitops;
 mod input_drift_refusal;
+pub mod job;
+pub mod marker;
 mod policy_denial;
 pub mod readiness;
 mod repo;
+mod resource_limit;
 mod sha;
+pub mod view;
 
 pub use check_texts::PolicyCheckText;
+pub use deny::DenyKind;
 pub use input_drift_refusal::InputDriftRefusal;
 pub use policy_denial::{
     ApprovalProblem, CheckProblem, NotCounted, NotCountedWhy, PolicyDenial, UnmetRequirement,
 };
 pub use repo::RepoRef;
+pub use resource_limit::ResourceLimit;
 pub use sha::{short_sha, CommitSha};

@@ -202,8 +202,8 @@ fn specificity(pattern: &str) -> (bool, usize) {
 
 /// The notice form of the not-enabled reply (`not_enabled.md.j2`: a heading saying tfgate is
 /// not enabled here, "Nothing was run." and how an admin enables it).
-pub fn not_enabled_notice(repo: &str) -> crate::render::NoticeBody {
-    crate::render::NoticeBody::NotEnabled {
+pub fn not_enabled_notice(repo: &str) -> crate::model::view::NoticeBody {
+    crate::model::view::NoticeBody::NotEnabled {
         how_to_enable: format!(
             "An admin enables it by adding a policy file whose `repos` matches `{repo}` to the \
              tfgate server's `policies/` directory (see policies/README.md)."

@@ -195,7 +195,7 @@ fn policy_file_names() {
 
 #[test]
 fn not_enabled_notice_says_how_to_enable_the_repo() {
-    let notice = crate::render::Notice {
+    let notice = crate::model::view::Notice {
         meta: crate::render::samples_meta(4),
         body: not_enabled_notice("acme/web"),
     };
@@ -215,7 +215,8 @@ fn not_enabled_notice_says_how_to_enable_the_repo() {
 
 #[test]
 fn not_enabled_notice_names_the_repo() {
-    let crate::render::NoticeBody::NotEnabled { how_to_enable } = not_enabled_notice("acme/web")
+    let crate::model::view::NoticeBody::NotEnabled { how_to_enable } =
+        not_enabled_notice("acme/web")
     else {
         panic!("not the not-enabled notice");
     };

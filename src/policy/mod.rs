@@ -21,7 +21,6 @@ pub mod schema;
 mod schema_ops;
 mod snapshot;
 pub mod sources;
-pub mod store;
 pub(crate) mod validate;
 pub(crate) mod values;
 

@@ -72,7 +72,7 @@ pub struct DriftDetection {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GitopsFolder {
     pub path: String,
-    pub tool: crate::gitops::Tool,
+    pub tool: crate::model::gitops::Tool,
     /// The least permission that may `/ack-deploy` (default `maintain`).
     pub acknowledge_min_permission: super::GitHubPermission,
 }

@@ -5,12 +5,14 @@
 //! which pushes matter, and the `tfgate/policy` check run for a commit. Effects (fetching,
 //! storing, watching) are in `worker/policy_repo.rs`.
 
+pub mod store;
+
 use serde::{Deserialize, Serialize};
 
+use crate::model::view::{AnnotationLevel, AnnotationView};
 use crate::model::PolicyCheckText;
 use crate::policy::sources::ProtectedPaths;
 use crate::policy::{is_policy_file_name, PolicyProblem, PolicySet};
-use crate::render::{AnnotationLevel, AnnotationView};
 
 /// The folder of the admin repository that holds the policies.
 pub const POLICY_FOLDER: &str = "policies";
@@ -45,7 +47,7 @@ impl StoredPolicies {
     /// The set, checked again (a stored set may predate a rule, or come from a server with
     /// other directories): no source may name one of `protected`.
     pub fn load(&self, protected: &ProtectedPaths) -> Result<PolicySet, Vec<PolicyProblem>> {
-        crate::policy::store::load_guarded(&self.files, protected)
+        crate::policy_repo::store::load_guarded(&self.files, protected)
     }
 }
 

@@ -6,9 +6,9 @@
 
 use serde::Serialize;
 
-use crate::enrich::EnrichmentView;
+use crate::model::view::EnrichmentView;
 
-use super::model::{
+use crate::model::view::{
     AdviceView, AppliedPlan, ApplyComment, ApplyCounts, ApplyRow, ApplyStatus, CommentMeta,
     ConfigErrorView, RunNote,
 };
@@ -109,7 +109,7 @@ pub fn apply_view(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::model::ApplyResult;
+    use crate::model::view::ApplyResult;
     use crate::render::samples;
 
     #[test]

@@ -6,12 +6,12 @@
 use minijinja::Value;
 
 use super::fit::char_count;
-use super::model::{
+use super::plan_view::{plan_view, PlanTrim};
+use super::{too_large, RenderError, Renderer, CHECK_RUN_TEXT_LIMIT_CHARS};
+use crate::model::view::{
     AnnotationLevel, AnnotationView, ApplyComment, ApplyResult, CheckRunText, FailureRow,
     PlanComment, PlanStatus,
 };
-use super::plan_view::{plan_view, PlanTrim};
-use super::{too_large, RenderError, Renderer, CHECK_RUN_TEXT_LIMIT_CHARS};
 
 /// Check-run titles are kept to one short line.
 pub const CHECK_RUN_TITLE_LIMIT: usize = 255;
@@ -70,7 +70,7 @@ fn plan_title(comment: &PlanComment) -> String {
     if failed > 0 {
         return format!("Plan failed in {failed} of {} roots", roots.len());
     }
-    let sum = |f: fn(&super::model::PlanCounts) -> u32| -> u32 {
+    let sum = |f: fn(&crate::model::view::PlanCounts) -> u32| -> u32 {
         roots.iter().map(|r| f(&r.counts)).sum()
     };
     let (add, change, destroy, replace) = (

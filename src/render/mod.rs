@@ -12,8 +12,6 @@ mod filters;
 mod fit;
 pub mod from_outcome;
 mod load;
-mod marker;
-pub mod model;
 mod plan_view;
 pub(crate) mod samples;
 pub mod template_names;
@@ -35,10 +33,12 @@ use std::path::Path;
 
 use minijinja::{context, Environment, Value};
 
+use crate::model::marker::{marker, CommentKind, MarkerKey};
+#[cfg(test)]
+use crate::model::marker::{parse_marker, Marker};
+use crate::model::view::*;
 pub use check_run::{annotations_for_apply, annotations_for_plan, CHECK_RUN_TITLE_LIMIT};
 pub use fit::char_count;
-pub use marker::{marker, parse_marker, CommentKind, Marker, MarkerKey};
-pub use model::*;
 /// Comment facts of the sample models, for tests of the producers of view models.
 #[cfg(test)]
 pub(crate) use samples::meta as samples_meta;

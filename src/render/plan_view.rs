@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::model::{
+use crate::model::view::{
     AdviceView, AttrView, CommentMeta, DriftWarning, FailureRow, PlanComment, PlanCounts,
     PlanStatus, RunNote,
 };
@@ -68,7 +68,7 @@ pub struct RootPlanView<'a> {
     pub errors: &'a [FailureRow],
     pub advice: &'a [AdviceView],
     /// Plan-time permission failures whose denied action is known.
-    pub denials: &'a [crate::enrich::EnrichmentView],
+    pub denials: &'a [crate::model::view::EnrichmentView],
     pub pending_enrichment: bool,
     pub details: Vec<ResourceDetail<'a>>,
     pub omitted_resources: usize,

@@ -6,11 +6,11 @@
 //! pass over it (already applied), or go on with the plan run it applies. Pure; locks, the drift gate's audit and Terraform follow
 //! in the worker.
 
-pub use crate::render::SkipReason;
+pub use crate::model::view::SkipReason;
 
 use super::plan_author::{plan_author_check, AuthorStanding, PlanAuthor, PlanAuthorCheck};
 use super::record::{PlanRecord, RunStatus};
-use crate::render::PlanRefusal;
+use crate::model::view::PlanRefusal;
 
 /// The plan run an apply would apply, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,10 +4,10 @@
 //! policy allows them, the run bound to the pushed commit and to the pusher (its STS
 //! SourceIdentity).
 
-use crate::jobs::{RunCommand, RunJob};
+use crate::model::job::PullRequestJob;
+use crate::model::job::{RunCommand, RunJob};
 use crate::policy::{decide, Actor, Decision, PolicyCommand, PrFacts, RepoPolicy, Target};
 use crate::project::{affected_projects, order_by_dependencies, ProjectId};
-use crate::webhook::event::PullRequestJob;
 
 /// What a push leads to: the decision for each affected autoplan root, and the plan job.
 #[derive(Debug, Clone)]

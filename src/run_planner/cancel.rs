@@ -4,8 +4,8 @@
 //! drops a job whose projects are all cancelled and shrinks one where only some are, so that
 //! `/cancel -p eks` never cancels the `network` plan queued in the same job.
 
-use crate::jobs::RunJob;
-use crate::render::{CancelReport, CancelledRun};
+use crate::model::job::RunJob;
+use crate::model::view::{CancelReport, CancelledRun};
 
 /// What `/cancel` does to one queued run job.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +71,7 @@ mod tests {
                 name: "r".into(),
             },
             number: 7,
-            command: crate::jobs::RunCommand::parse(command).unwrap(),
+            command: crate::model::job::RunCommand::parse(command).unwrap(),
             projects: projects.iter().map(|p| p.to_string()).collect(),
             actor: "alice".into(),
             head_sha: "h1".into(),
@@ -128,7 +128,8 @@ mod tests {
 
     #[test]
     fn the_report_names_what_was_cancelled_or_that_nothing_was_queued() {
-        use crate::render::{samples_meta, Notice, NoticeBody, Renderer};
+        use crate::model::view::{Notice, NoticeBody};
+        use crate::render::{samples_meta, Renderer};
         let renderer = Renderer::new().unwrap();
         // (asked, cancelled (command, projects))
         type Case = (Vec<String>, Vec<(String, Vec<String>)>);

@@ -4,8 +4,8 @@
 
 use crate::command::Command;
 use crate::command::{help_text, CommandKind, ParseError};
-use crate::render::NoticeBody;
-use crate::webhook::event::CommentJob;
+use crate::model::job::CommentJob;
+use crate::model::view::NoticeBody;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommentEffect {

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::command::CommandKind;
-use crate::jobs::{RunCommand, RunJob};
+use crate::model::job::{RunCommand, RunJob};
 use crate::model::RepoRef;
 use crate::project::{order_by_dependencies, ProjectId, ProjectSpec};
 

@@ -2,7 +2,8 @@
 //! lists the comments, renders each fold with `plan_outdated.md.j2` and edits them).
 
 use super::outbox::SeenComment;
-use crate::render::{parse_marker, CommentKind};
+use crate::model::marker::parse_marker;
+use crate::model::marker::CommentKind;
 
 /// The earlier plan comments to fold: those carrying a plan marker and written by the account
 /// that wrote `keep` (tfgate's App, `<slug>[bot]`), not folded yet (their body does not start

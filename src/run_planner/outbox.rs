@@ -4,11 +4,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::jobs::PendingFailure;
-use crate::render::{
-    notice_kind, parse_marker, ApplyComment, ApplyStatus, CommentKind, Notice, PlanComment,
-    PlanStatus,
-};
+use crate::enrich::PendingFailure;
+use crate::model::marker::parse_marker;
+use crate::model::marker::CommentKind;
+use crate::model::view::ApplyComment;
+use crate::model::view::ApplyStatus;
+use crate::model::view::Notice;
+use crate::model::view::PlanComment;
+use crate::model::view::PlanStatus;
+use crate::render::notice_kind;
 
 /// What a stored run result (or notice) is sealed for (the AAD of its sealing).
 pub const PUBLICATION_AAD: &str = "publication";

@@ -1,5 +1,6 @@
 use super::*;
-use crate::render::{marker, ApplyCounts, CommentMeta, MarkerKey, PlanCounts, RootApply, RootPlan};
+use crate::model::marker::{marker, MarkerKey};
+use crate::model::view::{ApplyCounts, CommentMeta, PlanCounts, RootApply, RootPlan};
 
 fn meta(root: &str, run: &str) -> CommentMeta {
     CommentMeta {
@@ -202,7 +203,7 @@ fn one_check_run_per_root_with_its_conclusion() {
 #[test]
 fn apply_conclusion_table() {
     let skipped = ApplyStatus::Skipped {
-        reason: crate::render::SkipReason::Locked {
+        reason: crate::model::view::SkipReason::Locked {
             project: "eks".into(),
         },
     };
@@ -251,7 +252,8 @@ fn root_apply(project: &str, status: ApplyStatus) -> RootApply {
 
 #[test]
 fn notice_keys_name_kind_and_slot() {
-    use crate::render::{Notice, NoticeBody};
+    use crate::model::view::Notice;
+    use crate::model::view::NoticeBody;
     let notice = |root: &str, project: &str| Notice {
         meta: meta(root, "0"),
         body: NoticeBody::PlanSpent {

@@ -7,8 +7,8 @@
 
 use super::record::RunStatus;
 use crate::command::TerraformArg;
+use crate::model::view::{AppliedPlan, PlanRefusal};
 use crate::policy::{Decision, Outcome};
-use crate::render::{AppliedPlan, PlanRefusal};
 
 /// The plan an apply would apply: its run, who asked for it, its flags.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::render::{ApplyCounts, PlanCounts};
+use crate::model::view::{ApplyCounts, PlanCounts};
 use crate::terraform::{Action, PlanReferences, PlannedChangeRef};
 
 /// A run's status, stored as text in `runs.status`.

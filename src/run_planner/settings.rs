@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::egress::{default_rules, Allowlist, RunNetwork};
-use crate::jobs::RunCommand;
+use crate::model::job::RunCommand;
+use crate::model::view::RunNote;
 use crate::policy::{Network as PolicyNetwork, ResolvedProject, TerraformSpec};
-use crate::render::RunNote;
 use crate::tool_release::{Release, ToolChoice};
 
 /// How one root's Terraform runs.

@@ -1,7 +1,7 @@
 //! Whether a run job may start: the PR head must still be the commit the policy decided on,
 //! and only roots the policy still declares run. Pure.
 
-use crate::jobs::{RunCommand, RunJob};
+use crate::model::job::{RunCommand, RunJob};
 
 /// How a run job starts.
 #[derive(Debug, Clone, PartialEq, Eq)]

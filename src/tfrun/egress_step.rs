@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use super::{RunSettings, TerraformSetup};
 use crate::egress::decision::count_by_reason;
 use crate::egress::{DenyReason, EgressPolicy, EgressProxy, Refusals, RunNetwork};
-use crate::render::{BlockedCount, RunNote};
+use crate::model::view::{BlockedCount, RunNote};
 use crate::sandbox::{EgressMount, Network, SandboxMode, SandboxSpec};
 
 /// The proxy variables every client library reads (Go reads either case).

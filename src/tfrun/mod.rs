@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::config::Config;
 use crate::egress::{DenyReason, RunNetwork};
-use crate::render::RunNote;
+use crate::model::view::RunNote;
 
 use crate::sandbox::{ExitKind, Limits, ResourceLimit, RunOutput, SandboxMode};
 

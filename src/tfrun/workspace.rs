@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::{chdir, init as init_root, step, RunSettings, StepOutput, TerraformSetup};
-use crate::render::RunNote;
+use crate::model::view::RunNote;
 
 /// The workspace every backend has.
 pub const DEFAULT_WORKSPACE: &str = "default";

@@ -7,6 +7,7 @@
 //! process wait for each other; across processes the rename decides and the loser's copy is
 //! dropped.
 
+use crate::model::view::ToolProblem;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -352,4 +353,16 @@ fn unzip_binary(archive: &Path, binary: &str, dest_dir: &Path) -> Result<(), Str
     out.sync_all().map_err(|e| e.to_string())?;
     std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755))
         .map_err(|e| e.to_string())
+}
+
+/// The PR-safe view of a problem (`model::view`, worded by the templates).
+impl From<PublicProblem> for ToolProblem {
+    fn from(p: crate::tool_release::install::PublicProblem) -> Self {
+        use PublicProblem as P;
+        match p {
+            P::DownloadFailed => ToolProblem::DownloadFailed,
+            P::Refused => ToolProblem::Refused,
+            P::NoBuild => ToolProblem::NoBuild,
+        }
+    }
 }

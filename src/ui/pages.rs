@@ -61,7 +61,7 @@ fn apply_comments(
     state: &AppState,
     frame: &Frame,
     applies: &[(String, i64, String)],
-) -> Vec<(i64, crate::render::ApplyComment)> {
+) -> Vec<(i64, crate::model::view::ApplyComment)> {
     applies
         .iter()
         .filter(|(repo, _, _)| frame.sees(Some(repo)))

@@ -128,9 +128,9 @@ pub async fn policies(
     // Files on disk that would not load now: the loaded set stays until they are fixed.
     let problems: Vec<String> = match &state.config.policy_repo {
         Some(_) => vec![],
-        None => match crate::policy::store::load_dir_guarded(
+        None => match crate::policy_repo::store::load_dir_guarded(
             &state.config.policy_dir,
-            &crate::policy::store::protected_paths(&state.config),
+            &crate::policy_repo::store::protected_paths(&state.config),
         ) {
             Ok(Ok(_)) => vec![],
             Ok(Err(found)) => found.iter().map(|p| p.to_string()).collect(),

@@ -11,7 +11,8 @@ use crate::cli::operator::{format_duration, format_time, lock_id};
 use crate::db::audit::AuditRow;
 use crate::db::locks::LockRow;
 use crate::db::runs::RunListRow;
-use crate::render::{ApplyComment, ApplyResult};
+use crate::model::view::ApplyComment;
+use crate::model::view::ApplyResult;
 
 /// Milliseconds in a day.
 pub const DAY_MS: i64 = 86_400_000;

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::jobs::JobKind;
+pub use crate::model::job::{CommentJob, InstallationJob, PullRequestJob, PushJob, ReviewJob};
 use crate::model::RepoRef;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -147,69 +148,6 @@ struct InstallationRef {
     id: i64,
     #[serde(default)]
     account: Option<Owner>,
-}
-
-/// Payload of a `comment` job.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CommentJob {
-    pub repo: RepoRef,
-    pub number: i64,
-    pub is_pull_request: bool,
-    pub comment_id: i64,
-    pub body: String,
-    pub author: String,
-    pub author_is_bot: bool,
-    pub author_association: Option<String>,
-    /// Whether anyone can read the repository (decides replies to outsiders).
-    #[serde(default)]
-    pub repo_is_public: bool,
-}
-
-/// Payload of a `pull_request` job.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PullRequestJob {
-    pub repo: RepoRef,
-    pub number: i64,
-    pub action: String,
-    pub head_sha: String,
-    pub head_ref: String,
-    pub base_ref: String,
-    pub is_fork: bool,
-    pub author: String,
-    pub sender: String,
-    pub merged: bool,
-    /// `synchronize`: the head before the push.
-    #[serde(default)]
-    pub before: Option<String>,
-}
-
-/// Payload of a `review` job.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReviewJob {
-    pub repo: RepoRef,
-    pub number: i64,
-    pub action: String,
-    pub review_id: i64,
-    pub reviewer: String,
-    pub state: String,
-    pub commit_id: Option<String>,
-}
-
-/// Payload of an `installation` job.
-/// A push to a repository's default branch (only the policy repository's are kept).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PushJob {
-    pub repo: RepoRef,
-    pub sha: String,
-    pub default_branch: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InstallationJob {
-    pub installation_id: i64,
-    pub action: String,
-    pub account: String,
-    pub sender: String,
 }
 
 /// GitHub event names are lower-case words joined by `_`.

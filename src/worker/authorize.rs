@@ -13,9 +13,10 @@ use crate::command::Command;
 use crate::db::audit::{self, AuditEvent};
 use crate::github::{api, facts};
 use crate::jobs::JobError;
-use crate::policy::{not_enabled_notice, Actor, GitHubPermission, PrSnapshot, RepoPolicy};
-use crate::project::layout_problems_notice;
-use crate::render::NoticeBody;
+use crate::model::view::NoticeBody;
+use crate::policy::PrSnapshot;
+use crate::policy::{not_enabled_notice, Actor, GitHubPermission, RepoPolicy};
+use crate::repo_layout::layout_problems_notice;
 use crate::run_planner::decisions::{
     allowed_targets, decide_commands, teams_named, AllowedTarget, CommandDecision,
 };

@@ -24,8 +24,8 @@ use crate::enrich::{
 use crate::github::api;
 use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob};
 use crate::jobs::{EnrichJob, EnrichedComment, PendingFailure};
+use crate::model::view::RunNote;
 use crate::redact::{RedactionConfig, Redactor};
-use crate::render::RunNote;
 use crate::state::AppState;
 
 /// The `Username` of a run's session in CloudTrail.

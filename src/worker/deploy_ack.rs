@@ -10,11 +10,12 @@ use super::replies::Replies;
 use crate::github::api;
 use crate::github::lists;
 use crate::github::{GitHubApp, InstallationClient};
-use crate::gitops::ack::{ack_result, acknowledged_title, may_acknowledge, AckResult};
+use crate::gitops::ack::{ack_result, acknowledged_title, may_acknowledge};
 use crate::jobs::JobError;
 use crate::model::short_sha;
+use crate::model::view::AckResult;
+use crate::model::view::NoticeBody;
 use crate::policy::{GitHubPermission, RepoPolicy};
-use crate::render::NoticeBody;
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 

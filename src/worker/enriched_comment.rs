@@ -2,9 +2,9 @@
 //! a confirmed denial goes into the failing row and the root's list of denials; the
 //! "confirming with CloudTrail…" line goes once no poll is left. Pure.
 
-use crate::enrich::EnrichmentView;
 use crate::jobs::EnrichedComment;
-use crate::render::{RootApply, RootPlan, RunNote};
+use crate::model::view::EnrichmentView;
+use crate::model::view::{RootApply, RootPlan, RunNote};
 
 impl EnrichedComment {
     /// Shows "confirming with CloudTrail…" on the roots with a failure still being looked up.
@@ -95,7 +95,7 @@ mod tests {
     fn a_plan_comment_gets_the_confirmed_action_in_its_row_and_denials() {
         let mut comment = samples::plan_with_changes();
         let root = &mut comment.repo_root_summaries[0];
-        root.errors.push(crate::render::FailureRow {
+        root.errors.push(crate::model::view::FailureRow {
             address: Some("data.aws_vpc.main".into()),
             aws_code: Some("UnauthorizedOperation".into()),
             category_id: "permission_missing".into(),

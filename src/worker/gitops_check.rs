@@ -12,10 +12,10 @@ use crate::github::api::{self, create_check_run, CheckRunRequest};
 use crate::github::{GitHubApp, InstallationClient};
 use crate::gitops::{check_conclusion, compare, render_table};
 use crate::jobs::JobError;
+use crate::model::view::{AnnotationLevel, AnnotationView};
 use crate::model::RepoRef;
 use crate::policy::RepoPolicy;
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
-use crate::render::{AnnotationLevel, AnnotationView};
 use crate::state::AppState;
 use crate::webhook::event::PullRequestJob;
 

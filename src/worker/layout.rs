@@ -1,5 +1,5 @@
 //! Reads the repository's `tfgate.yaml` from its default branch (contents API) when the admin
-//! policy allows repo layouts, and merges it ([`crate::project::policy_with_base_layout`]).
+//! policy allows repo layouts, and merges it ([`crate::repo_layout::policy_with_base_layout`]).
 //! Never from the PR's base: a writer could open a PR into a branch holding their own layout.
 
 use crate::github::InstallationClient;
@@ -9,7 +9,7 @@ use crate::github::api;
 use crate::jobs::JobError;
 use crate::model::RepoRef;
 use crate::policy::{PolicyProblem, RepoPolicy};
-use crate::project::{policy_with_base_layout, LAYOUT_FILE_NAME};
+use crate::repo_layout::{policy_with_base_layout, LAYOUT_FILE_NAME};
 
 /// The policy with the default branch's layout merged in, and the layout's problems (if
 /// any). No GitHub call when the policy does not allow repo layouts.

@@ -8,8 +8,8 @@ use anyhow::anyhow;
 use crate::crypto::seal_job_payload;
 use crate::db::publications::{self, NewPublication};
 use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob, PublishJob, PUBLISH_MAX_ATTEMPTS};
+use crate::model::view::Notice;
 use crate::model::RepoRef;
-use crate::render::Notice;
 use crate::run_planner::outbox::{notice_key, NOTICE_COMMAND, PUBLICATION_AAD};
 use crate::state::AppState;
 

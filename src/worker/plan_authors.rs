@@ -14,9 +14,9 @@ use crate::command::CommandKind;
 use crate::db::runs::{self, RunRow};
 use crate::github::{GitHubApp, InstallationClient};
 use crate::jobs::{JobError, RunCommand};
+use crate::model::view::{NoticeBody, PlanAuthorRefused};
 use crate::policy::{decide, Actor, PolicyCommand, PrFacts, RepoPolicy};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
-use crate::render::{NoticeBody, PlanAuthorRefused};
 use crate::run_planner::decisions::AllowedTarget;
 use crate::run_planner::plan_author::{
     applied_plan, needs_author_decision, plan_author_check, plan_may_apply, AuthorStanding,

@@ -34,8 +34,8 @@ pub async fn check_commit(
 ) -> Result<bool> {
     let app = state.github().context("no GitHub App configured")?;
     let files = files_at(state, &app, repo, sha).await?;
-    let protected = crate::policy::store::protected_paths(&state.config);
-    let loaded = crate::policy::store::load_guarded(&files, &protected);
+    let protected = crate::policy_repo::store::protected_paths(&state.config);
+    let loaded = crate::policy_repo::store::load_guarded(&files, &protected);
     let problems = loaded.as_ref().err().cloned().unwrap_or_default();
     let problems = redacted(problems);
     let check = policy_check(files.len(), &problems, applies);
@@ -108,8 +108,8 @@ pub async fn sync_default_branch(state: &AppState) -> Result<()> {
         return Ok(());
     }
     let files = files_at(state, &app, &repo, &sha).await?;
-    let protected = crate::policy::store::protected_paths(&state.config);
-    match crate::policy::store::load_guarded(&files, &protected) {
+    let protected = crate::policy_repo::store::protected_paths(&state.config);
+    match crate::policy_repo::store::load_guarded(&files, &protected) {
         Ok(set) if !files.is_empty() => {
             store(
                 state,
@@ -181,7 +181,7 @@ async fn load_stored(state: &AppState) -> Result<()> {
         return Ok(());
     }
     let set = stored
-        .load(&crate::policy::store::protected_paths(&state.config))
+        .load(&crate::policy_repo::store::protected_paths(&state.config))
         .map_err(|p| anyhow!("the stored policies have {} problem(s)", p.len()))?;
     state.policies.replace(set, &stored.sha);
     tracing::info!(sha = %stored.sha, "policies from the admin repository loaded");

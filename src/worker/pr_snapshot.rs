@@ -11,9 +11,9 @@ use super::pr_changes::complete_pr_changes;
 use super::pushers::complete_push_facts;
 use crate::github::{facts, InstallationClient};
 use crate::jobs::JobError;
+use crate::model::view::NoticeBody;
 use crate::model::RepoRef;
 use crate::policy::{ChangesRead, PrSnapshot, RepoPolicy};
-use crate::render::NoticeBody;
 use crate::state::AppState;
 
 /// What a job needs of the PR beyond what every snapshot holds.

@@ -15,11 +15,12 @@ use crate::db::publications::{self, PublicationRow};
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::github::{check_runs, lists};
 use crate::jobs::{ClaimedJob, EnrichJob, EnrichedComment, JobError, NewJob, PublishJob};
+use crate::model::view::AnnotationView;
+use crate::model::view::ApplyComment;
+use crate::model::view::CheckRunText;
+use crate::model::view::PlanComment;
 use crate::model::RepoRef;
-use crate::render::{
-    annotations_for_apply, annotations_for_plan, AnnotationView, ApplyComment, CheckRunText,
-    PlanComment, Renderer,
-};
+use crate::render::{annotations_for_apply, annotations_for_plan, Renderer};
 use crate::run_planner::fold::plans_to_fold;
 use crate::run_planner::outbox::{
     check_run_external_id, comment_step, existing_check_run, open_sealed_notice,

@@ -5,7 +5,8 @@ use anyhow::anyhow;
 use super::github_error;
 use crate::github::{api, InstallationClient};
 use crate::jobs::JobError;
-use crate::render::{CommentMeta, NoticeBody};
+use crate::model::view::CommentMeta;
+use crate::model::view::NoticeBody;
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
 

@@ -3,9 +3,9 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Map, Value};
+use tfgate::model::view::{ApplyComment, RootApply};
 use tfgate::redact::Placeholders;
 use tfgate::render::from_outcome::apply_root;
-use tfgate::render::{ApplyComment, RootApply};
 use tfgate::terraform::{
     apply_outcome, parse_ui_stream, Action, ApplyContext, PlanReferences, PlannedChangeRef,
 };
@@ -332,7 +332,7 @@ pub(crate) fn apply_markdown(case: &ApplyCase) -> Result<(RootApply, String), Te
         let interrupted = root
             .rows
             .iter()
-            .filter(|r| r.result == tfgate::render::ApplyResult::Interrupted)
+            .filter(|r| r.result == tfgate::model::view::ApplyResult::Interrupted)
             .count();
         case.failed.len() + interrupted
     });

@@ -3,10 +3,9 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use regex::Regex;
+use tfgate::model::view::{ApplyComment, PlanComment, RootApply, RootPlan};
 use tfgate::redact::{RedactionConfig, Redactor};
-use tfgate::render::{
-    annotations_for_apply, annotations_for_plan, ApplyComment, PlanComment, RootApply, RootPlan,
-};
+use tfgate::render::{annotations_for_apply, annotations_for_plan};
 
 use crate::config::{meta, renderer};
 use crate::secrets::Secret;
@@ -148,7 +147,7 @@ pub(crate) fn render_err(e: tfgate::render::RenderError) -> TestCaseError {
     TestCaseError::fail(e.to_string())
 }
 
-pub(crate) fn annotation_texts(a: &[tfgate::render::AnnotationView]) -> Vec<String> {
+pub(crate) fn annotation_texts(a: &[tfgate::model::view::AnnotationView]) -> Vec<String> {
     a.iter()
         .flat_map(|a| [a.path.clone(), a.title.clone(), a.message.clone()])
         .collect()

@@ -1,8 +1,9 @@
 use std::sync::OnceLock;
 
 use proptest::test_runner::Config as ProptestConfig;
+use tfgate::model::view::CommentMeta;
 use tfgate::render::from_outcome::RootIdent;
-use tfgate::render::{CommentMeta, Renderer};
+use tfgate::render::Renderer;
 
 // ------------------------------------------------------------------ configuration
 

@@ -12,9 +12,9 @@ use serde_json::json;
 use tfgate::input_drift::{
     fingerprint, plan_drift, redact_drift_warnings, DriftFacts, SharedInputRef,
 };
+use tfgate::model::view::PlanComment;
 use tfgate::redact::Placeholders;
 use tfgate::render::from_outcome::plan_root;
-use tfgate::render::PlanComment;
 use tfgate::terraform::{parse_plan_json, plan_summary};
 
 use crate::checks::{check, hcl_quote, redactor_for, render_err};

@@ -36,9 +36,9 @@ mod targeted;
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
+use tfgate::model::view::{ApplyComment, PlanComment, RootPlan};
 use tfgate::redact::Placeholders;
 use tfgate::render::from_outcome::{apply_model, plan_model};
-use tfgate::render::{ApplyComment, PlanComment, RootPlan};
 use tfgate::terraform::plan_references::config_address;
 use tfgate::terraform::{PlanReferences, PlannedChangeRef};
 
@@ -122,7 +122,7 @@ proptest! {
             plan_model(&root, true, "", Some(&init_text), None, &redactor, &mut ph),
         ];
         for p in &plans {
-            prop_assert_eq!(p.status, tfgate::render::PlanStatus::Failed);
+            prop_assert_eq!(p.status, tfgate::model::view::PlanStatus::Failed);
             prop_assert!(!p.errors.is_empty());
         }
         prop_assert_eq!(plans[1].errors.len(), errors.len());
@@ -162,15 +162,15 @@ fn checker_sees_every_kind_through_markdown_escaping() {
             project: s.text.clone(),
             dir: "d".into(),
             workspace: "w".into(),
-            status: tfgate::render::PlanStatus::Changes,
+            status: tfgate::model::view::PlanStatus::Changes,
             counts: Default::default(),
             warnings: vec![s.text.clone()],
-            resources: vec![tfgate::render::PlannedResourceView {
+            resources: vec![tfgate::model::view::PlannedResourceView {
                 address: format!("aws_x.y[{}]", hcl_quote(&s.text)),
                 action: "update".into(),
                 action_reason: None,
                 omitted_attributes: 0,
-                attributes: vec![tfgate::render::AttrView {
+                attributes: vec![tfgate::model::view::AttrView {
                     path: "p".into(),
                     before: Some(s.text.clone()),
                     after: None,
@@ -324,7 +324,7 @@ proptest! {
         error in error_spec_with(Just(NO_FILE), prop::collection::vec(prop_oneof![plant(), colon_plant()], 1..=3))
             .prop_map(|e| ErrorSpec { after_perform: true, ..e }),
     ) {
-        let row_of = |e: &ErrorSpec| -> Result<tfgate::render::ApplyRow, TestCaseError> {
+        let row_of = |e: &ErrorSpec| -> Result<tfgate::model::view::ApplyRow, TestCaseError> {
             let case = build_apply(&one_resource_apply(plain_address("aws_iam_role"), Fate::Failed(e.clone())));
             let (root, _) = apply_markdown(&case)?;
             Ok(root.rows[0].clone())

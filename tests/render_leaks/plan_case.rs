@@ -3,9 +3,9 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 use proptest::sample::select;
 use serde_json::{json, Map, Value};
+use tfgate::model::view::{PlanComment, RootPlan};
 use tfgate::redact::Placeholders;
 use tfgate::render::from_outcome::plan_root;
-use tfgate::render::{PlanComment, RootPlan};
 use tfgate::terraform::{parse_plan_json, plan_summary};
 
 use crate::addresses::{address_spec, AddressSpec};

@@ -1,6 +1,6 @@
 use super::*;
 use crate::policy::load_policy;
-use crate::project::{merge_layout, parse_layout};
+use crate::repo_layout::{merge_layout, parse_layout};
 
 const FIXTURE: &str = include_str!("../../../tests/fixtures/atlantis/atlantis.yaml");
 

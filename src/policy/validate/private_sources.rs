@@ -1,7 +1,7 @@
 //! `module_repos` and `registry_tokens`: where private modules may come from, checked.
 
 use super::{idx, key, p, values, Checker, InputSource, PolicyFile};
-use crate::gitops::Tool;
+use crate::model::gitops::Tool;
 use crate::policy::model::{GitopsFolder, RegistryToken};
 use crate::policy::GitHubPermission;
 

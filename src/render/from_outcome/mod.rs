@@ -12,13 +12,14 @@ mod tests;
 use std::collections::BTreeSet;
 
 use crate::classify::{classify, context_for_failure, Category, ClassifyContext};
-use crate::enrich::{enrichment_view, permission_failure, EnrichmentState, EnrichmentView};
-use crate::redact::{Placeholders, Redactor};
-use crate::render::{
+use crate::enrich::{enrichment_view, permission_failure, safe_action, safe_code, EnrichmentState};
+use crate::model::view::EnrichmentView;
+use crate::model::view::{
     AdviceView, ApplyCounts, ApplyResult, ApplyRow, ApplyStatus, AttrView, ConfigErrorView,
     FailureRow, FreshCauseView, PlanCounts, PlanStatus, PlannedResourceView, RootApply, RootPlan,
     SourceLocation,
 };
+use crate::redact::{Placeholders, Redactor};
 use crate::terraform::{
     display_path, Action, ApplyContext, ApplyOutcome, Diagnostic, PlanSummary, ResourceOutcome,
     ResourceStatus,
@@ -54,61 +55,6 @@ fn location(d: &Diagnostic, redactor: &Redactor, ph: &mut Placeholders) -> Optio
         file: redactor.redact(&r.filename, ph),
         line: r.start.line as u32,
     })
-}
-
-/// An IAM action is posted only in its `service:Action` shape: a known IAM service prefix, and an
-/// action name that is a word (not hex digits: `fe80:Abcd` is an IPv6 fragment) without a long
-/// digit or capitals run (an account id or key glued to it, `GetRole123456789012`) and that no
-/// redaction rule touches (a known value glued to it).
-pub fn safe_action(action: Option<String>, redactor: &Redactor) -> Option<String> {
-    let action = action?;
-    let (svc, op) = action.split_once(':')?;
-    let ok = crate::classify::is_iam_prefix(svc)
-        && op.len() <= 100
-        && op
-            .bytes()
-            .next()
-            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'*')
-        && op.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'*')
-        && op.bytes().any(|b| b == b'*' || !b.is_ascii_hexdigit())
-        && (op == "*" || is_code_shaped(op.trim_end_matches('*')))
-        && redactor.redact(&action, &mut Placeholders::new()) == action;
-    ok.then_some(action)
-}
-
-/// An AWS error code is posted only when it looks like one and redaction leaves it as is
-/// (a code word is extracted from provider text, so it is checked like any other text).
-pub fn safe_code(
-    code: Option<String>,
-    redactor: &Redactor,
-    ph: &mut Placeholders,
-) -> Option<String> {
-    let code = code?;
-    (is_code_shaped(&code) && redactor.redact(&code, ph) == code).then_some(code)
-}
-
-/// AWS error codes are words joined by dots (`Client.UnauthorizedOperation`,
-/// `InvalidAMIID.NotFound`): each dot-separated part starts with a letter, and no part holds a
-/// long digit run or a long run of capitals and digits — the shapes of an account id, an IP
-/// address or an access key glued into the word.
-fn is_code_shaped(code: &str) -> bool {
-    const MAX_DIGIT_RUN: usize = 3;
-    const MAX_CAPITALS_RUN: usize = 7;
-    let (mut digits, mut capitals) = (0, 0);
-    code.len() <= 80
-        && code.split('.').all(|part| {
-            part.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
-                && part.bytes().all(|b| b.is_ascii_alphanumeric())
-        })
-        && code.bytes().all(|b| {
-            digits = if b.is_ascii_digit() { digits + 1 } else { 0 };
-            capitals = if b.is_ascii_uppercase() || b.is_ascii_digit() {
-                capitals + 1
-            } else {
-                0
-            };
-            digits <= MAX_DIGIT_RUN && capitals <= MAX_CAPITALS_RUN
-        })
 }
 
 fn value_text(v: &serde_json::Value, redactor: &Redactor, ph: &mut Placeholders) -> String {

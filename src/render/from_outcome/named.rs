@@ -6,8 +6,8 @@
 use std::net::IpAddr;
 
 use crate::classify::{AdviceSubject, Category, Refusal, RoleKind};
+use crate::model::view::{AdviceView, ApplyStatus, FailureRow, RootApply, RootPlan};
 use crate::redact::{Placeholders, Redactor};
-use crate::render::{AdviceView, ApplyStatus, FailureRow, RootApply, RootPlan};
 
 use super::RootIdent;
 

@@ -2,12 +2,12 @@
 //! are parsed here; only classified, redacted facts reach the models.
 
 use crate::classify::{classify, Category, ClassifyContext};
-use crate::redact::{Placeholders, Redactor};
-use crate::render::{
+use crate::model::view::{
     AdviceView, ApplyCounts, ApplyStatus, FailureRow, PlanCounts, PlanStatus, RootApply, RootPlan,
     RunNote,
 };
-use crate::sandbox::ResourceLimit;
+use crate::model::ResourceLimit;
+use crate::redact::{Placeholders, Redactor};
 use crate::terraform::{
     apply_outcome, parse_plan_json, parse_ui_stream, plan_run_outcome, plan_summary, ApplyContext,
     PlanReferences, PlannedChangeRef,
@@ -150,7 +150,7 @@ pub fn apply_model(
             advice,
             config_errors: rows
                 .into_iter()
-                .map(|r| crate::render::ConfigErrorView {
+                .map(|r| crate::model::view::ConfigErrorView {
                     file: String::new(),
                     line: 0,
                     summary_category: r.category_label,

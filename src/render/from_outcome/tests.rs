@@ -1,6 +1,7 @@
 use super::*;
+use crate::model::view::{ApplyComment, CommentMeta, PlanComment};
 use crate::redact::RedactionConfig;
-use crate::render::{ApplyComment, CommentMeta, PlanComment, Renderer};
+use crate::render::Renderer;
 use crate::terraform::{
     apply_outcome, parse_plan_json, parse_ui_stream, plan_summary, ApplyContext, PlanReferences,
 };

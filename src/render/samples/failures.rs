@@ -4,9 +4,9 @@
 use super::{eks_root, meta};
 use crate::classify::{Refusal, RoleKind};
 use crate::enrich::{enrichment_view, DeniedCall, EnrichmentSource, EnrichmentState};
+use crate::model::view::*;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::{name_denied_role, refusal_plan, RootIdent};
-use crate::render::model::*;
 
 fn redactor() -> Redactor {
     Redactor::new(&Default::default()).expect("built-in rules")

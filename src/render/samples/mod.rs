@@ -3,7 +3,7 @@
 //! Used at load time to render every template once (so a broken override fails when it is
 //! loaded, not when a real run needs it) and by the snapshot tests.
 
-use super::model::*;
+use crate::model::view::*;
 use crate::model::PolicyDenial;
 
 mod failures;
@@ -250,7 +250,7 @@ fn permission_missing_row() -> ApplyRow {
 }
 
 /// Seed 000: CloudTrail named the service-linked role the node group needed, without its path.
-fn seed_000_denial() -> crate::enrich::EnrichmentView {
+fn seed_000_denial() -> crate::model::view::EnrichmentView {
     use crate::enrich::{enrichment_view, DeniedCall, EnrichmentSource, EnrichmentState};
     let failure = crate::enrich::FailureToEnrich {
         address: "aws_eks_node_group.main".into(),
@@ -445,13 +445,13 @@ pub fn notices() -> Vec<Notice> {
             },
         }),
         NoticeBody::MergedUnapplied {
-            roots: vec![crate::render::UnappliedRoot {
+            roots: vec![crate::model::view::UnappliedRoot {
                 project: "eks".into(),
                 left: "planned, not applied".into(),
             }],
         },
         NoticeBody::DeployAck {
-            result: crate::gitops::ack::AckResult::Acknowledged,
+            result: crate::model::view::AckResult::Acknowledged,
             head_sha_short: "9c1b2d4".into(),
             user: "maya".into(),
         },

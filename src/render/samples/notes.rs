@@ -1,7 +1,7 @@
 //! Samples of the typed notes, skip reasons and the short replies.
 
 use super::{apply_root, eks_root, meta};
-use crate::render::model::*;
+use crate::model::view::*;
 
 /// One body of each reply kind after `InternalError` (the first sample of its kind).
 pub fn new_notice_bodies() -> Vec<NoticeBody> {
@@ -126,17 +126,17 @@ pub fn plan_with_every_note() -> PlanComment {
             RunNote::ToolUnavailable {
                 project: project(),
                 release: "Terraform 1.9.8".into(),
-                problem: crate::render::ToolProblem::DownloadFailed,
+                problem: crate::model::view::ToolProblem::DownloadFailed,
             },
             RunNote::ToolUnavailable {
                 project: project(),
                 release: "OpenTofu 1.8.1".into(),
-                problem: crate::render::ToolProblem::Refused,
+                problem: crate::model::view::ToolProblem::Refused,
             },
             RunNote::ToolUnavailable {
                 project: project(),
                 release: "Terraform 1.9.8".into(),
-                problem: crate::render::ToolProblem::NoBuild,
+                problem: crate::model::view::ToolProblem::NoBuild,
             },
             RunNote::CouldNotStart {
                 project: project(),

@@ -1,7 +1,7 @@
 use super::*;
 use crate::command::parse_comment;
+use crate::model::view::NoticeBody;
 use crate::model::RepoRef;
-use crate::render::NoticeBody;
 
 fn job(body: &str) -> CommentJob {
     CommentJob {

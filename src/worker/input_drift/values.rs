@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::input_drift::{fingerprint, Fingerprint, SharedInputRef};
+use crate::model::view::{InputRow, InputsReport};
 use crate::policy::{InputSource, RepoPolicy, ResolvedProject};
-use crate::render::{InputRow, InputsReport};
 use crate::state::AppState;
 
 /// The label of the fingerprint subkey derived from the server's sealing key.
@@ -104,7 +104,9 @@ pub fn inputs_report(key: &[u8], policy: &RepoPolicy) -> InputsReport {
 mod tests {
     use super::*;
 
-    use crate::render::{samples_meta, CommentKind, Notice, NoticeBody, Renderer};
+    use crate::model::marker::CommentKind;
+    use crate::model::view::{Notice, NoticeBody};
+    use crate::render::{samples_meta, Renderer};
 
     const POLICY: &str = "repos: [acme/*]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n";
 
@@ -143,7 +145,7 @@ mod tests {
             assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
         }
         assert!(!text.contains("10.0.0.0"), "never the value: {text}");
-        let marker = crate::render::parse_marker(&text).unwrap();
+        let marker = crate::model::marker::parse_marker(&text).unwrap();
         assert_eq!(marker.kind, CommentKind::InputsReport);
     }
 }

@@ -14,13 +14,13 @@ use crate::db::runs::{self, RunRow};
 use crate::input_drift::{input_drift_gate, InputDriftGate};
 use crate::jobs::{JobError, PendingFailure, RunCommand};
 use crate::model::short_sha;
-use crate::policy::ResolvedProject;
-use crate::redact::{Placeholders, Redactor};
-use crate::render::from_outcome::{apply_model, limit_notes, mark_resource_limit};
-use crate::render::{
+use crate::model::view::{
     AppliedPlan, ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanAuthorRefused,
     PlanStale, RootApply, RunNote,
 };
+use crate::policy::ResolvedProject;
+use crate::redact::{Placeholders, Redactor};
+use crate::render::from_outcome::{apply_model, limit_notes, mark_resource_limit};
 use crate::run_planner::apply_ready::{
     digest_matches, not_ready, plan_file_verdict, PlanFileVerdict, Readiness, StoredPlanFile,
 };

@@ -18,10 +18,11 @@ use crate::jobs::{
     ClaimedJob, JobError, JobKind, NewJob, PublishJob, RunCommand, RunJob, PUBLISH_MAX_ATTEMPTS,
 };
 use crate::model::short_sha;
+use crate::model::view::{CommentMeta, Notice, NoticeBody, RunInterrupted};
 use crate::policy::{RepoPolicy, ResolvedProject};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
-use crate::render::{CommentMeta, Notice, NoticeBody, Renderer, RunInterrupted};
+use crate::render::Renderer;
 use crate::run_planner::outbox::{result_marker_root, RunResult};
 use crate::run_planner::record::{ApplyRecord, RunStatus};
 use crate::run_planner::start::{after_interruption, run_start, AfterInterruption, RunStart};

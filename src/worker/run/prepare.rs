@@ -12,9 +12,11 @@ use crate::checkout::Workdir;
 use crate::db::locks::{self, LockOutcome, RootClaim, RootKey};
 use crate::db::runs::{self, NewRun};
 use crate::jobs::{JobError, RunCommand};
+use crate::model::view::LockHeld;
+use crate::model::view::Notice;
+use crate::model::view::NoticeBody;
 use crate::policy::{ResolvedProject, SessionPolicy};
 use crate::redact::{RedactionConfig, Redactor};
-use crate::render::{LockHeld, Notice, NoticeBody};
 use crate::run_planner::run_end::{end_status, RunEnd};
 use crate::run_planner::settings::{run_profile, session_tags, ServerNetwork};
 use crate::tfrun::RunSettings;
@@ -28,7 +30,7 @@ pub(super) struct Prepared {
     pub settings: RunSettings,
     /// Notes for the run's comment: a network other than the egress allowlist, provider
     /// settings removed from the checkout.
-    pub notes: Vec<crate::render::RunNote>,
+    pub notes: Vec<crate::model::view::RunNote>,
 }
 
 impl Prepared {
@@ -196,7 +198,7 @@ impl RunCtx<'_> {
                 .network_note
                 .into_iter()
                 .chain((!removed.is_empty()).then(|| {
-                    crate::render::RunNote::ProviderFilesRemoved {
+                    crate::model::view::RunNote::ProviderFilesRemoved {
                         project: p.spec.id.0.clone(),
                         paths: removed,
                     }

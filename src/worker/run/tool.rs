@@ -6,8 +6,8 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::RunCtx;
+use crate::model::view::RunNote;
 use crate::policy::ResolvedProject;
-use crate::render::RunNote;
 use crate::run_planner::settings::tool_choice;
 use crate::tfrun::{self, TerraformSetup};
 use crate::tool_release::{unmet_constraint, ToolChoice};

@@ -6,10 +6,12 @@
 
 use serde::{Deserialize, Serialize};
 
+mod enrichment;
 mod notes;
 mod plan_author;
 mod reports;
 
+pub use enrichment::EnrichmentView;
 pub use notes::{BlockedCount, RunNote, SkipReason, ToolProblem};
 pub use plan_author::{AppliedPlan, PlanAuthorRefused, PlanRefusal};
 pub use reports::{CancelReport, CancelledRun, InputRow, InputsReport};
@@ -97,7 +99,7 @@ pub struct RootPlan {
     pub advice: Vec<AdviceView>,
     /// Permission failures of the plan role whose denied action is known: as an apply's.
     #[serde(default)]
-    pub denials: Vec<crate::enrich::EnrichmentView>,
+    pub denials: Vec<EnrichmentView>,
     /// CloudTrail lookup of a plan-time denial still running.
     #[serde(default)]
     pub pending_enrichment: bool,
@@ -203,7 +205,7 @@ pub struct RootApply {
     /// Permission failures whose denied action is known: action, deny kind, redacted resource
     /// and the minimal statement an admin could add.
     #[serde(default)]
-    pub denials: Vec<crate::enrich::EnrichmentView>,
+    pub denials: Vec<EnrichmentView>,
     /// The plan run applied (none for a root skipped before its plan was chosen).
     #[serde(default)]
     pub plan: Option<AppliedPlan>,
@@ -371,7 +373,7 @@ pub enum NoticeBody {
     },
     /// The answer to an allowed `/ack-deploy` on the head `head_sha_short`.
     DeployAck {
-        result: crate::gitops::ack::AckResult,
+        result: AckResult,
         head_sha_short: String,
         user: String,
     },
@@ -455,4 +457,21 @@ pub struct AnnotationView {
     pub level: AnnotationLevel,
     pub title: String,
     pub message: String,
+}
+
+/// What an allowed `/ack-deploy` does, given the head's preview conclusion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckResult {
+    /// The check was `action_required`: it is posted again as `success`, acknowledged.
+    Acknowledged,
+    /// Nothing on this head needs acknowledgement (the check is `success` already).
+    NothingToAcknowledge,
+    /// The preview fails (YAML does not parse): fix that first; the check stays `failure`.
+    PreviewFails,
+    /// The head has no `tfgate/deploy` check yet: nobody can have seen what would be accepted.
+    NotReady,
+    /// The preview recomputed now differs from the one shown (the base branch moved): the new
+    /// one is posted, and nothing is acknowledged.
+    PreviewChanged,
 }

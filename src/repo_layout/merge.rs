@@ -7,12 +7,12 @@
 //! reported in the layout file.
 
 use super::layout::{LayoutProject, RepoLayout};
-use super::spec::{ProjectId, ProjectSpec};
 use crate::policy::locate::{idx, key};
 use crate::policy::resolve::resolve_project;
 use crate::policy::schema::ProjectPolicy;
 use crate::policy::validate::Checker;
 use crate::policy::{PolicyProblem, ProjectOrigin, RepoPolicy, ResolvedProject};
+use crate::project::{ProjectId, ProjectSpec};
 use std::collections::BTreeSet;
 
 /// The policy with layout projects added, and what was left out and why.
@@ -79,7 +79,7 @@ fn resolve_layout_project(
     layout_file: &str,
     project: &LayoutProject,
 ) -> Option<Result<ResolvedProject, String>> {
-    let (Some(id), Some(dir)) = (project.id(), super::normalize_dir(&project.dir)) else {
+    let (Some(id), Some(dir)) = (project.id(), crate::project::normalize_dir(&project.dir)) else {
         return None;
     };
     let workspace = project
@@ -168,7 +168,7 @@ fn check_unknown_dependencies(
 
 /// A `depends_on` cycle among the merged projects, reported at the first layout edge on it.
 fn check_cycle(checker: &mut Checker, layout: &RepoLayout, merged: &RepoPolicy) {
-    let Some(cycle) = super::order::find_cycle(&merged.specs()) else {
+    let Some(cycle) = crate::project::find_cycle(&merged.specs()) else {
         return;
     };
     let walk = cycle
@@ -197,7 +197,7 @@ fn check_cycle(checker: &mut Checker, layout: &RepoLayout, merged: &RepoPolicy) 
 mod tests {
     use super::*;
     use crate::policy::load_policy;
-    use crate::project::parse_layout;
+    use crate::repo_layout::parse_layout;
 
     const POLICY: &str = "repos: [acme/*]\nallow_repo_layout: true\nexclude: [legacy/**]\ndefaults:\n  plan_role: arn:aws:iam::111111111111:role/plan\n  apply_role: arn:aws:iam::111111111111:role/apply\n  parallelism: 4\nprojects:\n  - name: network\n    dir: infra/network\n    apply_role: arn:aws:iam::111111111111:role/net\n";
 

@@ -6,8 +6,8 @@
 
 use super::layout::{parse_layout, LAYOUT_FILE_NAME};
 use super::merge::merge_layout;
+use crate::model::view::NoticeBody;
 use crate::policy::{PolicyProblem, RepoPolicy};
-use crate::render::NoticeBody;
 
 /// `layout`: the file's text on the base branch, `None` when the branch has none.
 pub fn policy_with_base_layout(
@@ -85,7 +85,7 @@ mod tests {
         ] {
             let (merged, problems) = policy_with_base_layout(&policy, Some(layout));
             assert_eq!(names(&merged), vec!["network"], "{layout}");
-            let notice = crate::render::Notice {
+            let notice = crate::model::view::Notice {
                 meta: crate::render::samples_meta(3),
                 body: layout_problems_notice("main", &problems),
             };

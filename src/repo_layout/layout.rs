@@ -55,12 +55,12 @@ pub struct LayoutProject {
 
 impl LayoutProject {
     /// The project's name (given or derived); `None` when `dir` is invalid.
-    pub fn id(&self) -> Option<super::ProjectId> {
+    pub fn id(&self) -> Option<crate::project::ProjectId> {
         match &self.name {
-            Some(n) => Some(super::ProjectId::new(n.as_str())),
+            Some(n) => Some(crate::project::ProjectId::new(n.as_str())),
             None => {
-                let dir = super::normalize_dir(&self.dir)?;
-                Some(super::ProjectId::derived(
+                let dir = crate::project::normalize_dir(&self.dir)?;
+                Some(crate::project::ProjectId::derived(
                     &dir,
                     self.workspace.as_deref().unwrap_or("default"),
                 ))

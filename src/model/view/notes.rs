@@ -11,17 +11,6 @@ pub enum ToolProblem {
     NoBuild,
 }
 
-impl From<crate::tool_release::install::PublicProblem> for ToolProblem {
-    fn from(p: crate::tool_release::install::PublicProblem) -> Self {
-        use crate::tool_release::install::PublicProblem as P;
-        match p {
-            P::DownloadFailed => ToolProblem::DownloadFailed,
-            P::Refused => ToolProblem::Refused,
-            P::NoBuild => ToolProblem::NoBuild,
-        }
-    }
-}
-
 /// One note line under a plan or apply comment (`_notes.md.j2`). `project` is the name of
 /// the project the note is about.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

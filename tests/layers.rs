@@ -1,0 +1,738 @@
+//! The layer rule for `src/`: every top-level folder (`src/x/` or `src/x.rs`) has a place in
+//! [`LAYERS`], bottom to top, and may import only folders below it; `model` imports nothing of
+//! the crate; the pure core never imports `render` or the shell; no two files of one folder
+//! import each other, directly or round a loop.
+//!
+//! Imports are read with `syn` from every non-test file (test files and `#[cfg(test)]` /
+//! `#[test]` items are skipped, as in `code_shape.rs`): `use crate::…`, `use super::…`,
+//! `use self::…`, `use child::…` and paths such as `crate::a::b::f()` in code. Doc comments,
+//! attributes and macro bodies are not read. `lib.rs` and `main.rs` are exempt.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use syn::visit::{self, Visit};
+
+/// The folders of `src/`, bottom to top, grouped by layer. A folder may import only folders that
+/// come before it in this list.
+const LAYERS: &[(&str, &[&str])] = &[
+    // Plain types every layer may use; imports nothing of the crate.
+    ("model", &["model"]),
+    // The pure core: parsing, classification, decisions. No I/O, no view wording.
+    (
+        "core",
+        &[
+            "redact",
+            "crypto",
+            "command",
+            "terraform",
+            "classify",
+            "egress",
+            "tool_release",
+            "enrich",
+            "drift_detection",
+            "project",
+            "policy",
+            "repo_layout",
+            "gitops",
+            "input_drift",
+            "run_planner",
+        ],
+    ),
+    // Wording: view models in, texts out (templates). May read the core.
+    ("render", &["render"]),
+    // The effect shell: processes, AWS, git, the database, GitHub, HTTP. Carries decisions out.
+    (
+        "shell",
+        &[
+            "sandbox",
+            "aws",
+            "checkout",
+            "provider_cache",
+            "config",
+            "tfrun",
+            "db",
+            "jobs",
+            "metrics",
+            "github",
+            "policy_repo",
+            "doctor",
+            "state",
+            "webhook",
+            "worker",
+            "ui",
+            "http",
+            "cli",
+            "server",
+            "logging",
+        ],
+    ),
+];
+
+/// Folders the pure core must never import (its own message; the order forbids them too).
+const FORBIDDEN_FOR_CORE: &[&str] = &[
+    "render", "worker", "db", "github", "jobs", "webhook", "state",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Rule {
+    /// `model` imported something of the crate.
+    ModelImports,
+    /// A core folder imported `render` or a named shell folder.
+    CoreImportsShell,
+    /// A folder imported one at its own level or above.
+    Upward { target_rank: usize, own_rank: usize },
+    /// A folder missing from [`LAYERS`].
+    Unplaced { folder: String },
+    /// Two or more files of one folder import each other round a loop.
+    FileLoop { members: Vec<String> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Offence {
+    /// The importing file, relative to `src/`.
+    file: String,
+    /// The imported module path, `crate::x::y`.
+    target: String,
+    rule: Rule,
+}
+
+impl Offence {
+    fn importing_folder(&self) -> String {
+        folder_of_file(&self.file)
+    }
+
+    fn target_folder(&self) -> String {
+        self.target
+            .strip_prefix("crate::")
+            .unwrap_or(&self.target)
+            .split("::")
+            .next()
+            .unwrap_or("")
+            .to_string()
+    }
+}
+
+impl fmt::Display for Offence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (from, to) = (self.importing_folder(), self.target_folder());
+        write!(
+            f,
+            "src/{}: imports {} ({from} may not import {to}: ",
+            self.file, self.target
+        )?;
+        match &self.rule {
+            Rule::ModelImports => write!(f, "model imports nothing of the crate)"),
+            Rule::CoreImportsShell => write!(
+                f,
+                "the pure core never imports render or the shell; move the shared type to \
+                 src/model/)"
+            ),
+            Rule::Upward {
+                target_rank,
+                own_rank,
+            } => write!(
+                f,
+                "{to} is at position {target_rank} in LAYERS, {from} at {own_rank}; a folder \
+                 imports only folders below it)"
+            ),
+            Rule::Unplaced { folder } => {
+                write!(f, "folder {folder} is not in LAYERS; give it a place)")
+            }
+            Rule::FileLoop { members } => write!(
+                f,
+                "import loop between files of {from}: {}; move the shared part into one file)",
+                members.join(" ↔ ")
+            ),
+        }
+    }
+}
+
+/// Exceptions, as `(importing file under src/, imported folder, reason)`. Each must match at
+/// least one offence, so a fixed import makes its entry stale and the test fails until the entry
+/// goes. For a file loop the imported folder is the file's own folder.
+const ALLOWED: &[(&str, &str, &str)] = &[
+    ("checkout/fetch.rs", "github", "layers-shell"),
+    ("config/mod.rs", "db", "layers-shell"),
+    ("config/mod.rs", "github", "layers-shell"),
+    ("config/mod.rs", "policy_repo", "layers-shell"),
+    ("db/comments.rs", "jobs", "layers-shell"),
+    ("db/deliveries.rs", "jobs", "layers-shell"),
+    ("db/publications.rs", "jobs", "layers-shell"),
+    ("db/query_plans.rs", "jobs", "layers-shell"),
+    ("doctor/probe.rs", "state", "layers-shell"),
+    (
+        "drift_detection/report.rs",
+        "render",
+        "publish: the drift report's markdown moves into a template",
+    ),
+    (
+        "drift_detection/who_changed.rs",
+        "render",
+        "publish: the drift report's markdown moves into a template",
+    ),
+    ("github/api.rs", "github", "layers-shell"),
+    ("github/check_runs.rs", "github", "layers-shell"),
+    ("github/lists.rs", "github", "layers-shell"),
+    ("jobs/runner.rs", "github", "layers-shell"),
+    ("jobs/runner.rs", "metrics", "layers-shell"),
+    ("policy_repo/sync.rs", "state", "layers-shell"),
+    ("sandbox/capture.rs", "sandbox", "layers-shell"),
+    ("sandbox/run.rs", "sandbox", "layers-shell"),
+    ("sandbox/verdict.rs", "sandbox", "layers-shell"),
+    ("state.rs", "webhook", "layers-shell"),
+    ("ui/admin_pages.rs", "cli", "layers-shell"),
+    ("ui/rows.rs", "cli", "layers-shell"),
+    ("worker/authorize.rs", "worker", "layers-shell"),
+    ("worker/comment.rs", "worker", "layers-shell"),
+    ("worker/deploy_ack.rs", "worker", "layers-shell"),
+    ("worker/plan_authors.rs", "worker", "layers-shell"),
+];
+
+fn rank_of(folder: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .flat_map(|(_, folders)| folders.iter())
+        .position(|f| *f == folder)
+}
+
+fn layer_of(folder: &str) -> Option<&'static str> {
+    LAYERS
+        .iter()
+        .find(|(_, folders)| folders.contains(&folder))
+        .map(|(layer, _)| *layer)
+}
+
+fn folder_of_file(relative: &str) -> String {
+    let first = relative.split('/').next().unwrap_or(relative);
+    first.strip_suffix(".rs").unwrap_or(first).to_string()
+}
+
+/// The module path of a file: `a/b.rs` → `[a, b]`, `a/mod.rs` → `[a]`, `lib.rs` → `[]`.
+fn module_of_file(relative: &str) -> Vec<String> {
+    let trimmed = relative.strip_suffix(".rs").unwrap_or(relative);
+    let mut parts: Vec<String> = trimmed.split('/').map(str::to_string).collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    if parts == ["lib"] || parts == ["main"] {
+        parts.clear();
+    }
+    parts
+}
+
+/// A file holding only tests: named `tests.rs` / `*_tests.rs` or inside a `tests/` directory.
+fn is_test_file(relative: &str) -> bool {
+    let path = Path::new(relative);
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name == "tests.rs"
+        || name.ends_with("_tests.rs")
+        || path
+            .parent()
+            .is_some_and(|dir| dir.components().any(|c| c.as_os_str() == "tests"))
+}
+
+/// `#[cfg(test)]`, `#[test]` or a test macro such as `#[tokio::test]`.
+fn is_test_only(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let path = attr.path();
+        if path.segments.last().is_some_and(|s| s.ident == "test") {
+            return true;
+        }
+        path.is_ident("cfg")
+            && attr
+                .parse_args::<syn::Meta>()
+                .is_ok_and(|meta| meta.path().is_ident("test"))
+    })
+}
+
+/// Collects the crate-internal paths a file names, each resolved to an absolute module path.
+struct ImportCollector<'a> {
+    /// Every module of the crate (files), to resolve `child::…` and to find the longest prefix.
+    modules: &'a BTreeSet<Vec<String>>,
+    /// The module the visitor is in (the file's, plus inline `mod x { … }` blocks).
+    current: Vec<String>,
+    found: BTreeSet<Vec<String>>,
+}
+
+impl ImportCollector<'_> {
+    /// Resolves a path written in the current module to an absolute one, or `None` when it is
+    /// not crate-internal (std, an external crate, a local item).
+    fn absolute(&self, segments: &[String]) -> Option<Vec<String>> {
+        let (first, rest) = segments.split_first()?;
+        let mut base = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => self.current.clone(),
+            "super" => {
+                let mut base = self.current.clone();
+                base.pop()?;
+                base
+            }
+            _ => {
+                let mut child = self.current.clone();
+                child.push(first.clone());
+                if rest.is_empty() || !self.modules.contains(&child) {
+                    return None;
+                }
+                child.extend(rest.iter().cloned());
+                return Some(child);
+            }
+        };
+        let mut rest = rest;
+        while let Some((next, tail)) = rest.split_first() {
+            if next != "super" {
+                break;
+            }
+            base.pop()?;
+            rest = tail;
+        }
+        base.extend(rest.iter().cloned());
+        (!base.is_empty()).then_some(base)
+    }
+
+    fn record(&mut self, segments: &[String]) {
+        if let Some(path) = self.absolute(segments) {
+            self.found.insert(path);
+        }
+    }
+
+    fn walk_use(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.walk_use(prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                let name = n.ident.to_string();
+                if name == "self" {
+                    self.record(prefix);
+                } else {
+                    prefix.push(name);
+                    self.record(prefix);
+                    prefix.pop();
+                }
+            }
+            syn::UseTree::Rename(r) => {
+                prefix.push(r.ident.to_string());
+                self.record(prefix);
+                prefix.pop();
+            }
+            syn::UseTree::Glob(_) => self.record(prefix),
+            syn::UseTree::Group(g) => {
+                for item in &g.items {
+                    self.walk_use(prefix, item);
+                }
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for ImportCollector<'_> {
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_item_mod(&mut self, node: &'ast syn::ItemMod) {
+        if is_test_only(&node.attrs) || node.content.is_none() {
+            return;
+        }
+        self.current.push(node.ident.to_string());
+        visit::visit_item_mod(self, node);
+        self.current.pop();
+    }
+
+    fn visit_item_impl(&mut self, node: &'ast syn::ItemImpl) {
+        if !is_test_only(&node.attrs) {
+            visit::visit_item_impl(self, node);
+        }
+    }
+
+    fn visit_item_fn(&mut self, node: &'ast syn::ItemFn) {
+        if !is_test_only(&node.attrs) {
+            visit::visit_item_fn(self, node);
+        }
+    }
+
+    fn visit_impl_item_fn(&mut self, node: &'ast syn::ImplItemFn) {
+        if !is_test_only(&node.attrs) {
+            visit::visit_impl_item_fn(self, node);
+        }
+    }
+
+    fn visit_item_use(&mut self, node: &'ast syn::ItemUse) {
+        if !is_test_only(&node.attrs) {
+            self.walk_use(&mut Vec::new(), &node.tree);
+        }
+    }
+
+    fn visit_path(&mut self, node: &'ast syn::Path) {
+        let segments: Vec<String> = node.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segments.len() > 1 {
+            self.record(&segments);
+        }
+        visit::visit_path(self, node);
+    }
+}
+
+/// The file a module path lands in: its longest prefix that is a module of the crate.
+fn resolve<'m>(
+    path: &[String],
+    files_by_module: &'m BTreeMap<Vec<String>, String>,
+) -> Option<&'m String> {
+    (1..=path.len())
+        .rev()
+        .find_map(|n| files_by_module.get(&path[..n]))
+}
+
+/// Tarjan's strongly connected components of `graph` with more than one member.
+fn loops(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    struct State<'g> {
+        graph: &'g BTreeMap<String, BTreeSet<String>>,
+        index: BTreeMap<&'g str, usize>,
+        low: BTreeMap<&'g str, usize>,
+        stack: Vec<&'g str>,
+        on_stack: BTreeSet<&'g str>,
+        found: Vec<Vec<String>>,
+    }
+    fn connect<'g>(s: &mut State<'g>, v: &'g str) {
+        let next = s.index.len();
+        s.index.insert(v, next);
+        s.low.insert(v, next);
+        s.stack.push(v);
+        s.on_stack.insert(v);
+        for w in s.graph.get(v).into_iter().flatten() {
+            if !s.index.contains_key(w.as_str()) {
+                connect(s, w);
+                let low = s.low[v].min(s.low[w.as_str()]);
+                s.low.insert(v, low);
+            } else if s.on_stack.contains(w.as_str()) {
+                let low = s.low[v].min(s.index[w.as_str()]);
+                s.low.insert(v, low);
+            }
+        }
+        if s.low[v] == s.index[v] {
+            let mut component = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack.remove(w);
+                component.push(w.to_string());
+                if w == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for v in graph.keys() {
+        if !state.index.contains_key(v.as_str()) {
+            connect(&mut state, v);
+        }
+    }
+    state.found
+}
+
+/// The rule a cross-folder import breaks, if any.
+fn folder_rule(from: &str, to: &str) -> Option<Rule> {
+    if from == "model" {
+        return Some(Rule::ModelImports);
+    }
+    let (Some(own_rank), Some(target_rank)) = (rank_of(from), rank_of(to)) else {
+        let folder = if rank_of(from).is_none() { from } else { to };
+        return Some(Rule::Unplaced {
+            folder: folder.to_string(),
+        });
+    };
+    if layer_of(from) == Some("core") && FORBIDDEN_FOR_CORE.contains(&to) {
+        return Some(Rule::CoreImportsShell);
+    }
+    (target_rank >= own_rank).then_some(Rule::Upward {
+        target_rank,
+        own_rank,
+    })
+}
+
+/// Every offence in a set of files, given as `(path under src/, source)`; allowlist not applied.
+fn check_sources(files: &[(String, String)]) -> Vec<Offence> {
+    let files_by_module: BTreeMap<Vec<String>, String> = files
+        .iter()
+        .map(|(relative, _)| (module_of_file(relative), relative.clone()))
+        .collect();
+    let modules: BTreeSet<Vec<String>> = files_by_module.keys().cloned().collect();
+    let mut offences = BTreeSet::new();
+    let mut file_edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for (relative, source) in files {
+        let module = module_of_file(relative);
+        if module.is_empty() || is_test_file(relative) {
+            continue;
+        }
+        let parsed = syn::parse_file(source)
+            .unwrap_or_else(|e| panic!("src/{relative} does not parse: {e}"));
+        let mut collector = ImportCollector {
+            modules: &modules,
+            current: module,
+            found: BTreeSet::new(),
+        };
+        collector.visit_file(&parsed);
+        let from = folder_of_file(relative);
+        for path in collector.found {
+            let Some(target_file) = resolve(&path, &files_by_module) else {
+                continue;
+            };
+            if target_file == relative {
+                continue;
+            }
+            let target = format!("crate::{}", path.join("::"));
+            let to = folder_of_file(target_file);
+            if to == from {
+                if target_module_is_below(target_file, relative) {
+                    continue;
+                }
+                file_edges
+                    .entry(relative.clone())
+                    .or_default()
+                    .entry(target_file.clone())
+                    .or_insert(target);
+            } else if let Some(rule) = folder_rule(&from, &to) {
+                offences.insert(Offence {
+                    file: relative.clone(),
+                    target,
+                    rule,
+                });
+            }
+        }
+    }
+    offences.extend(loop_offences(&file_edges));
+    offences.into_iter().collect()
+}
+
+/// Whether `target` is a submodule of `relative` (`a/mod.rs` → `a/b.rs`, `a.rs` → `a/b.rs`): a
+/// module file naming its own submodules (declaring, re-exporting, dispatching to them) is how
+/// a folder is built, not a loop; loops are counted among siblings and upwards.
+fn target_module_is_below(target: &str, relative: &str) -> bool {
+    let (parent, child) = (module_of_file(relative), module_of_file(target));
+    child.len() > parent.len() && child.starts_with(&parent)
+}
+
+/// One offence per import that lies on a loop between files of one folder.
+fn loop_offences(edges: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Offence> {
+    let graph: BTreeMap<String, BTreeSet<String>> = edges
+        .iter()
+        .map(|(from, tos)| (from.clone(), tos.keys().cloned().collect()))
+        .collect();
+    let mut offences = Vec::new();
+    for members in loops(&graph) {
+        for from in &members {
+            for (to, target) in &edges[from] {
+                if members.contains(to) {
+                    offences.push(Offence {
+                        file: from.clone(),
+                        target: target.clone(),
+                        rule: Rule::FileLoop {
+                            members: members.clone(),
+                        },
+                    });
+                }
+            }
+        }
+    }
+    offences
+}
+
+fn is_allowed(offence: &Offence) -> bool {
+    ALLOWED
+        .iter()
+        .any(|(file, folder, _)| offence.file == *file && offence.target_folder() == *folder)
+}
+
+fn rust_files_under(dir: &Path, into: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files_under(&path, into);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            into.push(path);
+        }
+    }
+}
+
+fn src_files() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut paths = Vec::new();
+    rust_files_under(&src, &mut paths);
+    paths.sort();
+    assert!(!paths.is_empty(), "no .rs files under {}", src.display());
+    paths
+        .iter()
+        .map(|path| {
+            let source = std::fs::read_to_string(path)
+                .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+            let relative = path
+                .strip_prefix(&src)
+                .expect("file under src/")
+                .to_string_lossy()
+                .replace('\\', "/");
+            (relative, source)
+        })
+        .collect()
+}
+
+#[test]
+fn src_obeys_the_layer_rule() {
+    let offences: Vec<Offence> = check_sources(&src_files())
+        .into_iter()
+        .filter(|o| !is_allowed(o))
+        .collect();
+    let report: Vec<String> = offences.iter().map(ToString::to_string).collect();
+    assert!(
+        offences.is_empty(),
+        "{} layer offence(s); move the shared type down (src/model/ for plain types) or the \
+         code up:\n{}",
+        offences.len(),
+        report.join("\n")
+    );
+}
+
+#[test]
+fn allowlist_has_no_stale_entries() {
+    let offences = check_sources(&src_files());
+    let stale: Vec<String> = ALLOWED
+        .iter()
+        .filter(|(file, folder, _)| {
+            !offences
+                .iter()
+                .any(|o| o.file == *file && o.target_folder() == *folder)
+        })
+        .map(|(file, folder, reason)| format!("({file:?}, {folder:?}, {reason:?})"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "ALLOWED entries that no longer match an offence; remove them:\n{}",
+        stale.join("\n")
+    );
+    for (file, folder, reason) in ALLOWED {
+        assert!(
+            !reason.is_empty(),
+            "ALLOWED ({file}, {folder}) needs a reason"
+        );
+    }
+}
+
+#[test]
+fn every_folder_of_src_has_a_place_and_no_folder_is_listed_twice() {
+    let mut listed: Vec<&str> = LAYERS.iter().flat_map(|(_, f)| f.iter().copied()).collect();
+    let count = listed.len();
+    listed.sort_unstable();
+    listed.dedup();
+    assert_eq!(listed.len(), count, "a folder is listed twice in LAYERS");
+    let present: BTreeSet<String> = src_files()
+        .iter()
+        .map(|(relative, _)| module_of_file(relative))
+        .filter_map(|module| module.first().cloned())
+        .collect();
+    let listed: BTreeSet<String> = listed.iter().map(|f| f.to_string()).collect();
+    assert_eq!(present, listed, "LAYERS and the folders of src/ differ");
+    for folder in FORBIDDEN_FOR_CORE {
+        assert_ne!(layer_of(folder), Some("core"), "{folder} is core");
+    }
+}
+
+fn fixture(files: &[(&str, &str)]) -> Vec<(String, String)> {
+    files
+        .iter()
+        .map(|(path, source)| (path.to_string(), source.to_string()))
+        .collect()
+}
+
+#[test]
+fn checker_flags_a_core_folder_importing_render_and_an_upward_import() {
+    let files = fixture(&[
+        ("render/mod.rs", "pub struct View;"),
+        ("policy/mod.rs", "pub mod load;"),
+        (
+            "policy/load.rs",
+            "use crate::render::View;\nfn f() { crate::run_planner::go(); }",
+        ),
+        ("run_planner/mod.rs", "pub fn go() {}"),
+    ]);
+    let offences = check_sources(&files);
+    assert_eq!(offences.len(), 2, "{offences:?}");
+    assert_eq!(
+        offences[0].to_string(),
+        "src/policy/load.rs: imports crate::render::View (policy may not import render: the \
+         pure core never imports render or the shell; move the shared type to src/model/)"
+    );
+    assert_eq!(offences[1].target, "crate::run_planner::go");
+    assert!(matches!(offences[1].rule, Rule::Upward { .. }));
+}
+
+#[test]
+fn checker_flags_any_import_from_model_and_passes_downward_ones() {
+    let files = fixture(&[
+        ("model/mod.rs", "use super::redact::mask;"),
+        ("redact/mod.rs", "pub fn mask() {}"),
+        (
+            "worker/mod.rs",
+            "use crate::{model, redact::mask, render::View};",
+        ),
+        ("render/mod.rs", "pub struct View;"),
+    ]);
+    let offences = check_sources(&files);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert_eq!(offences[0].file, "model/mod.rs");
+    assert_eq!(offences[0].rule, Rule::ModelImports);
+}
+
+#[test]
+fn checker_skips_tests_doc_comments_and_attributes() {
+    let files = fixture(&[
+        ("render/mod.rs", "pub struct View;"),
+        (
+            "policy/mod.rs",
+            "/// See [`crate::render::View`].\n\
+             #[doc = \"crate::render::View\"]\n\
+             pub fn f() {}\n\
+             #[cfg(test)]\nmod tests { use crate::render::View; }\n\
+             #[test]\nfn t() { let _ = crate::render::View; }",
+        ),
+        ("policy/load_tests.rs", "use crate::render::View;"),
+    ]);
+    assert_eq!(check_sources(&files), Vec::new());
+}
+
+#[test]
+fn checker_finds_a_loop_between_files_of_one_folder() {
+    let files = fixture(&[
+        ("redact/mod.rs", "mod a; mod b; mod c; pub use a::A;"),
+        ("redact/a.rs", "use super::b::B; pub struct A;"),
+        ("redact/b.rs", "pub struct B; fn f() { super::c::g(); }"),
+        ("redact/c.rs", "pub fn g() { let _ = crate::redact::a::A; }"),
+    ]);
+    let offences = check_sources(&files);
+    let files_on_loop: Vec<&str> = offences.iter().map(|o| o.file.as_str()).collect();
+    assert_eq!(files_on_loop, ["redact/a.rs", "redact/b.rs", "redact/c.rs"]);
+    assert!(offences[0]
+        .to_string()
+        .contains("import loop between files of redact: redact/a.rs ↔ redact/b.rs ↔ redact/c.rs"));
+}
+
+#[test]
+fn checker_flags_a_folder_missing_from_layers() {
+    let files = fixture(&[
+        ("brand_new/mod.rs", "use crate::redact::mask;"),
+        ("redact/mod.rs", "pub fn mask() {}"),
+    ]);
+    let offences = check_sources(&files);
+    assert_eq!(offences.len(), 1, "{offences:?}");
+    assert!(matches!(&offences[0].rule, Rule::Unplaced { folder } if folder == "brand_new"));
+}
