@@ -117,7 +117,7 @@ impl Metrics {
         );
         // Every kind's `queued` series exists from the start at 0: a series that first appears
         // at 1 hides its first increment from Prometheus' `increase()` and `rate()`.
-        for kind in crate::jobs::JobKind::ALL {
+        for kind in crate::model::job::JobKind::ALL {
             jobs.get_or_create(&queued(kind.as_str())).inc_by(0);
         }
         Metrics {
@@ -203,7 +203,7 @@ mod tests {
     #[test]
     fn every_job_kind_starts_at_zero_queued() {
         let text = Metrics::new().render();
-        for kind in crate::jobs::JobKind::ALL {
+        for kind in crate::model::job::JobKind::ALL {
             let series = format!(
                 "tfgate_jobs_total{{kind=\"{}\",status=\"queued\"}} 0",
                 kind.as_str()

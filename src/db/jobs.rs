@@ -17,7 +17,7 @@ pub use queued::{
 use anyhow::{Context, Result};
 
 use super::{now_ms, Backend, Db};
-use crate::jobs::JobKind;
+use crate::model::job::JobKind;
 
 /// A job to enqueue.
 #[derive(Debug, Clone)]

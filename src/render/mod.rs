@@ -36,6 +36,7 @@ use minijinja::{context, Environment, Value};
 use crate::model::marker::{marker, CommentKind, MarkerKey};
 #[cfg(test)]
 use crate::model::marker::{parse_marker, Marker};
+pub use crate::model::view::notice_kind;
 use crate::model::view::*;
 pub use check_run::{annotations_for_apply, annotations_for_plan, CHECK_RUN_TITLE_LIMIT};
 pub use fit::char_count;
@@ -370,38 +371,4 @@ fn comment_marker(kind: CommentKind, meta: &CommentMeta) -> String {
             run: meta.run_id.clone(),
         },
     )
-}
-
-/// The marker kind and template of each notice.
-pub fn notice_kind(body: &NoticeBody) -> CommentKind {
-    match body {
-        NoticeBody::LockHeld(_) => CommentKind::LockHeld,
-        NoticeBody::PlanStale(_) => CommentKind::PlanStale,
-        NoticeBody::CommandRejected { .. } => CommentKind::CommandRejected,
-        NoticeBody::PolicyDenied { .. } => CommentKind::PolicyDenied,
-        NoticeBody::NotEnabled { .. } => CommentKind::NotEnabled,
-        NoticeBody::Interrupted(_) => CommentKind::Interrupted,
-        NoticeBody::Help { .. } => CommentKind::Help,
-        NoticeBody::InternalError => CommentKind::InternalError,
-        NoticeBody::LocksReleased { .. } => CommentKind::LocksReleased,
-        NoticeBody::CancelReport(_) => CommentKind::CancelReport,
-        NoticeBody::InputsReport(_) => CommentKind::InputsReport,
-        NoticeBody::LayoutProblems { .. } => CommentKind::LayoutProblems,
-        NoticeBody::NotAPullRequest => CommentKind::NotAPullRequest,
-        NoticeBody::NoAffectedRoot => CommentKind::NoAffectedRoot,
-        NoticeBody::AffectedRootsIncomplete { .. } => CommentKind::AffectedRootsIncomplete,
-        NoticeBody::ProjectsGone { .. } => CommentKind::ProjectsGone,
-        NoticeBody::InputDriftRefused { .. } => CommentKind::InputDriftRefused,
-        NoticeBody::HeadMoved { .. } => CommentKind::HeadMoved,
-        NoticeBody::RootBusy { .. } => CommentKind::RootBusy,
-        NoticeBody::Outsider { .. } => CommentKind::Outsider,
-        NoticeBody::RateLimited { .. } => CommentKind::RateLimited,
-        NoticeBody::MoreRejected { .. } => CommentKind::MoreRejected,
-        NoticeBody::JobFailed { .. } => CommentKind::JobFailed,
-        NoticeBody::ApplyInterrupted { .. } => CommentKind::ApplyInterrupted,
-        NoticeBody::PlanSpent { .. } => CommentKind::PlanSpent,
-        NoticeBody::PlanAuthorRefused(_) => CommentKind::PlanAuthorRefused,
-        NoticeBody::DeployAck { .. } => CommentKind::DeployAck,
-        NoticeBody::MergedUnapplied { .. } => CommentKind::MergedUnapplied,
-    }
 }

@@ -7,12 +7,12 @@ use serde::{Deserialize, Serialize};
 use crate::enrich::PendingFailure;
 use crate::model::marker::parse_marker;
 use crate::model::marker::CommentKind;
+use crate::model::view::notice_kind;
 use crate::model::view::ApplyComment;
 use crate::model::view::ApplyStatus;
 use crate::model::view::Notice;
 use crate::model::view::PlanComment;
 use crate::model::view::PlanStatus;
-use crate::render::notice_kind;
 
 /// What a stored run result (or notice) is sealed for (the AAD of its sealing).
 pub const PUBLICATION_AAD: &str = "publication";

@@ -2,7 +2,7 @@
 //! (which counts as failed, so that its root is free again and it is never applied).
 
 use super::record::RunStatus;
-use crate::jobs::RunCommand;
+use crate::model::job::RunCommand;
 
 /// How the run went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

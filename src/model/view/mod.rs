@@ -11,8 +11,10 @@ mod notes;
 mod plan_author;
 mod reports;
 
+mod notice_kind;
 pub use enrichment::EnrichmentView;
 pub use notes::{BlockedCount, RunNote, SkipReason, ToolProblem};
+pub use notice_kind::notice_kind;
 pub use plan_author::{AppliedPlan, PlanAuthorRefused, PlanRefusal};
 pub use reports::{CancelReport, CancelledRun, InputRow, InputsReport};
 
