@@ -3,10 +3,14 @@
 //! checks), so it can sit below the pure core and the effect shell alike.
 
 mod check_texts;
+mod deploy_check;
 pub mod readiness;
 mod repo;
 mod sha;
 
 pub use check_texts::PolicyCheckText;
+pub use deploy_check::{
+    DeployAcknowledged, DeployChange, DeployCheckBody, DeployCheckText, DeployRow,
+};
 pub use repo::RepoRef;
 pub use sha::{short_sha, CommitSha};

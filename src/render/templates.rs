@@ -78,6 +78,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/deploy_ack.md.j2"),
     ),
     (
+        "deploy_check.md.j2",
+        include_str!("../../templates/deploy_check.md.j2"),
+    ),
+    (
         "head_moved.md.j2",
         include_str!("../../templates/head_moved.md.j2"),
     ),

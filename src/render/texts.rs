@@ -4,9 +4,9 @@
 
 use minijinja::context;
 
-use super::template_names::{PLAN_OUTDATED, POLICY_CHECK};
+use super::template_names::{DEPLOY_CHECK, PLAN_OUTDATED, POLICY_CHECK};
 use super::{RenderError, Renderer};
-use crate::model::PolicyCheckText;
+use crate::model::{DeployCheckText, PolicyCheckText};
 
 /// Where the comment goes in the fold template (to find the text before it).
 const BODY_SLOT: &str = "\u{1}tfgate-folded-body\u{1}";
@@ -42,6 +42,19 @@ impl Renderer {
         self.title_and_summary(POLICY_CHECK, context! { check => check })
     }
 
+    /// The `tfgate/deploy` check run's title and summary (`deploy_check.md.j2`). A summary
+    /// ends with a newline, as it did when built in Rust.
+    pub fn render_deploy_check(
+        &self,
+        check: &DeployCheckText,
+    ) -> Result<CheckTitleSummary, RenderError> {
+        let mut text = self.title_and_summary(DEPLOY_CHECK, context! { check => check })?;
+        if !text.summary.is_empty() {
+            text.summary.push('\n');
+        }
+        Ok(text)
+    }
+
     fn title_and_summary(
         &self,
         name: &str,
@@ -73,13 +86,73 @@ impl Renderer {
         for check in samples::policy_checks() {
             self.render_policy_check(&check)?;
         }
+        for check in samples::deploy_checks() {
+            self.render_deploy_check(&check)?;
+        }
         Ok(())
     }
 }
 
 /// Sample models of these texts (load-time validation and tests).
 pub mod samples {
-    use crate::model::PolicyCheckText;
+    use crate::model::{
+        DeployAcknowledged, DeployChange, DeployCheckBody, DeployCheckText, DeployRow,
+        PolicyCheckText,
+    };
+
+    fn deploy_row(change: DeployChange, prune: bool) -> DeployRow {
+        DeployRow {
+            change,
+            kind: "Application".into(),
+            name: "guestbook".into(),
+            source: "https://git.example.com/apps".into(),
+            destination: "<ip-1> / guestbook".into(),
+            automated: true,
+            prune,
+            file: "deploy/app.yaml".into(),
+            line: 3,
+        }
+    }
+
+    /// Unparsed, unchanged, changes with and without acknowledgements, acknowledged.
+    pub fn deploy_checks() -> Vec<DeployCheckText> {
+        let text = |body| DeployCheckText {
+            body,
+            acknowledged: None,
+        };
+        let rows = vec![
+            deploy_row(DeployChange::Added, false),
+            deploy_row(DeployChange::ChangedBefore, false),
+            deploy_row(DeployChange::ChangedAfter, true),
+            deploy_row(DeployChange::Removed, true),
+        ];
+        let acks = vec!["Application `guestbook` turns prune on".to_string()];
+        vec![
+            text(DeployCheckBody::Unparsed {
+                problems: vec!["broken.yaml:2: did not find expected node content".into()],
+            }),
+            text(DeployCheckBody::Unparsed { problems: vec![] }),
+            text(DeployCheckBody::Unchanged),
+            text(DeployCheckBody::Changes {
+                rows: rows.clone(),
+                acknowledgements: vec![],
+            }),
+            text(DeployCheckBody::Changes {
+                rows: rows.clone(),
+                acknowledgements: acks.clone(),
+            }),
+            DeployCheckText {
+                body: DeployCheckBody::Changes {
+                    rows,
+                    acknowledgements: acks,
+                },
+                acknowledged: Some(DeployAcknowledged {
+                    user: "maya".into(),
+                    commit_short: "abc1234".into(),
+                }),
+            },
+        ]
+    }
 
     pub fn policy_checks() -> Vec<PolicyCheckText> {
         vec![

@@ -62,3 +62,93 @@ fn policy_check_texts_read_as_before() {
         assert_eq!(text(check), (title.to_string(), summary.to_string()));
     }
 }
+
+/// The `tfgate/deploy` title and summary as `gitops/render.rs` and `worker/deploy_ack.rs`
+/// built them with `format!` before the template (kept here as the reference).
+fn deploy_check_as_before(check: &crate::model::DeployCheckText) -> (String, String) {
+    use crate::model::{DeployChange, DeployCheckBody};
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let (title, summary) = match &check.body {
+        DeployCheckBody::Unparsed { problems } => (
+            match problems.first() {
+                Some(p) => format!("YAML does not parse: {p}"),
+                None => "YAML does not parse".into(),
+            },
+            problems.iter().map(|p| format!("- `{p}`\n")).collect(),
+        ),
+        DeployCheckBody::Unchanged => (
+            "no deploying object changes".to_string(),
+            "This pull request changes no ArgoCD or Flux object that deploys.\n".to_string(),
+        ),
+        DeployCheckBody::Changes {
+            rows,
+            acknowledgements,
+        } => {
+            let mut out = String::from(
+                "| change | kind | name | source | destination | automated | prune | declared at |\n\
+                 |---|---|---|---|---|---|---|---|\n",
+            );
+            for r in rows {
+                let what = match r.change {
+                    DeployChange::Added => "added",
+                    DeployChange::ChangedBefore => "changed: before",
+                    DeployChange::ChangedAfter => "changed: after",
+                    DeployChange::Removed => "**removed**",
+                };
+                out.push_str(&format!(
+                    "| {what} | {} | `{}` | {} | {} | {} | {} | `{}:{}` |\n",
+                    r.kind,
+                    r.name,
+                    r.source,
+                    r.destination,
+                    yes_no(r.automated),
+                    yes_no(r.prune),
+                    r.file,
+                    r.line
+                ));
+            }
+            if !acknowledgements.is_empty() {
+                out.push_str(
+                    "\n**Needs acknowledgement** (`/ack-deploy` by a user the policy allows):\n\n",
+                );
+                for line in acknowledgements {
+                    out.push_str(&format!("- {line}\n"));
+                }
+            }
+            let title = if !acknowledgements.is_empty() {
+                format!(
+                    "{} change(s) need acknowledgement before merge",
+                    acknowledgements.len()
+                )
+            } else {
+                "deploying objects change; nothing needs acknowledgement".into()
+            };
+            (title, out)
+        }
+    };
+    match &check.acknowledged {
+        None => (title, summary),
+        Some(a) => (
+            format!("acknowledged by @{}: {title}", a.user),
+            format!(
+                "{summary}\nAcknowledged by @{} for commit `{}`; a new push asks again.\n",
+                a.user, a.commit_short
+            ),
+        ),
+    }
+}
+
+#[test]
+fn deploy_check_texts_read_as_before() {
+    let r = renderer();
+    let checks = samples::deploy_checks();
+    assert!(checks.iter().any(|c| c.acknowledged.is_some()));
+    for check in checks {
+        let text = r.render_deploy_check(&check).unwrap();
+        assert_eq!(
+            (text.title, text.summary),
+            deploy_check_as_before(&check),
+            "{check:?}"
+        );
+    }
+}
