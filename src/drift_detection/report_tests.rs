@@ -107,30 +107,6 @@ fn issue_actions() {
 }
 
 #[test]
-fn issue_body() {
-    let (mut outside, next) = findings_from_plan(DRIFT_PLAN, &mut keep).unwrap();
-    outside[0].who = Some(
-        "changed by an assumed role, session `alice@example.com`: `UpdateSimpleResource` at 2026-12-04T17:20:05Z"
-            .into(),
-    );
-    let body = report(vec![
-        root("network", checked(outside, next, &["ADMIN_CIDRS"])),
-        root("eks", checked(vec![], vec![], &[])),
-        root("vpc", RootState::LockedBy { pr: 12 }),
-        root("dns", RootState::Busy),
-        root(
-            "iam",
-            RootState::Failed {
-                reason: "the plan could not start (checkout failed)".into(),
-            },
-        ),
-    ])
-    .issue_body();
-    assert!(body.starts_with(ISSUE_MARKER));
-    insta::assert_snapshot!("scheduled_drift_issue_body", body);
-}
-
-#[test]
 fn moved_inputs_are_those_whose_applied_fingerprint_differs() {
     let map = |pairs: &[(&str, &str)]| {
         pairs

@@ -4,6 +4,7 @@
 
 mod check_texts;
 mod deploy_check;
+mod drift_report;
 pub mod readiness;
 mod repo;
 mod sha;
@@ -11,6 +12,9 @@ mod sha;
 pub use check_texts::PolicyCheckText;
 pub use deploy_check::{
     DeployAcknowledged, DeployChange, DeployCheckBody, DeployCheckText, DeployRow,
+};
+pub use drift_report::{
+    DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection, DriftRootStatus,
 };
 pub use repo::RepoRef;
 pub use sha::{short_sha, CommitSha};

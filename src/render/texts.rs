@@ -4,9 +4,9 @@
 
 use minijinja::context;
 
-use super::template_names::{DEPLOY_CHECK, PLAN_OUTDATED, POLICY_CHECK};
+use super::template_names::{DEPLOY_CHECK, DRIFT_REPORT, PLAN_OUTDATED, POLICY_CHECK};
 use super::{RenderError, Renderer};
-use crate::model::{DeployCheckText, PolicyCheckText};
+use crate::model::{DeployCheckText, DriftReportText, PolicyCheckText};
 
 /// Where the comment goes in the fold template (to find the text before it).
 const BODY_SLOT: &str = "\u{1}tfgate-folded-body\u{1}";
@@ -55,6 +55,13 @@ impl Renderer {
         Ok(text)
     }
 
+    /// The scheduled drift report issue's body (`drift_report.md.j2`); it ends with one
+    /// newline and starts with the marker the issue is found by.
+    pub fn render_drift_report(&self, report: &DriftReportText) -> Result<String, RenderError> {
+        let text = self.render(DRIFT_REPORT, context! { report => report })?;
+        Ok(format!("{}\n", text.trim_end_matches('\n')))
+    }
+
     fn title_and_summary(
         &self,
         name: &str,
@@ -89,6 +96,7 @@ impl Renderer {
         for check in samples::deploy_checks() {
             self.render_deploy_check(&check)?;
         }
+        self.render_drift_report(&samples::drift_report())?;
         Ok(())
     }
 }
@@ -111,6 +119,54 @@ pub mod samples {
             prune,
             file: "deploy/app.yaml".into(),
             line: 3,
+        }
+    }
+
+    /// A drift report with every kind of root, findings and moved inputs.
+    pub fn drift_report() -> crate::model::DriftReportText {
+        use crate::model::{DriftFindingText, DriftRootRow, DriftRootSection, DriftRootStatus};
+        let row = |project: &str, status| DriftRootRow {
+            project: project.into(),
+            dir: format!("infra/{project}"),
+            status,
+        };
+        let finding = DriftFindingText {
+            address: "aws_security_group.web".into(),
+            action: "update".into(),
+            lines: vec!["`ingress`: `1` → `2`".into()],
+        };
+        crate::model::DriftReportText {
+            marker: "<!-- tfgate:drift-report -->".into(),
+            title: "tfgate drift report".into(),
+            branch: "main".into(),
+            commit_short: "9c1b2d4".into(),
+            checked_at: "2026-12-05T06:00:12Z".into(),
+            rows: vec![
+                row(
+                    "network",
+                    DriftRootStatus::Checked {
+                        outside: 1,
+                        next: 1,
+                        inputs: 1,
+                        drift: true,
+                    },
+                ),
+                row("vpc", DriftRootStatus::LockedBy { pr: 12 }),
+                row("dns", DriftRootStatus::Busy),
+                row(
+                    "iam",
+                    DriftRootStatus::Failed {
+                        reason: "the plan failed".into(),
+                    },
+                ),
+            ],
+            sections: vec![DriftRootSection {
+                project: "network".into(),
+                outside_terraform: vec![finding.clone()],
+                next_apply: vec![finding],
+                inputs_moved: vec!["ADMIN_CIDRS".into()],
+            }],
+            closed: false,
         }
     }
 

@@ -152,3 +152,68 @@ fn deploy_check_texts_read_as_before() {
         );
     }
 }
+
+/// The drift report issue reads as `DriftReport::issue_body` wrote it with `format!` (the
+/// snapshot is that function's output, moved here from `drift_detection::report`).
+#[test]
+fn scheduled_drift_issue_body() {
+    use crate::drift_detection::report::{
+        findings_from_plan, DriftReport, RootReport, RootState, ISSUE_MARKER,
+    };
+    const DRIFT_PLAN: &str = include_str!(
+        "../../tests/fixtures/tf-json/hashicorp-terraform__equivalence-drift_relevant_attributes__plan.json"
+    );
+    let (mut outside, next) = findings_from_plan(DRIFT_PLAN, &mut |s| s.to_string()).unwrap();
+    outside[0].who = Some(
+        "changed by an assumed role, session `alice@example.com`: `UpdateSimpleResource` at 2026-12-04T17:20:05Z"
+            .into(),
+    );
+    let root = |project: &str, state| RootReport {
+        project: project.into(),
+        dir: format!("infra/{project}"),
+        state,
+    };
+    let checked = |outside, next, inputs: &[&str]| RootState::Checked {
+        outside_terraform: outside,
+        next_apply: next,
+        inputs_moved: inputs.iter().map(|s| s.to_string()).collect(),
+    };
+    let report = |roots| DriftReport {
+        commit_short: "9c1b2d4".into(),
+        branch: "main".into(),
+        checked_at: "2026-12-05T06:00:12Z".into(),
+        roots,
+    };
+    let r = renderer();
+    let body = r
+        .render_drift_report(
+            &report(vec![
+                root("network", checked(outside, next, &["ADMIN_CIDRS"])),
+                root("eks", checked(vec![], vec![], &[])),
+                root("vpc", RootState::LockedBy { pr: 12 }),
+                root("dns", RootState::Busy),
+                root(
+                    "iam",
+                    RootState::Failed {
+                        reason: "the plan could not start (checkout failed)".into(),
+                    },
+                ),
+            ])
+            .issue_text(),
+        )
+        .unwrap();
+    assert!(body.starts_with(ISSUE_MARKER));
+    insta::assert_snapshot!("scheduled_drift_issue_body", body);
+    // All in sync: the closing line, as before.
+    let closed = r
+        .render_drift_report(&report(vec![root("eks", checked(vec![], vec![], &[]))]).issue_text())
+        .unwrap();
+    assert_eq!(
+        closed,
+        "<!-- tfgate:drift-report -->\n## tfgate drift report\n\nDefault branch `main` at \
+         `9c1b2d4`, checked 2026-12-05T06:00:12Z.\n\n| project | dir | changed outside \
+         Terraform | next apply changes | shared inputs moved | status |\n\
+         |---|---|--:|--:|--:|---|\n| `eks` | `infra/eks` | 0 | 0 | 0 | ✅ in sync |\n\
+         \nNo drift is left; this issue was closed by tfgate.\n"
+    );
+}
