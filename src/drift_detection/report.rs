@@ -10,9 +10,9 @@
 use serde_json::Value;
 
 use crate::model::{
-    DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection, DriftRootStatus,
+    DriftAttributeChange, DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection,
+    DriftRootStatus, DriftValue,
 };
-use crate::render::escape::code_span;
 use crate::terraform::attribute_path::display_path;
 use crate::terraform::plan_json::{parse_plan_json, ResourceChange};
 use crate::terraform::{attribute_changes, Action};
@@ -29,8 +29,8 @@ pub struct ResourceFinding {
     pub address: String,
     /// `update`, `create`, `delete`, `replace`, …
     pub action: String,
-    /// `path: before → after`, redacted.
-    pub attributes: Vec<String>,
+    /// What changed, redacted.
+    pub attributes: Vec<DriftAttributeChange>,
     /// The names CloudTrail may file the resource under (never shown; resources changed
     /// outside Terraform only): see [`super::who_changed::resource_names`].
     pub lookup_names: Vec<String>,
@@ -165,7 +165,8 @@ fn finding_text(f: &ResourceFinding) -> DriftFindingText {
     DriftFindingText {
         address: f.address.clone(),
         action: f.action.clone(),
-        lines: f.attributes.iter().chain(&f.who).cloned().collect(),
+        attributes: f.attributes.clone(),
+        who: f.who.clone(),
     }
 }
 
@@ -242,18 +243,21 @@ fn finding(rc: &ResourceChange<'_>, redact: &mut dyn FnMut(&str) -> String) -> R
     let attributes = attribute_changes(&rc.change)
         .iter()
         .map(|a| {
-            let path = display_path(&a.path);
             let (before, after) = if a.sensitive {
-                ("(sensitive)".to_string(), "(sensitive)".to_string())
+                (DriftValue::Sensitive, DriftValue::Sensitive)
             } else {
                 let after = if a.after_unknown {
-                    "(known after apply)".to_string()
+                    DriftValue::Unknown
                 } else {
                     shown(a.after.as_ref(), redact)
                 };
                 (shown(a.before.as_ref(), redact), after)
             };
-            format!("{}: {} → {}", code_span(&path, false), before, after)
+            DriftAttributeChange {
+                path: display_path(&a.path),
+                before,
+                after,
+            }
         })
         .collect();
     ResourceFinding {
@@ -274,10 +278,10 @@ fn lookup_names(rc: &ResourceChange<'_>) -> Vec<String> {
     super::who_changed::resource_names(before.as_ref())
 }
 
-/// A value as a short code span: redacted, cut to [`MAX_VALUE_CHARS`].
-fn shown(value: Option<&Value>, redact: &mut dyn FnMut(&str) -> String) -> String {
+/// A value to show: redacted, cut to [`MAX_VALUE_CHARS`].
+fn shown(value: Option<&Value>, redact: &mut dyn FnMut(&str) -> String) -> DriftValue {
     let Some(value) = value else {
-        return "(none)".into();
+        return DriftValue::Absent;
     };
     let text = match value {
         Value::String(s) => s.clone(),
@@ -288,7 +292,7 @@ fn shown(value: Option<&Value>, redact: &mut dyn FnMut(&str) -> String) -> Strin
     if redacted.chars().count() > MAX_VALUE_CHARS {
         cut.push('…');
     }
-    code_span(&cut, false)
+    DriftValue::Shown { text: cut }
 }
 
 #[cfg(test)]

@@ -43,11 +43,17 @@ fn a_real_drift_plan_gives_both_lists_with_before_and_after() {
     assert_eq!(outside.len(), 1);
     assert_eq!(outside[0].address, "tfcoremock_simple_resource.base");
     assert_eq!(outside[0].action, "update");
+    let value = |t: &str| DriftValue::Shown { text: t.into() };
+    let change = |path: &str, before, after| DriftAttributeChange {
+        path: path.into(),
+        before: value(before),
+        after: value(after),
+    };
     assert_eq!(
         outside[0].attributes,
         [
-            "`number`: `0` → `1`",
-            "`string`: `Hello, world!` → `Hello, drift!`"
+            change("number", "0", "1"),
+            change("string", "Hello, world!", "Hello, drift!")
         ]
     );
     let addresses: Vec<&str> = next.iter().map(|f| f.address.as_str()).collect();
@@ -77,9 +83,24 @@ fn findings_carry_the_names_cloudtrail_knows_them_by() {
 fn values_pass_through_the_redactor_and_are_cut() {
     let mut redact = |s: &str| s.replace("Hello", "[REDACTED]");
     let (outside, _) = findings_from_plan(DRIFT_PLAN, &mut redact).unwrap();
-    assert!(outside[0].attributes[1].contains("`[REDACTED], world!` → `[REDACTED], drift!`"));
+    assert_eq!(
+        (
+            &outside[0].attributes[1].before,
+            &outside[0].attributes[1].after
+        ),
+        (
+            &DriftValue::Shown {
+                text: "[REDACTED], world!".into()
+            },
+            &DriftValue::Shown {
+                text: "[REDACTED], drift!".into()
+            }
+        )
+    );
     let long = Value::String("x".repeat(200));
-    let cut = shown(Some(&long), &mut keep);
+    let DriftValue::Shown { text: cut } = shown(Some(&long), &mut keep) else {
+        panic!()
+    };
     assert_eq!(cut.chars().filter(|c| *c == 'x').count(), MAX_VALUE_CHARS);
     assert!(cut.contains('…'));
 }

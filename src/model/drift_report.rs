@@ -58,11 +58,35 @@ pub struct DriftRootSection {
     pub inputs_moved: Vec<String>,
 }
 
-/// One resource: its address, the action, and its lines (attribute changes, who changed it),
-/// each already Markdown.
+/// One resource: its address, the action, its attribute changes and who changed it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DriftFindingText {
     pub address: String,
     pub action: String,
-    pub lines: Vec<String>,
+    pub attributes: Vec<DriftAttributeChange>,
+    /// Who changed it outside Terraform, one Markdown line.
+    pub who: Option<String>,
+}
+
+/// One attribute of a resource: `path: before → after`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DriftAttributeChange {
+    pub path: String,
+    pub before: DriftValue,
+    pub after: DriftValue,
+}
+
+/// One side of an attribute change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DriftValue {
+    Sensitive,
+    /// No value (`null`, or the resource does not exist on that side).
+    Absent,
+    /// Known only after apply.
+    Unknown,
+    /// The value, redacted and cut (ending in `…` when cut).
+    Shown {
+        text: String,
+    },
 }

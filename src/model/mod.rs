@@ -14,7 +14,8 @@ pub use deploy_check::{
     DeployAcknowledged, DeployChange, DeployCheckBody, DeployCheckText, DeployRow,
 };
 pub use drift_report::{
-    DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection, DriftRootStatus,
+    DriftAttributeChange, DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection,
+    DriftRootStatus, DriftValue,
 };
 pub use repo::RepoRef;
 pub use sha::{short_sha, CommitSha};

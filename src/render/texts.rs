@@ -133,7 +133,12 @@ pub mod samples {
         let finding = DriftFindingText {
             address: "aws_security_group.web".into(),
             action: "update".into(),
-            lines: vec!["`ingress`: `1` → `2`".into()],
+            attributes: vec![crate::model::DriftAttributeChange {
+                path: "ingress".into(),
+                before: crate::model::DriftValue::Sensitive,
+                after: crate::model::DriftValue::Unknown,
+            }],
+            who: Some("who: not found in CloudTrail".into()),
         };
         crate::model::DriftReportText {
             marker: "<!-- tfgate:drift-report -->".into(),

@@ -217,3 +217,17 @@ fn scheduled_drift_issue_body() {
          \nNo drift is left; this issue was closed by tfgate.\n"
     );
 }
+
+#[test]
+fn drift_values_without_a_shown_value_read_as_before() {
+    let body = renderer()
+        .render_drift_report(&samples::drift_report())
+        .unwrap();
+    // As `report::finding` wrote them: `format!("{}: {} → {}", code_span(path), before, after)`.
+    assert!(
+        body.contains(
+            "- `aws_security_group.web` (update)\n  - `ingress`: (sensitive) → (known after apply)\n  - who: not found in CloudTrail\n"
+        ),
+        "{body}"
+    );
+}
