@@ -40,10 +40,6 @@ const SCANNED: &[&str] = &[
 const NOT_YET_TEMPLATED: &[(&str, &str)] = &[
     // The `tfgate/apply` check: title and summary from `run_planner::apply_status`.
     ("worker/apply_check.rs", "post_check"),
-    // The `tfgate/deploy` check and the GitOps preview (`gitops/render.rs`, `acknowledged`).
-    ("worker/gitops_check.rs", "post"),
-    // The drift report issue body (`drift_detection/report.rs`).
-    ("worker/drift_detection/issue.rs", "publish"),
 ];
 
 #[test]

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{bail, Result};
 
 use crate::checkout::{read_tree, WalkLimits};
-use crate::gitops::{check_conclusion, collect, diff, render_table, Tool};
+use crate::gitops::{check_conclusion, collect, deploy_check_text, diff, Tool};
 use crate::redact::{Placeholders, Redactor};
 
 #[derive(clap::Subcommand)]
@@ -50,8 +50,16 @@ pub fn run(cmd: GitopsCmd) -> Result<i32> {
     };
     let parsed = collect(&yaml_tree(&base), &paths, tool)
         .and_then(|b| collect(&yaml_tree(&head), &paths, tool).map(|h| diff(&b, &h)));
-    let (conclusion, title) = check_conclusion(&parsed);
-    println!("tfgate/deploy: {conclusion}: {title}\n");
+    let conclusion = check_conclusion(&parsed);
+    let redactor = Redactor::new(&Default::default())?;
+    let mut ph = Placeholders::new();
+    let mut redact = |s: &str| match &parsed {
+        Ok(_) => redactor.redact(s, &mut ph),
+        Err(_) => s.to_string(),
+    };
+    let text = crate::render::Renderer::new()?
+        .render_deploy_check(&deploy_check_text(&parsed, &mut redact))?;
+    println!("tfgate/deploy: {conclusion}: {}\n", text.title);
     match &parsed {
         Err(problems) => {
             for p in problems {
@@ -59,10 +67,8 @@ pub fn run(cmd: GitopsCmd) -> Result<i32> {
             }
             Ok(1)
         }
-        Ok(d) => {
-            let redactor = Redactor::new(&Default::default())?;
-            let mut ph = Placeholders::new();
-            print!("{}", render_table(d, &mut |s| redactor.redact(s, &mut ph)));
+        Ok(_) => {
+            print!("{}", text.summary);
             Ok(if conclusion == "action_required" {
                 3
             } else {

@@ -9,7 +9,10 @@
 
 use serde_json::Value;
 
-use crate::render::escape::code_span;
+use crate::model::{
+    DriftAttributeChange, DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection,
+    DriftRootStatus, DriftValue,
+};
 use crate::terraform::attribute_path::display_path;
 use crate::terraform::plan_json::{parse_plan_json, ResourceChange};
 use crate::terraform::{attribute_changes, Action};
@@ -26,8 +29,8 @@ pub struct ResourceFinding {
     pub address: String,
     /// `update`, `create`, `delete`, `replace`, …
     pub action: String,
-    /// `path: before → after`, redacted.
-    pub attributes: Vec<String>,
+    /// What changed, redacted.
+    pub attributes: Vec<DriftAttributeChange>,
     /// The names CloudTrail may file the resource under (never shown; resources changed
     /// outside Terraform only): see [`super::who_changed::resource_names`].
     pub lookup_names: Vec<String>,
@@ -115,113 +118,76 @@ impl DriftReport {
         }
     }
 
-    /// The issue body: a summary table, then a section per root with findings.
-    pub fn issue_body(&self) -> String {
-        let mut out = format!(
-            "{ISSUE_MARKER}\n## {ISSUE_TITLE}\n\nDefault branch `{}` at `{}`, checked {}.\n\n",
-            self.branch, self.commit_short, self.checked_at
-        );
-        out.push_str("| project | dir | changed outside Terraform | next apply changes | shared inputs moved | status |\n|---|---|--:|--:|--:|---|\n");
-        for root in &self.roots {
-            out.push_str(&summary_row(root));
+    /// The issue body as data (`drift_report.md.j2` words it): a summary table, then a
+    /// section per root with findings.
+    pub fn issue_text(&self) -> DriftReportText {
+        DriftReportText {
+            marker: ISSUE_MARKER.to_string(),
+            title: ISSUE_TITLE.to_string(),
+            branch: self.branch.clone(),
+            commit_short: self.commit_short.clone(),
+            checked_at: self.checked_at.clone(),
+            rows: self.roots.iter().map(summary_row).collect(),
+            sections: self.roots.iter().filter_map(root_section).collect(),
+            closed: self.issue_action() == IssueAction::Close,
         }
-        for root in &self.roots {
-            out.push_str(&root_section(root));
-        }
-        if self.issue_action() == IssueAction::Close {
-            out.push_str("\nNo drift is left; this issue was closed by tfgate.\n");
-        }
-        out
     }
 }
 
-fn summary_row(root: &RootReport) -> String {
-    let (outside, next, inputs, status) = match &root.state {
+fn summary_row(root: &RootReport) -> DriftRootRow {
+    let status = match &root.state {
         RootState::Checked {
             outside_terraform,
             next_apply,
             inputs_moved,
-        } => {
-            let drift =
-                !outside_terraform.is_empty() || !next_apply.is_empty() || !inputs_moved.is_empty();
-            let status = if drift { "⚠ drift" } else { "✅ in sync" };
-            (
-                outside_terraform.len().to_string(),
-                next_apply.len().to_string(),
-                inputs_moved.len().to_string(),
-                status.to_string(),
-            )
-        }
-        RootState::LockedBy { pr } => (
-            "–".into(),
-            "–".into(),
-            "–".into(),
-            format!("⏸ skipped: locked by #{pr}"),
-        ),
-        RootState::Busy => (
-            "–".into(),
-            "–".into(),
-            "–".into(),
-            "⏸ skipped: another run held it".into(),
-        ),
-        RootState::Failed { reason } => (
-            "–".into(),
-            "–".into(),
-            "–".into(),
-            format!("❌ not checked: {}", one_line(reason)),
-        ),
+        } => DriftRootStatus::Checked {
+            outside: outside_terraform.len(),
+            next: next_apply.len(),
+            inputs: inputs_moved.len(),
+            drift: !outside_terraform.is_empty()
+                || !next_apply.is_empty()
+                || !inputs_moved.is_empty(),
+        },
+        RootState::LockedBy { pr } => DriftRootStatus::LockedBy { pr: *pr },
+        RootState::Busy => DriftRootStatus::Busy,
+        RootState::Failed { reason } => DriftRootStatus::Failed {
+            reason: one_line(reason),
+        },
     };
-    format!(
-        "| {} | {} | {outside} | {next} | {inputs} | {status} |\n",
-        code_span(&root.project, true),
-        code_span(&root.dir, true)
-    )
+    DriftRootRow {
+        project: root.project.clone(),
+        dir: root.dir.clone(),
+        status,
+    }
 }
 
-fn root_section(root: &RootReport) -> String {
+fn finding_text(f: &ResourceFinding) -> DriftFindingText {
+    DriftFindingText {
+        address: f.address.clone(),
+        action: f.action.clone(),
+        attributes: f.attributes.clone(),
+        who: f.who.clone(),
+    }
+}
+
+fn root_section(root: &RootReport) -> Option<DriftRootSection> {
     let RootState::Checked {
         outside_terraform,
         next_apply,
         inputs_moved,
     } = &root.state
     else {
-        return String::new();
+        return None;
     };
     if outside_terraform.is_empty() && next_apply.is_empty() && inputs_moved.is_empty() {
-        return String::new();
+        return None;
     }
-    let mut out = format!("\n### {}\n", code_span(&root.project, false));
-    let lists = [
-        ("Changed outside Terraform", outside_terraform),
-        ("The next apply would change", next_apply),
-    ];
-    for (heading, findings) in lists {
-        if findings.is_empty() {
-            continue;
-        }
-        out.push_str(&format!("\n**{heading}**\n\n"));
-        for f in findings {
-            out.push_str(&format!(
-                "- {} ({})\n",
-                code_span(&f.address, false),
-                f.action
-            ));
-            for a in &f.attributes {
-                out.push_str(&format!("  - {a}\n"));
-            }
-            if let Some(who) = &f.who {
-                out.push_str(&format!("  - {who}\n"));
-            }
-        }
-    }
-    if !inputs_moved.is_empty() {
-        let names: Vec<String> = inputs_moved.iter().map(|i| code_span(i, false)).collect();
-        out.push_str(&format!(
-            "\n**Shared inputs changed since the last apply**: {} (values are never shown)\n",
-            names.join(", ")
-        ));
-    }
-    out
+    Some(DriftRootSection {
+        project: root.project.clone(),
+        outside_terraform: outside_terraform.iter().map(finding_text).collect(),
+        next_apply: next_apply.iter().map(finding_text).collect(),
+        inputs_moved: inputs_moved.clone(),
+    })
 }
 
 /// Shared inputs whose live fingerprint differs from the one of the root's last apply (an
@@ -277,18 +243,21 @@ fn finding(rc: &ResourceChange<'_>, redact: &mut dyn FnMut(&str) -> String) -> R
     let attributes = attribute_changes(&rc.change)
         .iter()
         .map(|a| {
-            let path = display_path(&a.path);
             let (before, after) = if a.sensitive {
-                ("(sensitive)".to_string(), "(sensitive)".to_string())
+                (DriftValue::Sensitive, DriftValue::Sensitive)
             } else {
                 let after = if a.after_unknown {
-                    "(known after apply)".to_string()
+                    DriftValue::Unknown
                 } else {
                     shown(a.after.as_ref(), redact)
                 };
                 (shown(a.before.as_ref(), redact), after)
             };
-            format!("{}: {} → {}", code_span(&path, false), before, after)
+            DriftAttributeChange {
+                path: display_path(&a.path),
+                before,
+                after,
+            }
         })
         .collect();
     ResourceFinding {
@@ -309,10 +278,10 @@ fn lookup_names(rc: &ResourceChange<'_>) -> Vec<String> {
     super::who_changed::resource_names(before.as_ref())
 }
 
-/// A value as a short code span: redacted, cut to [`MAX_VALUE_CHARS`].
-fn shown(value: Option<&Value>, redact: &mut dyn FnMut(&str) -> String) -> String {
+/// A value to show: redacted, cut to [`MAX_VALUE_CHARS`].
+fn shown(value: Option<&Value>, redact: &mut dyn FnMut(&str) -> String) -> DriftValue {
     let Some(value) = value else {
-        return "(none)".into();
+        return DriftValue::Absent;
     };
     let text = match value {
         Value::String(s) => s.clone(),
@@ -323,7 +292,7 @@ fn shown(value: Option<&Value>, redact: &mut dyn FnMut(&str) -> String) -> Strin
     if redacted.chars().count() > MAX_VALUE_CHARS {
         cut.push('…');
     }
-    code_span(&cut, false)
+    DriftValue::Shown { text: cut }
 }
 
 #[cfg(test)]

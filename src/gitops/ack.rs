@@ -61,11 +61,6 @@ pub fn ack_result(shown: Option<&str>) -> AckResult {
     }
 }
 
-/// The check run's title once acknowledged (GitHub shows it beside the check's name).
-pub fn acknowledged_title(title: &str, user: &str) -> String {
-    format!("acknowledged by @{user}: {title}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,9 +109,5 @@ mod tests {
         assert_eq!(ack_result(Some("success")), AckResult::NothingToAcknowledge);
         assert_eq!(ack_result(Some("failure")), AckResult::PreviewFails);
         assert_eq!(ack_result(None), AckResult::NotReady);
-        assert_eq!(
-            acknowledged_title("1 change(s) need acknowledgement before merge", "maya"),
-            "acknowledged by @maya: 1 change(s) need acknowledgement before merge"
-        );
     }
 }

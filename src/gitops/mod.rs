@@ -11,7 +11,7 @@ mod render;
 
 pub use diff::{acknowledgements, compare, diff, Change, DeployDiff};
 pub use parse::{collect, ParseProblem};
-pub use render::{check_conclusion, render_table};
+pub use render::{check_conclusion, deploy_check_text};
 
 use serde::Serialize;
 

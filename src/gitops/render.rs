@@ -1,91 +1,76 @@
-//! The `tfgate/deploy` table (pure): added, changed (before → after) and removed objects, with
-//! automated sync and prune, and the lines that need acknowledgement. Values pass through the
-//! caller's redaction (`redact`): URLs keep host and path; tokens, IPs and account ids go.
+//! The `tfgate/deploy` check run as data (pure): added, changed (before → after) and removed
+//! objects, with automated sync and prune, and the lines that need acknowledgement;
+//! `templates/deploy_check.md.j2` words it. Values pass through the caller's redaction
+//! (`redact`): URLs keep host and path; tokens, IPs and account ids go.
 
 use super::{acknowledgements, DeployDiff, DeployObject, ParseProblem};
-
-fn yes_no(b: bool) -> &'static str {
-    if b {
-        "yes"
-    } else {
-        "no"
-    }
-}
+use crate::model::{DeployChange, DeployCheckBody, DeployCheckText, DeployRow};
 
 fn cell(text: &str, redact: &mut dyn FnMut(&str) -> String) -> String {
     redact(text).replace('|', "\\|").replace('\n', " ")
 }
 
-fn object_row(o: &DeployObject, what: &str, redact: &mut dyn FnMut(&str) -> String) -> String {
-    format!(
-        "| {what} | {} | `{}` | {} | {} | {} | {} | `{}:{}` |\n",
-        o.kind.label(),
-        cell(&o.name, redact),
-        cell(&o.source, redact),
-        cell(&o.destination, redact),
-        yes_no(o.automated),
-        yes_no(o.prune),
-        o.file,
-        o.line
-    )
+fn object_row(
+    o: &DeployObject,
+    change: DeployChange,
+    redact: &mut dyn FnMut(&str) -> String,
+) -> DeployRow {
+    DeployRow {
+        change,
+        kind: o.kind.label().to_string(),
+        name: cell(&o.name, redact),
+        source: cell(&o.source, redact),
+        destination: cell(&o.destination, redact),
+        automated: o.automated,
+        prune: o.prune,
+        file: o.file.clone(),
+        line: o.line,
+    }
 }
 
-/// The check run's text: the table, then what needs acknowledgement.
-pub fn render_table(diff: &DeployDiff, redact: &mut dyn FnMut(&str) -> String) -> String {
-    if diff.is_empty() {
-        return "This pull request changes no ArgoCD or Flux object that deploys.\n".into();
-    }
-    let mut out = String::from(
-        "| change | kind | name | source | destination | automated | prune | declared at |\n\
-         |---|---|---|---|---|---|---|---|\n",
-    );
-    for o in &diff.added {
-        out.push_str(&object_row(o, "added", redact));
-    }
-    for c in &diff.changed {
-        out.push_str(&object_row(&c.before, "changed: before", redact));
-        out.push_str(&object_row(&c.after, "changed: after", redact));
-    }
-    for o in &diff.removed {
-        out.push_str(&object_row(o, "**removed**", redact));
-    }
-    let acks = acknowledgements(diff);
-    if !acks.is_empty() {
-        out.push_str(
-            "\n**Needs acknowledgement** (`/ack-deploy` by a user the policy allows):\n\n",
-        );
-        for line in acks {
-            out.push_str(&format!("- {}\n", cell(&line, redact)));
-        }
-    }
-    out
-}
-
-/// The check run's conclusion and title.
-pub fn check_conclusion(parsed: &Result<DeployDiff, Vec<ParseProblem>>) -> (&'static str, String) {
-    match parsed {
-        Err(problems) => (
-            "failure",
-            match problems.first() {
-                Some(p) => format!("YAML does not parse: {p}"),
-                None => "YAML does not parse".into(),
-            },
-        ),
+/// The check run's text: the table and what needs acknowledgement, or the YAML problems.
+pub fn deploy_check_text(
+    parsed: &Result<DeployDiff, Vec<ParseProblem>>,
+    redact: &mut dyn FnMut(&str) -> String,
+) -> DeployCheckText {
+    let body = match parsed {
+        Err(problems) => DeployCheckBody::Unparsed {
+            problems: problems.iter().map(|p| redact(&p.to_string())).collect(),
+        },
+        Ok(diff) if diff.is_empty() => DeployCheckBody::Unchanged,
         Ok(diff) => {
-            let acks = acknowledgements(diff).len();
-            if acks > 0 {
-                (
-                    "action_required",
-                    format!("{acks} change(s) need acknowledgement before merge"),
-                )
-            } else if diff.is_empty() {
-                ("success", "no deploying object changes".into())
-            } else {
-                (
-                    "success",
-                    "deploying objects change; nothing needs acknowledgement".into(),
-                )
+            let mut rows = Vec::new();
+            for o in &diff.added {
+                rows.push(object_row(o, DeployChange::Added, redact));
+            }
+            for c in &diff.changed {
+                rows.push(object_row(&c.before, DeployChange::ChangedBefore, redact));
+                rows.push(object_row(&c.after, DeployChange::ChangedAfter, redact));
+            }
+            for o in &diff.removed {
+                rows.push(object_row(o, DeployChange::Removed, redact));
+            }
+            let acknowledgements = acknowledgements(diff)
+                .iter()
+                .map(|line| cell(line, redact))
+                .collect();
+            DeployCheckBody::Changes {
+                rows,
+                acknowledgements,
             }
         }
+    };
+    DeployCheckText {
+        body,
+        acknowledged: None,
+    }
+}
+
+/// The check run's conclusion.
+pub fn check_conclusion(parsed: &Result<DeployDiff, Vec<ParseProblem>>) -> &'static str {
+    match parsed {
+        Err(_) => "failure",
+        Ok(diff) if !acknowledgements(diff).is_empty() => "action_required",
+        Ok(_) => "success",
     }
 }

@@ -108,13 +108,21 @@ fn removing_an_application_under_prune_needs_acknowledgement() {
         acks[0].starts_with("Application `guestbook` is removed"),
         "{acks:?}"
     );
-    assert_eq!(check_conclusion(&Ok(d.clone())).0, "action_required");
-    let table = render_table(&d, &mut |s| s.to_string());
-    assert!(
-        table.contains("| **removed** | Application | `guestbook` |"),
-        "{table}"
+    assert_eq!(check_conclusion(&Ok(d.clone())), "action_required");
+    let text = deploy_check_text(&Ok(d), &mut |s| s.to_string());
+    let crate::model::DeployCheckBody::Changes { rows, .. } = &text.body else {
+        panic!("{text:?}")
+    };
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].change, crate::model::DeployChange::Removed);
+    assert_eq!(
+        (rows[0].kind.as_str(), rows[0].name.as_str()),
+        ("Application", "guestbook")
     );
-    assert!(table.contains("`application.yaml:1`"), "{table}");
+    assert_eq!(
+        (rows[0].file.as_str(), rows[0].line),
+        ("application.yaml", 1)
+    );
 }
 
 #[test]
@@ -144,7 +152,7 @@ fn prune_and_destination_changes_need_acknowledgement_other_changes_do_not() {
     let revision = change("targetRevision: HEAD", "targetRevision: v2.0.0");
     assert_eq!(revision.changed.len(), 1);
     assert!(acknowledgements(&revision).is_empty());
-    assert_eq!(check_conclusion(&Ok(revision)).0, "success");
+    assert_eq!(check_conclusion(&Ok(revision)), "success");
 }
 
 #[test]
@@ -158,12 +166,13 @@ fn broken_yaml_names_its_file_and_line() {
     assert_eq!(err.len(), 1);
     assert_eq!(err[0].file, "broken.yaml");
     assert!(err[0].line >= 2, "{:?}", err[0]);
-    let (conclusion, title) = check_conclusion(&Err(err));
-    assert_eq!(conclusion, "failure");
-    assert!(
-        title.starts_with("YAML does not parse: broken.yaml:"),
-        "{title}"
-    );
+    let parsed = Err(err);
+    assert_eq!(check_conclusion(&parsed), "failure");
+    let text = deploy_check_text(&parsed, &mut |s| s.to_string());
+    let crate::model::DeployCheckBody::Unparsed { problems } = &text.body else {
+        panic!("{text:?}")
+    };
+    assert!(problems[0].starts_with("broken.yaml:"), "{problems:?}");
 }
 
 #[test]
@@ -198,12 +207,13 @@ fn cells_are_redacted_and_escaped() {
         }],
         ..Default::default()
     };
-    let table = render_table(&d, &mut |s| {
+    let text = deploy_check_text(&Ok(d), &mut |s| {
         s.replace("10.0.0.1", "<ip-1>").replace("token@", "")
     });
-    assert!(table.contains("`a\\|b`"), "{table}");
-    assert!(
-        table.contains("<ip-1>") && !table.contains("10.0.0.1") && !table.contains("token@"),
-        "{table}"
-    );
+    let crate::model::DeployCheckBody::Changes { rows, .. } = &text.body else {
+        panic!("{text:?}")
+    };
+    assert_eq!(rows[0].name, "a\\|b");
+    assert_eq!(rows[0].source, "https://git.example.com/repo");
+    assert_eq!(rows[0].destination, "https://<ip-1> / ns");
 }

@@ -5,6 +5,8 @@
 
 mod check_texts;
 mod deny;
+mod deploy_check;
+mod drift_report;
 pub mod gitops;
 mod input_drift_refusal;
 pub mod job;
@@ -18,6 +20,13 @@ pub mod view;
 
 pub use check_texts::PolicyCheckText;
 pub use deny::DenyKind;
+pub use deploy_check::{
+    DeployAcknowledged, DeployChange, DeployCheckBody, DeployCheckText, DeployRow,
+};
+pub use drift_report::{
+    DriftAttributeChange, DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection,
+    DriftRootStatus, DriftValue,
+};
 pub use input_drift_refusal::InputDriftRefusal;
 pub use policy_denial::{
     ApprovalProblem, CheckProblem, NotCounted, NotCountedWhy, PolicyDenial, UnmetRequirement,

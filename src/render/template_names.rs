@@ -12,6 +12,10 @@ pub const FOOTER: &str = "_footer.md.j2";
 pub const PLAN_OUTDATED: &str = "plan_outdated.md.j2";
 /// The `tfgate/policy` check run (`title` and `summary` blocks).
 pub const POLICY_CHECK: &str = "policy_check.md.j2";
+/// The `tfgate/deploy` check run (`title` and `summary` blocks).
+pub const DEPLOY_CHECK: &str = "deploy_check.md.j2";
+/// The scheduled drift report issue's body.
+pub const DRIFT_REPORT: &str = "drift_report.md.j2";
 
 /// Every name above.
 pub const NAMED: &[&str] = &[
@@ -23,4 +27,6 @@ pub const NAMED: &[&str] = &[
     FOOTER,
     PLAN_OUTDATED,
     POLICY_CHECK,
+    DEPLOY_CHECK,
+    DRIFT_REPORT,
 ];

@@ -82,6 +82,14 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/deploy_ack.md.j2"),
     ),
     (
+        "deploy_check.md.j2",
+        include_str!("../../templates/deploy_check.md.j2"),
+    ),
+    (
+        "drift_report.md.j2",
+        include_str!("../../templates/drift_report.md.j2"),
+    ),
+    (
         "head_moved.md.j2",
         include_str!("../../templates/head_moved.md.j2"),
     ),

@@ -4,9 +4,9 @@
 
 use minijinja::context;
 
-use super::template_names::{PLAN_OUTDATED, POLICY_CHECK};
+use super::template_names::{DEPLOY_CHECK, DRIFT_REPORT, PLAN_OUTDATED, POLICY_CHECK};
 use super::{RenderError, Renderer};
-use crate::model::PolicyCheckText;
+use crate::model::{DeployCheckText, DriftReportText, PolicyCheckText};
 
 /// Where the comment goes in the fold template (to find the text before it).
 const BODY_SLOT: &str = "\u{1}tfgate-folded-body\u{1}";
@@ -42,6 +42,26 @@ impl Renderer {
         self.title_and_summary(POLICY_CHECK, context! { check => check })
     }
 
+    /// The `tfgate/deploy` check run's title and summary (`deploy_check.md.j2`). A summary
+    /// ends with a newline, as it did when built in Rust.
+    pub fn render_deploy_check(
+        &self,
+        check: &DeployCheckText,
+    ) -> Result<CheckTitleSummary, RenderError> {
+        let mut text = self.title_and_summary(DEPLOY_CHECK, context! { check => check })?;
+        if !text.summary.is_empty() {
+            text.summary.push('\n');
+        }
+        Ok(text)
+    }
+
+    /// The scheduled drift report issue's body (`drift_report.md.j2`); it ends with one
+    /// newline and starts with the marker the issue is found by.
+    pub fn render_drift_report(&self, report: &DriftReportText) -> Result<String, RenderError> {
+        let text = self.render(DRIFT_REPORT, context! { report => report })?;
+        Ok(format!("{}\n", text.trim_end_matches('\n')))
+    }
+
     fn title_and_summary(
         &self,
         name: &str,
@@ -73,13 +93,127 @@ impl Renderer {
         for check in samples::policy_checks() {
             self.render_policy_check(&check)?;
         }
+        for check in samples::deploy_checks() {
+            self.render_deploy_check(&check)?;
+        }
+        self.render_drift_report(&samples::drift_report())?;
         Ok(())
     }
 }
 
 /// Sample models of these texts (load-time validation and tests).
 pub mod samples {
-    use crate::model::PolicyCheckText;
+    use crate::model::{
+        DeployAcknowledged, DeployChange, DeployCheckBody, DeployCheckText, DeployRow,
+        PolicyCheckText,
+    };
+
+    fn deploy_row(change: DeployChange, prune: bool) -> DeployRow {
+        DeployRow {
+            change,
+            kind: "Application".into(),
+            name: "guestbook".into(),
+            source: "https://git.example.com/apps".into(),
+            destination: "<ip-1> / guestbook".into(),
+            automated: true,
+            prune,
+            file: "deploy/app.yaml".into(),
+            line: 3,
+        }
+    }
+
+    /// A drift report with every kind of root, findings and moved inputs.
+    pub fn drift_report() -> crate::model::DriftReportText {
+        use crate::model::{DriftFindingText, DriftRootRow, DriftRootSection, DriftRootStatus};
+        let row = |project: &str, status| DriftRootRow {
+            project: project.into(),
+            dir: format!("infra/{project}"),
+            status,
+        };
+        let finding = DriftFindingText {
+            address: "aws_security_group.web".into(),
+            action: "update".into(),
+            attributes: vec![crate::model::DriftAttributeChange {
+                path: "ingress".into(),
+                before: crate::model::DriftValue::Sensitive,
+                after: crate::model::DriftValue::Unknown,
+            }],
+            who: Some("who: not found in CloudTrail".into()),
+        };
+        crate::model::DriftReportText {
+            marker: "<!-- tfgate:drift-report -->".into(),
+            title: "tfgate drift report".into(),
+            branch: "main".into(),
+            commit_short: "9c1b2d4".into(),
+            checked_at: "2026-12-05T06:00:12Z".into(),
+            rows: vec![
+                row(
+                    "network",
+                    DriftRootStatus::Checked {
+                        outside: 1,
+                        next: 1,
+                        inputs: 1,
+                        drift: true,
+                    },
+                ),
+                row("vpc", DriftRootStatus::LockedBy { pr: 12 }),
+                row("dns", DriftRootStatus::Busy),
+                row(
+                    "iam",
+                    DriftRootStatus::Failed {
+                        reason: "the plan failed".into(),
+                    },
+                ),
+            ],
+            sections: vec![DriftRootSection {
+                project: "network".into(),
+                outside_terraform: vec![finding.clone()],
+                next_apply: vec![finding],
+                inputs_moved: vec!["ADMIN_CIDRS".into()],
+            }],
+            closed: false,
+        }
+    }
+
+    /// Unparsed, unchanged, changes with and without acknowledgements, acknowledged.
+    pub fn deploy_checks() -> Vec<DeployCheckText> {
+        let text = |body| DeployCheckText {
+            body,
+            acknowledged: None,
+        };
+        let rows = vec![
+            deploy_row(DeployChange::Added, false),
+            deploy_row(DeployChange::ChangedBefore, false),
+            deploy_row(DeployChange::ChangedAfter, true),
+            deploy_row(DeployChange::Removed, true),
+        ];
+        let acks = vec!["Application `guestbook` turns prune on".to_string()];
+        vec![
+            text(DeployCheckBody::Unparsed {
+                problems: vec!["broken.yaml:2: did not find expected node content".into()],
+            }),
+            text(DeployCheckBody::Unparsed { problems: vec![] }),
+            text(DeployCheckBody::Unchanged),
+            text(DeployCheckBody::Changes {
+                rows: rows.clone(),
+                acknowledgements: vec![],
+            }),
+            text(DeployCheckBody::Changes {
+                rows: rows.clone(),
+                acknowledgements: acks.clone(),
+            }),
+            DeployCheckText {
+                body: DeployCheckBody::Changes {
+                    rows,
+                    acknowledgements: acks,
+                },
+                acknowledged: Some(DeployAcknowledged {
+                    user: "maya".into(),
+                    commit_short: "abc1234".into(),
+                }),
+            },
+        ]
+    }
 
     pub fn policy_checks() -> Vec<PolicyCheckText> {
         vec![

@@ -62,3 +62,172 @@ fn policy_check_texts_read_as_before() {
         assert_eq!(text(check), (title.to_string(), summary.to_string()));
     }
 }
+
+/// The `tfgate/deploy` title and summary as `gitops/render.rs` and `worker/deploy_ack.rs`
+/// built them with `format!` before the template (kept here as the reference).
+fn deploy_check_as_before(check: &crate::model::DeployCheckText) -> (String, String) {
+    use crate::model::{DeployChange, DeployCheckBody};
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let (title, summary) = match &check.body {
+        DeployCheckBody::Unparsed { problems } => (
+            match problems.first() {
+                Some(p) => format!("YAML does not parse: {p}"),
+                None => "YAML does not parse".into(),
+            },
+            problems.iter().map(|p| format!("- `{p}`\n")).collect(),
+        ),
+        DeployCheckBody::Unchanged => (
+            "no deploying object changes".to_string(),
+            "This pull request changes no ArgoCD or Flux object that deploys.\n".to_string(),
+        ),
+        DeployCheckBody::Changes {
+            rows,
+            acknowledgements,
+        } => {
+            let mut out = String::from(
+                "| change | kind | name | source | destination | automated | prune | declared at |\n\
+                 |---|---|---|---|---|---|---|---|\n",
+            );
+            for r in rows {
+                let what = match r.change {
+                    DeployChange::Added => "added",
+                    DeployChange::ChangedBefore => "changed: before",
+                    DeployChange::ChangedAfter => "changed: after",
+                    DeployChange::Removed => "**removed**",
+                };
+                out.push_str(&format!(
+                    "| {what} | {} | `{}` | {} | {} | {} | {} | `{}:{}` |\n",
+                    r.kind,
+                    r.name,
+                    r.source,
+                    r.destination,
+                    yes_no(r.automated),
+                    yes_no(r.prune),
+                    r.file,
+                    r.line
+                ));
+            }
+            if !acknowledgements.is_empty() {
+                out.push_str(
+                    "\n**Needs acknowledgement** (`/ack-deploy` by a user the policy allows):\n\n",
+                );
+                for line in acknowledgements {
+                    out.push_str(&format!("- {line}\n"));
+                }
+            }
+            let title = if !acknowledgements.is_empty() {
+                format!(
+                    "{} change(s) need acknowledgement before merge",
+                    acknowledgements.len()
+                )
+            } else {
+                "deploying objects change; nothing needs acknowledgement".into()
+            };
+            (title, out)
+        }
+    };
+    match &check.acknowledged {
+        None => (title, summary),
+        Some(a) => (
+            format!("acknowledged by @{}: {title}", a.user),
+            format!(
+                "{summary}\nAcknowledged by @{} for commit `{}`; a new push asks again.\n",
+                a.user, a.commit_short
+            ),
+        ),
+    }
+}
+
+#[test]
+fn deploy_check_texts_read_as_before() {
+    let r = renderer();
+    let checks = samples::deploy_checks();
+    assert!(checks.iter().any(|c| c.acknowledged.is_some()));
+    for check in checks {
+        let text = r.render_deploy_check(&check).unwrap();
+        assert_eq!(
+            (text.title, text.summary),
+            deploy_check_as_before(&check),
+            "{check:?}"
+        );
+    }
+}
+
+/// The drift report issue reads as `DriftReport::issue_body` wrote it with `format!` (the
+/// snapshot is that function's output, moved here from `drift_detection::report`).
+#[test]
+fn scheduled_drift_issue_body() {
+    use crate::drift_detection::report::{
+        findings_from_plan, DriftReport, RootReport, RootState, ISSUE_MARKER,
+    };
+    const DRIFT_PLAN: &str = include_str!(
+        "../../tests/fixtures/tf-json/hashicorp-terraform__equivalence-drift_relevant_attributes__plan.json"
+    );
+    let (mut outside, next) = findings_from_plan(DRIFT_PLAN, &mut |s| s.to_string()).unwrap();
+    outside[0].who = Some(
+        "changed by an assumed role, session `alice@example.com`: `UpdateSimpleResource` at 2026-12-04T17:20:05Z"
+            .into(),
+    );
+    let root = |project: &str, state| RootReport {
+        project: project.into(),
+        dir: format!("infra/{project}"),
+        state,
+    };
+    let checked = |outside, next, inputs: &[&str]| RootState::Checked {
+        outside_terraform: outside,
+        next_apply: next,
+        inputs_moved: inputs.iter().map(|s| s.to_string()).collect(),
+    };
+    let report = |roots| DriftReport {
+        commit_short: "9c1b2d4".into(),
+        branch: "main".into(),
+        checked_at: "2026-12-05T06:00:12Z".into(),
+        roots,
+    };
+    let r = renderer();
+    let body = r
+        .render_drift_report(
+            &report(vec![
+                root("network", checked(outside, next, &["ADMIN_CIDRS"])),
+                root("eks", checked(vec![], vec![], &[])),
+                root("vpc", RootState::LockedBy { pr: 12 }),
+                root("dns", RootState::Busy),
+                root(
+                    "iam",
+                    RootState::Failed {
+                        reason: "the plan could not start (checkout failed)".into(),
+                    },
+                ),
+            ])
+            .issue_text(),
+        )
+        .unwrap();
+    assert!(body.starts_with(ISSUE_MARKER));
+    insta::assert_snapshot!("scheduled_drift_issue_body", body);
+    // All in sync: the closing line, as before.
+    let closed = r
+        .render_drift_report(&report(vec![root("eks", checked(vec![], vec![], &[]))]).issue_text())
+        .unwrap();
+    assert_eq!(
+        closed,
+        "<!-- tfgate:drift-report -->\n## tfgate drift report\n\nDefault branch `main` at \
+         `9c1b2d4`, checked 2026-12-05T06:00:12Z.\n\n| project | dir | changed outside \
+         Terraform | next apply changes | shared inputs moved | status |\n\
+         |---|---|--:|--:|--:|---|\n| `eks` | `infra/eks` | 0 | 0 | 0 | ✅ in sync |\n\
+         \nNo drift is left; this issue was closed by tfgate.\n"
+    );
+}
+
+#[test]
+fn drift_values_without_a_shown_value_read_as_before() {
+    let body = renderer()
+        .render_drift_report(&samples::drift_report())
+        .unwrap();
+    // As `report::finding` wrote them: `format!("{}: {} → {}", code_span(path), before, after)`.
+    assert!(
+        body.contains(
+            "- `aws_security_group.web` (update)\n  - `ingress`: (sensitive) → (known after apply)\n  - who: not found in CloudTrail\n"
+        ),
+        "{body}"
+    );
+}

@@ -5,16 +5,16 @@
 
 use super::authorize::audit;
 use super::github_error;
-use super::gitops_check::{compute, post, Preview, CHECK_NAME};
+use super::gitops_check::{compute, post, word, Preview, CHECK_NAME};
 use super::replies::Replies;
 use crate::github::api;
 use crate::github::lists;
 use crate::github::{GitHubApp, InstallationClient};
-use crate::gitops::ack::{ack_result, acknowledged_title, may_acknowledge};
+use crate::gitops::ack::{ack_result, may_acknowledge};
 use crate::jobs::JobError;
-use crate::model::short_sha;
 use crate::model::view::AckResult;
 use crate::model::view::NoticeBody;
+use crate::model::{short_sha, DeployAcknowledged};
 use crate::policy::{GitHubPermission, RepoPolicy};
 use crate::state::AppState;
 use crate::webhook::event::CommentJob;
@@ -70,15 +70,17 @@ pub(super) async fn acknowledge(
         let preview = compute(state, app, policy, &comment.repo, &info.base.sha, &head).await?;
         result = ack_result(Some(preview.conclusion));
         let output = shown.and_then(|c| c.output.clone()).unwrap_or_default();
-        let same = output.title.as_deref() == Some(preview.title.as_str())
-            && output.summary.as_deref() == Some(preview.summary.as_str());
+        let worded = word(&state.renderer, &preview)?;
+        let same = output.title.as_deref() == Some(worded.title.as_str())
+            && output.summary.as_deref() == Some(worded.summary.as_str());
         if result == AckResult::Acknowledged && !same {
             // What would be accepted is not what was shown: show it, accept nothing.
             result = AckResult::PreviewChanged;
-            post(gh, &comment.repo, &head, &preview).await?;
+            post(gh, &state.renderer, &comment.repo, &head, &preview).await?;
         } else if result == AckResult::Acknowledged {
             post(
                 gh,
+                &state.renderer,
                 &comment.repo,
                 &head,
                 &acknowledged(preview, &comment.author, &head),
@@ -102,14 +104,14 @@ pub(super) async fn acknowledge(
 
 /// The preview as `success`, saying who accepted it for which commit.
 fn acknowledged(preview: Preview, user: &str, head: &str) -> Preview {
+    let mut text = preview.text;
+    text.acknowledged = Some(DeployAcknowledged {
+        user: user.to_string(),
+        commit_short: short_sha(head).to_string(),
+    });
     Preview {
         conclusion: "success",
-        title: acknowledged_title(&preview.title, user),
-        summary: format!(
-            "{}\nAcknowledged by @{user} for commit `{}`; a new push asks again.\n",
-            preview.summary,
-            short_sha(head)
-        ),
+        text,
         annotations: preview.annotations,
     }
 }

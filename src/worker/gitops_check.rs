@@ -10,12 +10,13 @@ use anyhow::anyhow;
 use super::{github_error, installation_client};
 use crate::github::api::{self, create_check_run, CheckRunRequest};
 use crate::github::{GitHubApp, InstallationClient};
-use crate::gitops::{check_conclusion, compare, render_table};
+use crate::gitops::{check_conclusion, compare, deploy_check_text};
 use crate::jobs::JobError;
 use crate::model::view::{AnnotationLevel, AnnotationView};
-use crate::model::RepoRef;
+use crate::model::{DeployCheckText, RepoRef};
 use crate::policy::RepoPolicy;
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
+use crate::render::{CheckTitleSummary, Renderer};
 use crate::state::AppState;
 use crate::webhook::event::PullRequestJob;
 
@@ -51,14 +52,13 @@ pub async fn preview(
         }
     };
     let shown = compute(state, &app, &policy, &pr.repo, &base_sha, &pr.head_sha).await?;
-    post(&gh, &pr.repo, &pr.head_sha, &shown).await
+    post(&gh, &state.renderer, &pr.repo, &pr.head_sha, &shown).await
 }
 
-/// The preview of a PR, ready to post as the check run.
+/// The preview of a PR, ready to word (`deploy_check.md.j2`) and post as the check run.
 pub struct Preview {
     pub conclusion: &'static str,
-    pub title: String,
-    pub summary: String,
+    pub text: DeployCheckText,
     pub annotations: Vec<AnnotationView>,
 }
 
@@ -86,49 +86,54 @@ pub async fn compute(
     .map_err(|e| JobError::Permanent(anyhow!("redaction patterns: {e}")))?;
     let mut ph = Placeholders::new();
     let mut redact = |s: &str| redactor.redact(s, &mut ph);
-    let (conclusion, title) = check_conclusion(&result);
-    let (summary, annotations) = match &result {
-        Ok(diff) => (render_table(diff, &mut redact), Vec::new()),
-        Err(problems) => (
-            problems
-                .iter()
-                .map(|p| format!("- `{}`\n", redact(&p.to_string())))
-                .collect(),
-            problems
-                .iter()
-                .map(|p| AnnotationView {
-                    path: p.file.clone(),
-                    start_line: p.line.max(1) as u32,
-                    end_line: p.line.max(1) as u32,
-                    level: AnnotationLevel::Failure,
-                    title: "YAML does not parse".into(),
-                    message: redact(&p.message),
-                })
-                .collect(),
-        ),
+    let conclusion = check_conclusion(&result);
+    let text = deploy_check_text(&result, &mut redact);
+    let annotations = match &result {
+        Ok(_) => Vec::new(),
+        Err(problems) => problems
+            .iter()
+            .map(|p| AnnotationView {
+                path: p.file.clone(),
+                start_line: p.line.max(1) as u32,
+                end_line: p.line.max(1) as u32,
+                level: AnnotationLevel::Failure,
+                title: "YAML does not parse".into(),
+                message: redact(&p.message),
+            })
+            .collect(),
     };
     Ok(Preview {
         conclusion,
-        title: redact(&title),
-        summary,
+        text,
         annotations,
     })
+}
+
+/// The preview's title and summary as the template words them.
+pub fn word(renderer: &Renderer, preview: &Preview) -> Result<CheckTitleSummary, JobError> {
+    renderer
+        .render_deploy_check(&preview.text)
+        .map_err(|e| JobError::Permanent(anyhow!("rendering the deploy check: {e}")))
 }
 
 /// Posts `preview` as the `tfgate/deploy` check run of `head_sha`.
 pub async fn post(
     gh: &InstallationClient,
+    renderer: &Renderer,
     repo: &RepoRef,
     head_sha: &str,
     preview: &Preview,
 ) -> Result<(), JobError> {
+    let text = renderer
+        .render_deploy_check(&preview.text)
+        .map_err(|e| JobError::Permanent(anyhow!("rendering the deploy check: {e}")))?;
     let request = CheckRunRequest {
         name: CHECK_NAME,
         head_sha,
         external_id: None,
         conclusion: preview.conclusion,
-        title: &preview.title,
-        summary: &preview.summary,
+        title: &text.title,
+        summary: &text.summary,
         text: "",
         annotations: &preview.annotations,
     };

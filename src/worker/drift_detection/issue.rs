@@ -20,7 +20,10 @@ pub async fn publish(
 ) -> Result<(), JobError> {
     record_metrics(state, repo, report);
     let action = report.issue_action();
-    let body = report.issue_body();
+    let body = state
+        .renderer
+        .render_drift_report(&report.issue_text())
+        .map_err(|e| JobError::Permanent(anyhow::anyhow!("rendering the drift report: {e}")))?;
     let own_login = format!("{}[bot]", state.app_slug());
     let wanted = issues::MarkedIssue {
         title: ISSUE_TITLE,

@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::{self, Visit};
 
+mod collect;
+use collect::*;
+
 /// The folders of `src/`, bottom to top, grouped by layer. A folder may import only folders that
 /// come before it in this list.
 const LAYERS: &[(&str, &[&str])] = &[
@@ -152,18 +155,11 @@ impl fmt::Display for Offence {
 /// Exceptions, as `(importing file under src/, imported folder, reason)`. Each must match at
 /// least one offence, so a fixed import makes its entry stale and the test fails until the entry
 /// goes. For a file loop the imported folder is the file's own folder.
-const ALLOWED: &[(&str, &str, &str)] = &[
-    (
-        "drift_detection/report.rs",
-        "render",
-        "publish: the drift report's markdown moves into a template",
-    ),
-    (
-        "drift_detection/who_changed.rs",
-        "render",
-        "publish: the drift report's markdown moves into a template",
-    ),
-];
+const ALLOWED: &[(&str, &str, &str)] = &[(
+    "drift_detection/who_changed.rs",
+    "render",
+    "publish: the drift report's markdown moves into a template",
+)];
 
 fn rank_of(folder: &str) -> Option<usize> {
     LAYERS
@@ -220,200 +216,6 @@ fn is_test_only(attrs: &[syn::Attribute]) -> bool {
                 .parse_args::<syn::Meta>()
                 .is_ok_and(|meta| meta.path().is_ident("test"))
     })
-}
-
-/// Collects the crate-internal paths a file names, each resolved to an absolute module path.
-struct ImportCollector<'a> {
-    /// Every module of the crate (files), to resolve `child::…` and to find the longest prefix.
-    modules: &'a BTreeSet<Vec<String>>,
-    /// The module the visitor is in (the file's, plus inline `mod x { … }` blocks).
-    current: Vec<String>,
-    found: BTreeSet<Vec<String>>,
-}
-
-impl ImportCollector<'_> {
-    /// Resolves a path written in the current module to an absolute one, or `None` when it is
-    /// not crate-internal (std, an external crate, a local item).
-    fn absolute(&self, segments: &[String]) -> Option<Vec<String>> {
-        let (first, rest) = segments.split_first()?;
-        let mut base = match first.as_str() {
-            "crate" => Vec::new(),
-            "self" => self.current.clone(),
-            "super" => {
-                let mut base = self.current.clone();
-                base.pop()?;
-                base
-            }
-            _ => {
-                let mut child = self.current.clone();
-                child.push(first.clone());
-                if rest.is_empty() || !self.modules.contains(&child) {
-                    return None;
-                }
-                child.extend(rest.iter().cloned());
-                return Some(child);
-            }
-        };
-        let mut rest = rest;
-        while let Some((next, tail)) = rest.split_first() {
-            if next != "super" {
-                break;
-            }
-            base.pop()?;
-            rest = tail;
-        }
-        base.extend(rest.iter().cloned());
-        (!base.is_empty()).then_some(base)
-    }
-
-    fn record(&mut self, segments: &[String]) {
-        if let Some(path) = self.absolute(segments) {
-            self.found.insert(path);
-        }
-    }
-
-    fn walk_use(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
-        match tree {
-            syn::UseTree::Path(p) => {
-                prefix.push(p.ident.to_string());
-                self.walk_use(prefix, &p.tree);
-                prefix.pop();
-            }
-            syn::UseTree::Name(n) => {
-                let name = n.ident.to_string();
-                if name == "self" {
-                    self.record(prefix);
-                } else {
-                    prefix.push(name);
-                    self.record(prefix);
-                    prefix.pop();
-                }
-            }
-            syn::UseTree::Rename(r) => {
-                prefix.push(r.ident.to_string());
-                self.record(prefix);
-                prefix.pop();
-            }
-            syn::UseTree::Glob(_) => self.record(prefix),
-            syn::UseTree::Group(g) => {
-                for item in &g.items {
-                    self.walk_use(prefix, item);
-                }
-            }
-        }
-    }
-}
-
-impl<'ast> Visit<'ast> for ImportCollector<'_> {
-    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
-
-    fn visit_item_mod(&mut self, node: &'ast syn::ItemMod) {
-        if is_test_only(&node.attrs) || node.content.is_none() {
-            return;
-        }
-        self.current.push(node.ident.to_string());
-        visit::visit_item_mod(self, node);
-        self.current.pop();
-    }
-
-    fn visit_item_impl(&mut self, node: &'ast syn::ItemImpl) {
-        if !is_test_only(&node.attrs) {
-            visit::visit_item_impl(self, node);
-        }
-    }
-
-    fn visit_item_fn(&mut self, node: &'ast syn::ItemFn) {
-        if !is_test_only(&node.attrs) {
-            visit::visit_item_fn(self, node);
-        }
-    }
-
-    fn visit_impl_item_fn(&mut self, node: &'ast syn::ImplItemFn) {
-        if !is_test_only(&node.attrs) {
-            visit::visit_impl_item_fn(self, node);
-        }
-    }
-
-    fn visit_item_use(&mut self, node: &'ast syn::ItemUse) {
-        if !is_test_only(&node.attrs) {
-            self.walk_use(&mut Vec::new(), &node.tree);
-        }
-    }
-
-    fn visit_path(&mut self, node: &'ast syn::Path) {
-        let segments: Vec<String> = node.segments.iter().map(|s| s.ident.to_string()).collect();
-        if segments.len() > 1 {
-            self.record(&segments);
-        }
-        visit::visit_path(self, node);
-    }
-}
-
-/// The file a module path lands in: its longest prefix that is a module of the crate.
-fn resolve<'m>(
-    path: &[String],
-    files_by_module: &'m BTreeMap<Vec<String>, String>,
-) -> Option<&'m String> {
-    (1..=path.len())
-        .rev()
-        .find_map(|n| files_by_module.get(&path[..n]))
-}
-
-/// Tarjan's strongly connected components of `graph` with more than one member.
-fn loops(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
-    struct State<'g> {
-        graph: &'g BTreeMap<String, BTreeSet<String>>,
-        index: BTreeMap<&'g str, usize>,
-        low: BTreeMap<&'g str, usize>,
-        stack: Vec<&'g str>,
-        on_stack: BTreeSet<&'g str>,
-        found: Vec<Vec<String>>,
-    }
-    fn connect<'g>(s: &mut State<'g>, v: &'g str) {
-        let next = s.index.len();
-        s.index.insert(v, next);
-        s.low.insert(v, next);
-        s.stack.push(v);
-        s.on_stack.insert(v);
-        for w in s.graph.get(v).into_iter().flatten() {
-            if !s.index.contains_key(w.as_str()) {
-                connect(s, w);
-                let low = s.low[v].min(s.low[w.as_str()]);
-                s.low.insert(v, low);
-            } else if s.on_stack.contains(w.as_str()) {
-                let low = s.low[v].min(s.index[w.as_str()]);
-                s.low.insert(v, low);
-            }
-        }
-        if s.low[v] == s.index[v] {
-            let mut component = Vec::new();
-            while let Some(w) = s.stack.pop() {
-                s.on_stack.remove(w);
-                component.push(w.to_string());
-                if w == v {
-                    break;
-                }
-            }
-            if component.len() > 1 {
-                component.sort();
-                s.found.push(component);
-            }
-        }
-    }
-    let mut state = State {
-        graph,
-        index: BTreeMap::new(),
-        low: BTreeMap::new(),
-        stack: Vec::new(),
-        on_stack: BTreeSet::new(),
-        found: Vec::new(),
-    };
-    for v in graph.keys() {
-        if !state.index.contains_key(v.as_str()) {
-            connect(&mut state, v);
-        }
-    }
-    state.found
 }
 
 /// The rule a cross-folder import breaks, if any.
@@ -622,92 +424,5 @@ fn every_folder_of_src_has_a_place_and_no_folder_is_listed_twice() {
     }
 }
 
-fn fixture(files: &[(&str, &str)]) -> Vec<(String, String)> {
-    files
-        .iter()
-        .map(|(path, source)| (path.to_string(), source.to_string()))
-        .collect()
-}
-
-#[test]
-fn checker_flags_a_core_folder_importing_render_and_an_upward_import() {
-    let files = fixture(&[
-        ("render/mod.rs", "pub struct View;"),
-        ("policy/mod.rs", "pub mod load;"),
-        (
-            "policy/load.rs",
-            "use crate::render::View;\nfn f() { crate::run_planner::go(); }",
-        ),
-        ("run_planner/mod.rs", "pub fn go() {}"),
-    ]);
-    let offences = check_sources(&files);
-    assert_eq!(offences.len(), 2, "{offences:?}");
-    assert_eq!(
-        offences[0].to_string(),
-        "src/policy/load.rs: imports crate::render::View (policy may not import render: the \
-         pure core never imports render or the shell; move the shared type to src/model/)"
-    );
-    assert_eq!(offences[1].target, "crate::run_planner::go");
-    assert!(matches!(offences[1].rule, Rule::Upward { .. }));
-}
-
-#[test]
-fn checker_flags_any_import_from_model_and_passes_downward_ones() {
-    let files = fixture(&[
-        ("model/mod.rs", "use super::redact::mask;"),
-        ("redact/mod.rs", "pub fn mask() {}"),
-        (
-            "worker/mod.rs",
-            "use crate::{model, redact::mask, render::View};",
-        ),
-        ("render/mod.rs", "pub struct View;"),
-    ]);
-    let offences = check_sources(&files);
-    assert_eq!(offences.len(), 1, "{offences:?}");
-    assert_eq!(offences[0].file, "model/mod.rs");
-    assert_eq!(offences[0].rule, Rule::ModelImports);
-}
-
-#[test]
-fn checker_skips_tests_doc_comments_and_attributes() {
-    let files = fixture(&[
-        ("render/mod.rs", "pub struct View;"),
-        (
-            "policy/mod.rs",
-            "/// See [`crate::render::View`].\n\
-             #[doc = \"crate::render::View\"]\n\
-             pub fn f() {}\n\
-             #[cfg(test)]\nmod tests { use crate::render::View; }\n\
-             #[test]\nfn t() { let _ = crate::render::View; }",
-        ),
-        ("policy/load_tests.rs", "use crate::render::View;"),
-    ]);
-    assert_eq!(check_sources(&files), Vec::new());
-}
-
-#[test]
-fn checker_finds_a_loop_between_files_of_one_folder() {
-    let files = fixture(&[
-        ("redact/mod.rs", "mod a; mod b; mod c; pub use a::A;"),
-        ("redact/a.rs", "use super::b::B; pub struct A;"),
-        ("redact/b.rs", "pub struct B; fn f() { super::c::g(); }"),
-        ("redact/c.rs", "pub fn g() { let _ = crate::redact::a::A; }"),
-    ]);
-    let offences = check_sources(&files);
-    let files_on_loop: Vec<&str> = offences.iter().map(|o| o.file.as_str()).collect();
-    assert_eq!(files_on_loop, ["redact/a.rs", "redact/b.rs", "redact/c.rs"]);
-    assert!(offences[0]
-        .to_string()
-        .contains("import loop between files of redact: redact/a.rs ↔ redact/b.rs ↔ redact/c.rs"));
-}
-
-#[test]
-fn checker_flags_a_folder_missing_from_layers() {
-    let files = fixture(&[
-        ("brand_new/mod.rs", "use crate::redact::mask;"),
-        ("redact/mod.rs", "pub fn mask() {}"),
-    ]);
-    let offences = check_sources(&files);
-    assert_eq!(offences.len(), 1, "{offences:?}");
-    assert!(matches!(&offences[0].rule, Rule::Unplaced { folder } if folder == "brand_new"));
-}
+#[path = "checker_tests.rs"]
+mod checker_tests;
