@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::model::{
     DriftAttributeChange, DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection,
-    DriftRootStatus, DriftValue,
+    DriftRootStatus, DriftValue, WhoChangedText,
 };
 use crate::terraform::attribute_path::display_path;
 use crate::terraform::plan_json::{parse_plan_json, ResourceChange};
@@ -34,9 +34,9 @@ pub struct ResourceFinding {
     /// The names CloudTrail may file the resource under (never shown; resources changed
     /// outside Terraform only): see [`super::who_changed::resource_names`].
     pub lookup_names: Vec<String>,
-    /// Who changed it outside Terraform, as one redacted line (resources changed outside
-    /// Terraform, when the policy gives a CloudTrail read role).
-    pub who: Option<String>,
+    /// Who changed it outside Terraform, redacted (resources changed outside Terraform, when
+    /// the policy gives a CloudTrail read role).
+    pub who: Option<WhoChangedText>,
 }
 
 /// What became of one root.

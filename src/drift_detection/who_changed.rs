@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::enrich::{CloudTrailRecord, LookupEventRecord, UnixSeconds};
-use crate::render::escape::code_span;
+use crate::model::{PrincipalText, WhoChangedText};
 
 /// CloudTrail's event history (what `LookupEvents` reads) covers the last 90 days.
 pub const LOOKBACK_LIMIT_SECONDS: i64 = 90 * 24 * 3600;
@@ -205,49 +205,46 @@ pub fn latest_outside_change(
 }
 
 impl Principal {
-    /// How the principal is named in the report; names pass through `redact`.
-    fn describe(&self, redact: &mut dyn FnMut(&str) -> String) -> String {
-        let mut person = |what: &str, name: &Option<String>| match name {
-            Some(n) => format!("{what} {}", code_span(&redact(n), false)),
-            None => format!("{what} (name not shown: `show_principals` is off)"),
-        };
+    /// What of the principal the report shows; names pass through `redact`.
+    fn text(&self, redact: &mut dyn FnMut(&str) -> String) -> PrincipalText {
+        let mut person = |name: &Option<String>| name.as_deref().map(&mut *redact);
         match self {
-            Principal::AssumedRole { session, named } => {
-                let shown = if *named {
+            Principal::AssumedRole { session, named } => PrincipalText::AssumedRole {
+                session: if *named {
                     session.clone()
                 } else {
                     redact(session)
-                };
-                format!("an assumed role, session {}", code_span(&shown, false))
+                },
+            },
+            Principal::IamUser { name } => PrincipalText::IamUser { name: person(name) },
+            Principal::FederatedUser { name } => {
+                PrincipalText::FederatedUser { name: person(name) }
             }
-            Principal::IamUser { name } => person("IAM user", name),
-            Principal::FederatedUser { name } => person("federated user", name),
-            Principal::Root => "the account's root user".into(),
-            Principal::AwsService { service } => {
-                format!("the AWS service {}", code_span(&redact(service), false))
-            }
-            Principal::Other { kind } => format!("a principal of type {}", code_span(kind, false)),
+            Principal::Root => PrincipalText::Root,
+            Principal::AwsService { service } => PrincipalText::AwsService {
+                service: redact(service),
+            },
+            Principal::Other { kind } => PrincipalText::Other {
+                identity_type: kind.clone(),
+            },
         }
     }
 }
 
 impl WhoChanged {
-    /// The line under the resource in the report.
-    pub fn line(&self, redact: &mut dyn FnMut(&str) -> String) -> String {
+    /// What the report says under the resource (`templates/drift_report.md.j2` words it).
+    pub fn text(&self, redact: &mut dyn FnMut(&str) -> String) -> WhoChangedText {
         match self {
-            WhoChanged::Found(e) => format!(
-                "changed by {}: {} at {}",
-                e.principal.describe(redact),
-                code_span(&redact(&e.event_name), false),
-                e.time
-            ),
-            WhoChanged::NotFound => "who: not found in CloudTrail".into(),
-            WhoChanged::Unavailable => {
-                "who: CloudTrail could not be read (see the server log)".into()
-            }
-            WhoChanged::NotLookedUp => format!(
-                "who: not looked up (CloudTrail is asked about the first {MAX_RESOURCES_PER_ROOT} resources of a root)"
-            ),
+            WhoChanged::Found(e) => WhoChangedText::Found {
+                principal: e.principal.text(redact),
+                event_name: redact(&e.event_name),
+                time: e.time.clone(),
+            },
+            WhoChanged::NotFound => WhoChangedText::NotFound,
+            WhoChanged::Unavailable => WhoChangedText::Unavailable,
+            WhoChanged::NotLookedUp => WhoChangedText::NotLookedUp {
+                limit: MAX_RESOURCES_PER_ROOT,
+            },
         }
     }
 }

@@ -95,29 +95,33 @@ fn an_e_mail_session_name_is_redacted_unless_the_policy_allows_naming_people() {
     let redactor = Redactor::new(&RedactionConfig::default()).unwrap();
     let mut ph = Placeholders::new();
     let mut redact = |s: &str| redactor.redact(s, &mut ph);
+    let session =
+        |change: ChangeEvent, redact: &mut dyn FnMut(&str) -> String| match WhoChanged::Found(
+            change,
+        )
+        .text(redact)
+        {
+            WhoChangedText::Found {
+                principal: PrincipalText::AssumedRole { session },
+                ..
+            } => session,
+            other => panic!("{other:?}"),
+        };
     let hidden = latest_outside_change(&[event(SSO)], &own(), false).unwrap();
-    let line = WhoChanged::Found(hidden).line(&mut redact);
-    assert!(
-        line.starts_with("changed by an assumed role, session `<email-1>`:"),
-        "{line}"
-    );
+    assert_eq!(session(hidden, &mut redact), "<email-1>");
     let shown = latest_outside_change(&[event(SSO)], &own(), true).unwrap();
-    let line = WhoChanged::Found(shown).line(&mut redact);
-    assert!(
-        line.starts_with("changed by an assumed role, session `alice@example.com`:"),
-        "{line}"
-    );
+    assert_eq!(session(shown, &mut redact), "alice@example.com");
     // A session that is not an e-mail address always passes through redaction.
     let ci = Principal::AssumedRole {
         session: "ci-10.1.2.3".into(),
         named: false,
     };
-    let found = WhoChanged::Found(ChangeEvent {
+    let found = ChangeEvent {
         event_name: "PutX".into(),
         time: "t".into(),
         principal: ci,
-    });
-    assert!(!found.line(&mut redact).contains("10.1.2.3"));
+    };
+    assert!(!session(found, &mut redact).contains("10.1.2.3"));
 }
 
 #[test]
@@ -162,10 +166,13 @@ fn reads_failures_and_garbage_are_not_changes() {
 fn an_iam_users_name_is_shown_only_when_the_policy_allows_it() {
     let hidden = latest_outside_change(&[event(IAM_USER)], &own(), false).unwrap();
     assert_eq!(hidden.principal, Principal::IamUser { name: None });
-    let line = WhoChanged::Found(hidden).line(&mut keep);
     assert_eq!(
-        line,
-        "changed by IAM user (name not shown: `show_principals` is off): `ModifySecurityGroupRules` at 2024-08-02T16:40:00Z"
+        WhoChanged::Found(hidden).text(&mut keep),
+        WhoChangedText::Found {
+            principal: PrincipalText::IamUser { name: None },
+            event_name: "ModifySecurityGroupRules".into(),
+            time: "2024-08-02T16:40:00Z".into(),
+        }
     );
     let shown = latest_outside_change(&[event(IAM_USER)], &own(), true).unwrap();
     assert_eq!(
@@ -181,39 +188,107 @@ fn lines_never_carry_an_arn_or_an_account_id() {
     let all = [event(SSO), event(IAM_USER)];
     for show in [false, true] {
         let change = latest_outside_change(&all, &own(), show).unwrap();
-        let line = WhoChanged::Found(change).line(&mut keep);
+        let line = format!("{:?}", WhoChanged::Found(change).text(&mut keep));
         assert!(!line.contains("arn:"), "{line}");
         assert!(!line.contains("123456789012"), "{line}");
         assert!(!line.contains("AWSReservedSSO"), "{line}");
     }
     assert_eq!(
         WhoChanged::Found(latest_outside_change(&[event(SSO)], &own(), false).unwrap())
-            .line(&mut keep),
-        "changed by an assumed role, session `alice@example.com`: `AuthorizeSecurityGroupIngress` at 2024-08-03T09:12:30Z"
+            .text(&mut keep),
+        WhoChangedText::Found {
+            principal: PrincipalText::AssumedRole {
+                session: "alice@example.com".into()
+            },
+            event_name: "AuthorizeSecurityGroupIngress".into(),
+            time: "2024-08-03T09:12:30Z".into(),
+        }
     );
 }
 
+/// Every principal kind and outcome as data; `render::texts` tests word them.
 #[test]
-fn every_principal_kind_and_outcome_has_a_line() {
+fn every_principal_kind_and_outcome_has_a_text() {
     let mut redact = |s: &str| s.replace("10.0.0.1", "<ip>");
     let found = |principal| {
         WhoChanged::Found(ChangeEvent {
-            event_name: "PutX".into(),
+            event_name: "PutX-10.0.0.1".into(),
             time: "2024-08-01T00:00:00Z".into(),
             principal,
         })
     };
+    let want = |principal| WhoChangedText::Found {
+        principal,
+        event_name: "PutX-<ip>".into(),
+        time: "2024-08-01T00:00:00Z".into(),
+    };
     let cases = [
-        (found(Principal::AssumedRole { session: "ci-10.0.0.1".into(), named: false }), "changed by an assumed role, session `ci-<ip>`: `PutX` at 2024-08-01T00:00:00Z"),
-        (found(Principal::FederatedUser { name: Some("carol".into()) }), "changed by federated user `carol`: `PutX` at 2024-08-01T00:00:00Z"),
-        (found(Principal::Root), "changed by the account's root user: `PutX` at 2024-08-01T00:00:00Z"),
-        (found(Principal::AwsService { service: "autoscaling.amazonaws.com".into() }), "changed by the AWS service `autoscaling.amazonaws.com`: `PutX` at 2024-08-01T00:00:00Z"),
-        (found(Principal::Other { kind: "WebIdentityUser".into() }), "changed by a principal of type `WebIdentityUser`: `PutX` at 2024-08-01T00:00:00Z"),
-        (WhoChanged::NotFound, "who: not found in CloudTrail"),
-        (WhoChanged::Unavailable, "who: CloudTrail could not be read (see the server log)"),
+        (
+            found(Principal::AssumedRole {
+                session: "ci-10.0.0.1".into(),
+                named: false,
+            }),
+            want(PrincipalText::AssumedRole {
+                session: "ci-<ip>".into(),
+            }),
+        ),
+        (
+            found(Principal::AssumedRole {
+                session: "a@10.0.0.1".into(),
+                named: true,
+            }),
+            want(PrincipalText::AssumedRole {
+                session: "a@10.0.0.1".into(),
+            }),
+        ),
+        (
+            found(Principal::IamUser {
+                name: Some("bob-10.0.0.1".into()),
+            }),
+            want(PrincipalText::IamUser {
+                name: Some("bob-<ip>".into()),
+            }),
+        ),
+        (
+            found(Principal::FederatedUser {
+                name: Some("carol".into()),
+            }),
+            want(PrincipalText::FederatedUser {
+                name: Some("carol".into()),
+            }),
+        ),
+        (
+            found(Principal::FederatedUser { name: None }),
+            want(PrincipalText::FederatedUser { name: None }),
+        ),
+        (found(Principal::Root), want(PrincipalText::Root)),
+        (
+            found(Principal::AwsService {
+                service: "autoscaling.amazonaws.com".into(),
+            }),
+            want(PrincipalText::AwsService {
+                service: "autoscaling.amazonaws.com".into(),
+            }),
+        ),
+        (
+            found(Principal::Other {
+                kind: "WebIdentityUser".into(),
+            }),
+            want(PrincipalText::Other {
+                identity_type: "WebIdentityUser".into(),
+            }),
+        ),
+        (WhoChanged::NotFound, WhoChangedText::NotFound),
+        (WhoChanged::Unavailable, WhoChangedText::Unavailable),
+        (
+            WhoChanged::NotLookedUp,
+            WhoChangedText::NotLookedUp {
+                limit: MAX_RESOURCES_PER_ROOT,
+            },
+        ),
     ];
     for (who, want) in cases {
-        assert_eq!(who.line(&mut redact), want);
+        assert_eq!(who.text(&mut redact), want);
     }
 }
 

@@ -64,8 +64,52 @@ pub struct DriftFindingText {
     pub address: String,
     pub action: String,
     pub attributes: Vec<DriftAttributeChange>,
-    /// Who changed it outside Terraform, one Markdown line.
-    pub who: Option<String>,
+    /// Who changed it outside Terraform (resources changed outside Terraform, when the
+    /// policy gives a CloudTrail read role).
+    pub who: Option<WhoChangedText>,
+}
+
+/// What the CloudTrail look-up of one resource found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WhoChangedText {
+    /// The change: its principal, its API call, and when (RFC 3339, UTC).
+    Found {
+        principal: PrincipalText,
+        event_name: String,
+        time: String,
+    },
+    NotFound,
+    /// CloudTrail could not be read.
+    Unavailable,
+    /// Not looked up: only the first `limit` resources of a root are.
+    NotLookedUp {
+        limit: usize,
+    },
+}
+
+/// Who made the change, as far as it may be shown (names redacted, or left out).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PrincipalText {
+    AssumedRole {
+        session: String,
+    },
+    /// `name`: `None` when the policy does not allow naming people.
+    IamUser {
+        name: Option<String>,
+    },
+    FederatedUser {
+        name: Option<String>,
+    },
+    Root,
+    AwsService {
+        service: String,
+    },
+    /// Any other `userIdentity.type`.
+    Other {
+        identity_type: String,
+    },
 }
 
 /// One attribute of a resource: `path: before → after`.

@@ -25,7 +25,7 @@ pub use deploy_check::{
 };
 pub use drift_report::{
     DriftAttributeChange, DriftFindingText, DriftReportText, DriftRootRow, DriftRootSection,
-    DriftRootStatus, DriftValue,
+    DriftRootStatus, DriftValue, PrincipalText, WhoChangedText,
 };
 pub use input_drift_refusal::InputDriftRefusal;
 pub use policy_denial::{

@@ -138,7 +138,7 @@ pub mod samples {
                 before: crate::model::DriftValue::Sensitive,
                 after: crate::model::DriftValue::Unknown,
             }],
-            who: Some("who: not found in CloudTrail".into()),
+            who: Some(crate::model::WhoChangedText::NotFound),
         };
         crate::model::DriftReportText {
             marker: "<!-- tfgate:drift-report -->".into(),

@@ -164,10 +164,13 @@ fn scheduled_drift_issue_body() {
         "../../tests/fixtures/tf-json/hashicorp-terraform__equivalence-drift_relevant_attributes__plan.json"
     );
     let (mut outside, next) = findings_from_plan(DRIFT_PLAN, &mut |s| s.to_string()).unwrap();
-    outside[0].who = Some(
-        "changed by an assumed role, session `alice@example.com`: `UpdateSimpleResource` at 2026-12-04T17:20:05Z"
-            .into(),
-    );
+    outside[0].who = Some(crate::model::WhoChangedText::Found {
+        principal: crate::model::PrincipalText::AssumedRole {
+            session: "alice@example.com".into(),
+        },
+        event_name: "UpdateSimpleResource".into(),
+        time: "2026-12-04T17:20:05Z".into(),
+    });
     let root = |project: &str, state| RootReport {
         project: project.into(),
         dir: format!("infra/{project}"),
@@ -230,4 +233,44 @@ fn drift_values_without_a_shown_value_read_as_before() {
         ),
         "{body}"
     );
+}
+
+/// Each principal kind and outcome reads as `WhoChanged::line` wrote it with `format!` and
+/// `code_span` (the strings are that function's output).
+#[test]
+fn who_changed_lines_read_as_before() {
+    use crate::drift_detection::who_changed::{ChangeEvent, Principal, WhoChanged};
+    let mut redact = |s: &str| s.replace("10.0.0.1", "<ip>");
+    let found = |principal| {
+        WhoChanged::Found(ChangeEvent {
+            event_name: "PutX".into(),
+            time: "2024-08-01T00:00:00Z".into(),
+            principal,
+        })
+    };
+    let user = |name: Option<&str>| name.map(String::from);
+    let cases = [
+        (found(Principal::AssumedRole { session: "ci-10.0.0.1".into(), named: false }), "changed by an assumed role, session `ci-<ip>`: `PutX` at 2024-08-01T00:00:00Z"),
+        (found(Principal::AssumedRole { session: "a`b@10.0.0.1".into(), named: true }), "changed by an assumed role, session ``a`b@10.0.0.1``: `PutX` at 2024-08-01T00:00:00Z"),
+        (found(Principal::IamUser { name: user(Some("bob")) }), "changed by IAM user `bob`: `PutX` at 2024-08-01T00:00:00Z"),
+        (found(Principal::IamUser { name: None }), "changed by IAM user (name not shown: `show_principals` is off): `PutX` at 2024-08-01T00:00:00Z"),
+        (found(Principal::FederatedUser { name: user(Some("carol")) }), "changed by federated user `carol`: `PutX` at 2024-08-01T00:00:00Z"),
+        (found(Principal::FederatedUser { name: None }), "changed by federated user (name not shown: `show_principals` is off): `PutX` at 2024-08-01T00:00:00Z"),
+        (found(Principal::Root), "changed by the account's root user: `PutX` at 2024-08-01T00:00:00Z"),
+        (found(Principal::AwsService { service: "autoscaling.amazonaws.com".into() }), "changed by the AWS service `autoscaling.amazonaws.com`: `PutX` at 2024-08-01T00:00:00Z"),
+        (found(Principal::Other { kind: "WebIdentityUser".into() }), "changed by a principal of type `WebIdentityUser`: `PutX` at 2024-08-01T00:00:00Z"),
+        (WhoChanged::NotFound, "who: not found in CloudTrail"),
+        (WhoChanged::Unavailable, "who: CloudTrail could not be read (see the server log)"),
+        (WhoChanged::NotLookedUp, "who: not looked up (CloudTrail is asked about the first 10 resources of a root)"),
+    ];
+    let r = renderer();
+    for (who, want) in cases {
+        let mut report = samples::drift_report();
+        report.sections[0].outside_terraform[0].who = Some(who.text(&mut redact));
+        let body = r.render_drift_report(&report).unwrap();
+        let line = format!(
+            "  - `ingress`: (sensitive) → (known after apply)\n  - {want}\n\n**The next apply"
+        );
+        assert!(body.contains(&line), "{want}\n{body}");
+    }
 }

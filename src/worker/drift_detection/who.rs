@@ -89,7 +89,7 @@ pub async fn fill(
     };
     for (i, f) in findings.iter_mut().enumerate() {
         let who = answers.get(i).unwrap_or(&WhoChanged::NotLookedUp);
-        f.who = Some(who.line(redact));
+        f.who = Some(who.text(redact));
     }
 }
 
