@@ -14,6 +14,9 @@ use std::path::{Path, PathBuf};
 use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 
+mod source_rules;
+use source_rules::{is_test_file, is_test_only};
+
 const MAX_FILE_LINES: usize = 500;
 const MAX_FN_LINES: usize = 80;
 
@@ -80,18 +83,6 @@ impl fmt::Display for Offender {
     }
 }
 
-/// A file of `src/` holding only tests: named `tests.rs` / `*_tests.rs` or inside a `tests/`
-/// directory; `relative` is its path under `src/`.
-fn is_test_file(relative: &str) -> bool {
-    let path = Path::new(relative);
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name == "tests.rs"
-        || name.ends_with("_tests.rs")
-        || path
-            .parent()
-            .is_some_and(|dir| dir.components().any(|c| c.as_os_str() == "tests"))
-}
-
 /// Whether the function rule applies to the file at `path` (from the repository root): to
 /// every file of `tests/` (its test functions are skipped one by one), and to the files of
 /// `src/` that are not test-only.
@@ -100,20 +91,6 @@ fn fn_rule_applies(path: &str) -> bool {
         Some(relative) => !is_test_file(relative),
         None => true,
     }
-}
-
-/// `#[cfg(test)]`, `#[test]` or a test macro such as `#[tokio::test]`.
-fn is_test_only(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|attr| {
-        let path = attr.path();
-        if path.segments.last().is_some_and(|s| s.ident == "test") {
-            return true;
-        }
-        path.is_ident("cfg")
-            && attr
-                .parse_args::<syn::Meta>()
-                .is_ok_and(|meta| meta.path().is_ident("test"))
-    })
 }
 
 /// Collects every non-test function (free, impl, trait default, nested) with its line span.

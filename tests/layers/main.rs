@@ -14,6 +14,10 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::{self, Visit};
 
+#[path = "../source_rules/mod.rs"]
+mod source_rules;
+use source_rules::{is_test_file, is_test_only};
+
 mod collect;
 use collect::*;
 
@@ -187,31 +191,6 @@ fn module_of_file(relative: &str) -> Vec<String> {
         parts.clear();
     }
     parts
-}
-
-/// A file holding only tests: named `tests.rs` / `*_tests.rs` or inside a `tests/` directory.
-fn is_test_file(relative: &str) -> bool {
-    let path = Path::new(relative);
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name == "tests.rs"
-        || name.ends_with("_tests.rs")
-        || path
-            .parent()
-            .is_some_and(|dir| dir.components().any(|c| c.as_os_str() == "tests"))
-}
-
-/// `#[cfg(test)]`, `#[test]` or a test macro such as `#[tokio::test]`.
-fn is_test_only(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|attr| {
-        let path = attr.path();
-        if path.segments.last().is_some_and(|s| s.ident == "test") {
-            return true;
-        }
-        path.is_ident("cfg")
-            && attr
-                .parse_args::<syn::Meta>()
-                .is_ok_and(|meta| meta.path().is_ident("test"))
-    })
 }
 
 /// The rule a cross-folder import breaks, if any.
