@@ -18,7 +18,7 @@ mod resource_limit;
 mod sha;
 pub mod view;
 
-pub use check_texts::PolicyCheckText;
+pub use check_texts::{ApplyCheckKind, ApplyCheckRoot, ApplyCheckText, PolicyCheckText};
 pub use deny::DenyKind;
 pub use deploy_check::{
     DeployAcknowledged, DeployChange, DeployCheckBody, DeployCheckText, DeployRow,

@@ -14,6 +14,8 @@ pub const PLAN_OUTDATED: &str = "plan_outdated.md.j2";
 pub const POLICY_CHECK: &str = "policy_check.md.j2";
 /// The `tfgate/deploy` check run (`title` and `summary` blocks).
 pub const DEPLOY_CHECK: &str = "deploy_check.md.j2";
+/// The `tfgate/apply` check run (`title` and `summary` blocks).
+pub const APPLY_CHECK: &str = "apply_check.md.j2";
 /// The scheduled drift report issue's body.
 pub const DRIFT_REPORT: &str = "drift_report.md.j2";
 
@@ -28,5 +30,6 @@ pub const NAMED: &[&str] = &[
     PLAN_OUTDATED,
     POLICY_CHECK,
     DEPLOY_CHECK,
+    APPLY_CHECK,
     DRIFT_REPORT,
 ];

@@ -54,6 +54,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     ),
     ("apply.md.j2", include_str!("../../templates/apply.md.j2")),
     (
+        "apply_check.md.j2",
+        include_str!("../../templates/apply_check.md.j2"),
+    ),
+    (
         "apply_interrupted.md.j2",
         include_str!("../../templates/apply_interrupted.md.j2"),
     ),

@@ -4,9 +4,9 @@
 
 use minijinja::context;
 
-use super::template_names::{DEPLOY_CHECK, DRIFT_REPORT, PLAN_OUTDATED, POLICY_CHECK};
+use super::template_names::{APPLY_CHECK, DEPLOY_CHECK, DRIFT_REPORT, PLAN_OUTDATED, POLICY_CHECK};
 use super::{RenderError, Renderer};
-use crate::model::{DeployCheckText, DriftReportText, PolicyCheckText};
+use crate::model::{ApplyCheckText, DeployCheckText, DriftReportText, PolicyCheckText};
 
 /// Where the comment goes in the fold template (to find the text before it).
 const BODY_SLOT: &str = "\u{1}tfgate-folded-body\u{1}";
@@ -40,6 +40,19 @@ impl Renderer {
         check: &PolicyCheckText,
     ) -> Result<CheckTitleSummary, RenderError> {
         self.title_and_summary(POLICY_CHECK, context! { check => check })
+    }
+
+    /// The `tfgate/apply` check run's title and summary (`apply_check.md.j2`). A summary ends
+    /// with a newline, as it did when built in Rust.
+    pub fn render_apply_check(
+        &self,
+        check: &ApplyCheckText,
+    ) -> Result<CheckTitleSummary, RenderError> {
+        let mut text = self.title_and_summary(APPLY_CHECK, context! { check => check })?;
+        if !text.summary.is_empty() {
+            text.summary.push('\n');
+        }
+        Ok(text)
     }
 
     /// The `tfgate/deploy` check run's title and summary (`deploy_check.md.j2`). A summary
@@ -96,6 +109,9 @@ impl Renderer {
         for check in samples::deploy_checks() {
             self.render_deploy_check(&check)?;
         }
+        for check in samples::apply_checks() {
+            self.render_apply_check(&check)?;
+        }
         self.render_drift_report(&samples::drift_report())?;
         Ok(())
     }
@@ -107,6 +123,33 @@ pub mod samples {
         DeployAcknowledged, DeployChange, DeployCheckBody, DeployCheckText, DeployRow,
         PolicyCheckText,
     };
+
+    /// An apply check of each kind, with a root left and one done.
+    pub fn apply_checks() -> Vec<crate::model::ApplyCheckText> {
+        use crate::model::{ApplyCheckKind, ApplyCheckRoot, ApplyCheckText};
+        let roots = vec![
+            ApplyCheckRoot {
+                project: "network".into(),
+                left: None,
+            },
+            ApplyCheckRoot {
+                project: "eks".into(),
+                left: Some("planned, not applied".into()),
+            },
+        ];
+        let check = |kind, roots: &Vec<ApplyCheckRoot>, left| ApplyCheckText {
+            kind,
+            roots: roots.clone(),
+            left,
+        };
+        let done = vec![roots[0].clone()];
+        vec![
+            check(ApplyCheckKind::Left, &roots, 1),
+            check(ApplyCheckKind::Done, &done, 0),
+            check(ApplyCheckKind::Incomplete, &done, 0),
+            check(ApplyCheckKind::NoRoot, &Vec::new(), 0),
+        ]
+    }
 
     fn deploy_row(change: DeployChange, prune: bool) -> DeployRow {
         DeployRow {

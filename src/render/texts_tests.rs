@@ -274,3 +274,37 @@ fn who_changed_lines_read_as_before() {
         assert!(body.contains(&line), "{want}\n{body}");
     }
 }
+
+#[test]
+fn apply_check_texts_read_as_before() {
+    let r = Renderer::new().unwrap();
+    let row = "- `network`: ✅ applied or nothing to apply\n";
+    let expected = [
+        (
+            "1 root(s) not applied yet",
+            format!("{row}- `eks`: ⏳ planned, not applied\n"),
+        ),
+        (
+            "every affected root is applied or unchanged",
+            row.to_string(),
+        ),
+        (
+            "the affected roots could not all be found",
+            format!(
+                "{row}\nThe roots this pull request affects could not all be found (a module \
+                 graph or `tfgate.inputs.lock` could not be read); comment `/plan` to try again.\n"
+            ),
+        ),
+        (
+            "no Terraform root affected",
+            "This pull request affects no Terraform root.\n".to_string(),
+        ),
+    ];
+    for (check, (title, summary)) in samples::apply_checks().iter().zip(expected) {
+        let text = r.render_apply_check(check).unwrap();
+        assert_eq!(
+            (text.title.as_str(), text.summary.as_str()),
+            (title, summary.as_str())
+        );
+    }
+}

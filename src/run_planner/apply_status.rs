@@ -2,6 +2,7 @@
 //! plan of the head applied, or that plan changes nothing. Otherwise the check lists the roots
 //! left and what each still needs; a PR merged anyway is told the same list.
 
+use crate::model::{ApplyCheckKind, ApplyCheckRoot, ApplyCheckText};
 use serde::{Deserialize, Serialize};
 
 use super::record::RunStatus;
@@ -80,9 +81,8 @@ pub fn root_left(head: &str, root: &RootRuns) -> Option<RootLeft> {
 pub struct ApplyCheck {
     /// `success` or `action_required`.
     pub conclusion: &'static str,
-    pub title: String,
-    /// Markdown: one line per affected root.
-    pub summary: String,
+    /// What the check says (title and summary come from `apply_check.md.j2`).
+    pub text: ApplyCheckText,
     /// The roots left, in the order given.
     pub left: Vec<(String, RootLeft)>,
 }
@@ -95,42 +95,29 @@ pub fn apply_check(head: &str, roots: &[RootRuns], complete: bool) -> ApplyCheck
         .iter()
         .filter_map(|r| root_left(head, r).map(|l| (r.project.clone(), l)))
         .collect();
-    let mut summary = String::new();
-    for root in roots {
-        let state = match left.iter().find(|(p, _)| *p == root.project) {
-            Some((_, l)) => format!("⏳ {}", l.label()),
-            None => "✅ applied or nothing to apply".to_string(),
-        };
-        summary.push_str(&format!(
-            "- `{}`: {state}\n",
-            root.project.replace('`', "'")
-        ));
-    }
-    let (conclusion, title) = match (roots.is_empty(), left.len()) {
-        _ if !complete => {
-            summary.push_str(
-                "\nThe roots this pull request affects could not all be found (a module graph or \
-                 `tfgate.inputs.lock` could not be read); comment `/plan` to try again.\n",
-            );
-            (
-                "action_required",
-                "the affected roots could not all be found".to_string(),
-            )
-        }
-        (true, _) => {
-            summary = "This pull request affects no Terraform root.\n".into();
-            ("success", "no Terraform root affected".to_string())
-        }
-        (false, 0) => (
-            "success",
-            "every affected root is applied or unchanged".to_string(),
-        ),
-        (false, n) => ("action_required", format!("{n} root(s) not applied yet")),
+    let rows = roots
+        .iter()
+        .map(|root| ApplyCheckRoot {
+            project: root.project.replace('`', "'"),
+            left: left
+                .iter()
+                .find(|(p, _)| *p == root.project)
+                .map(|(_, l)| l.label().to_string()),
+        })
+        .collect();
+    let (conclusion, kind) = match (roots.is_empty(), left.len()) {
+        _ if !complete => ("action_required", ApplyCheckKind::Incomplete),
+        (true, _) => ("success", ApplyCheckKind::NoRoot),
+        (false, 0) => ("success", ApplyCheckKind::Done),
+        (false, _) => ("action_required", ApplyCheckKind::Left),
     };
     ApplyCheck {
         conclusion,
-        title,
-        summary,
+        text: ApplyCheckText {
+            kind,
+            roots: rows,
+            left: left.len(),
+        },
         left,
     }
 }
@@ -225,26 +212,33 @@ mod tests {
         let waiting = root(plan(5, "h1", RunStatus::Planned, 2), None);
         let check = apply_check("h1", &[done.clone(), waiting], true);
         assert_eq!(check.conclusion, "action_required");
-        assert_eq!(check.title, "1 root(s) not applied yet");
+        assert_eq!(check.text.kind, ApplyCheckKind::Left);
+        assert_eq!(check.text.left, 1);
         assert_eq!(
-            check.summary,
-            "- `network`: ✅ applied or nothing to apply\n- `eks`: ⏳ planned, not applied\n"
+            check.text.roots,
+            [
+                ApplyCheckRoot {
+                    project: "network".into(),
+                    left: None
+                },
+                ApplyCheckRoot {
+                    project: "eks".into(),
+                    left: Some("planned, not applied".into())
+                },
+            ]
         );
         assert_eq!(check.left, [("eks".to_string(), RootLeft::NotApplied)]);
         let check = apply_check("h1", std::slice::from_ref(&done), true);
         assert_eq!(check.conclusion, "success");
         let unsure = apply_check("h1", &[done], false);
         assert_eq!(
-            (unsure.conclusion, unsure.title.as_str()),
-            (
-                "action_required",
-                "the affected roots could not all be found"
-            )
+            (unsure.conclusion, unsure.text.kind),
+            ("action_required", ApplyCheckKind::Incomplete)
         );
         let none = apply_check("h1", &[], true);
         assert_eq!(
-            (none.conclusion, none.title.as_str()),
-            ("success", "no Terraform root affected")
+            (none.conclusion, none.text.kind),
+            ("success", ApplyCheckKind::NoRoot)
         );
     }
 }

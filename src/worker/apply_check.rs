@@ -54,13 +54,17 @@ async fn post_check(
     snapshot: &PrSnapshot,
 ) -> Result<(), JobError> {
     let (head, check) = current_check(state, repo, snapshot).await?;
+    let text = state
+        .renderer
+        .render_apply_check(&check.text)
+        .map_err(|e| JobError::Permanent(anyhow::anyhow!("rendering the apply check: {e}")))?;
     let request = CheckRunRequest {
         name: CHECK_NAME,
         head_sha: &head,
         external_id: None,
         conclusion: check.conclusion,
-        title: &check.title,
-        summary: &check.summary,
+        title: &text.title,
+        summary: &text.summary,
         text: "",
         annotations: &[],
     };
