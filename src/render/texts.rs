@@ -48,11 +48,7 @@ impl Renderer {
         &self,
         check: &ApplyCheckText,
     ) -> Result<CheckTitleSummary, RenderError> {
-        let mut text = self.title_and_summary(APPLY_CHECK, context! { check => check })?;
-        if !text.summary.is_empty() {
-            text.summary.push('\n');
-        }
-        Ok(text)
+        self.title_and_newline_ended_summary(APPLY_CHECK, context! { check => check })
     }
 
     /// The `tfgate/deploy` check run's title and summary (`deploy_check.md.j2`). A summary
@@ -61,11 +57,7 @@ impl Renderer {
         &self,
         check: &DeployCheckText,
     ) -> Result<CheckTitleSummary, RenderError> {
-        let mut text = self.title_and_summary(DEPLOY_CHECK, context! { check => check })?;
-        if !text.summary.is_empty() {
-            text.summary.push('\n');
-        }
-        Ok(text)
+        self.title_and_newline_ended_summary(DEPLOY_CHECK, context! { check => check })
     }
 
     /// The scheduled drift report issue's body (`drift_report.md.j2`); it ends with one
@@ -73,6 +65,20 @@ impl Renderer {
     pub fn render_drift_report(&self, report: &DriftReportText) -> Result<String, RenderError> {
         let text = self.render(DRIFT_REPORT, context! { report => report })?;
         Ok(format!("{}\n", text.trim_end_matches('\n')))
+    }
+
+    /// [`Self::title_and_summary`], with a non-empty summary ending in one newline (as the texts
+    /// built in Rust did).
+    fn title_and_newline_ended_summary(
+        &self,
+        name: &str,
+        ctx: minijinja::Value,
+    ) -> Result<CheckTitleSummary, RenderError> {
+        let mut text = self.title_and_summary(name, ctx)?;
+        if !text.summary.is_empty() {
+            text.summary.push('\n');
+        }
+        Ok(text)
     }
 
     fn title_and_summary(
