@@ -34,30 +34,55 @@ pub async fn record_notice(
         .render_notice(notice)
         .map_err(|e| JobError::Permanent(anyhow!("rendering a notice: {e}")))?;
     let json = serde_json::to_string(notice).expect("a notice serialises");
-    let sealed = seal_job_payload(&state.seal_key, PUBLICATION_AAD, &json);
-    let repo = target.repo.full_name();
-    let key = notice_key(notice);
-    let new = NewPublication {
-        key: &key,
-        repo: &repo,
-        pr: target.number,
+    let entry = OutboxEntry {
+        key: &notice_key(notice),
         command: NOTICE_COMMAND,
         head_sha: target.head_sha,
+        json: &json,
+    };
+    record_in_outbox(state, target.job, target.repo, target.number, &entry).await
+}
+
+/// One publication: its key, the command it reports, the commit and the view model's JSON.
+pub struct OutboxEntry<'a> {
+    pub key: &'a str,
+    pub command: &'a str,
+    pub head_sha: &'a str,
+    pub json: &'a str,
+}
+
+/// Seal `entry` and record it with its `publish` job in one transaction, while `job` still
+/// holds its lease; then wake the workers. Shared by run results and notices.
+pub async fn record_in_outbox(
+    state: &AppState,
+    job: &ClaimedJob,
+    repo_ref: &RepoRef,
+    number: i64,
+    entry: &OutboxEntry<'_>,
+) -> Result<(), JobError> {
+    let sealed = seal_job_payload(&state.seal_key, PUBLICATION_AAD, entry.json);
+    let repo = repo_ref.full_name();
+    let new = NewPublication {
+        key: entry.key,
+        repo: &repo,
+        pr: number,
+        command: entry.command,
+        head_sha: entry.head_sha,
         result: &sealed,
     };
     let publish = |publication_id| NewJob {
         kind: JobKind::Publish,
         payload: serde_json::to_string(&PublishJob {
-            repo: target.repo.clone(),
-            number: target.number,
+            repo: repo_ref.clone(),
+            number,
             publication_id,
         })
         .expect("a publish payload serialises"),
         repo: Some(repo.clone()),
-        pr: Some(target.number),
+        pr: Some(number),
         max_attempts: PUBLISH_MAX_ATTEMPTS,
     };
-    publications::record(&state.db, target.job, &new, publish)
+    publications::record(&state.db, job, &new, publish)
         .await
         .map_err(JobError::Transient)?;
     state.wake.notify_waiters();

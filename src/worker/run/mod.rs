@@ -8,15 +8,12 @@ use crate::github::InstallationClient;
 use anyhow::anyhow;
 
 use super::layout::{policy_at_default_branch, policy_for_pr};
-use super::notice_outbox::{record_notice, NoticeTarget};
+use super::notice_outbox::{record_in_outbox, record_notice, NoticeTarget, OutboxEntry};
 use super::{github_error, installation_client, payload};
-use crate::crypto::seal_job_payload;
-use crate::db::publications::{self, NewPublication, RESULT_KEY};
+use crate::db::publications::{self, RESULT_KEY};
 use crate::db::runs;
 use crate::github::api;
-use crate::jobs::{
-    ClaimedJob, JobError, JobKind, NewJob, PublishJob, RunCommand, RunJob, PUBLISH_MAX_ATTEMPTS,
-};
+use crate::jobs::{ClaimedJob, JobError, RunCommand, RunJob};
 use crate::model::short_sha;
 use crate::model::view::{CommentMeta, Notice, NoticeBody, RunInterrupted};
 use crate::policy::{RepoPolicy, ResolvedProject};
@@ -236,37 +233,22 @@ impl RunCtx<'_> {
     /// nothing here talks to GitHub.
     async fn record_result(&self, result: &RunResult) -> Result<(), JobError> {
         let json = serde_json::to_string(result).expect("a run result serialises");
-        let sealed = seal_job_payload(&self.state.seal_key, PUBLICATION_AAD, &json);
-        let repo = self.run.repo.full_name();
-        let new = NewPublication {
+        let entry = OutboxEntry {
             key: RESULT_KEY,
-            repo: &repo,
-            pr: self.run.number,
             command: result.command(),
             head_sha: self.head,
-            result: &sealed,
+            json: &json,
         };
-        let publish = |publication_id| NewJob {
-            kind: JobKind::Publish,
-            payload: serde_json::to_string(&PublishJob {
-                repo: self.run.repo.clone(),
-                number: self.run.number,
-                publication_id,
-            })
-            .expect("a publish payload serialises"),
-            repo: Some(repo.clone()),
-            pr: Some(self.run.number),
-            max_attempts: PUBLISH_MAX_ATTEMPTS,
-        };
-        publications::record(&self.state.db, self.job, &new, publish)
-            .await
-            .map_err(JobError::Transient)?;
-        self.state.wake.notify_waiters();
-        Ok(())
+        record_in_outbox(
+            self.state,
+            self.job,
+            &self.run.repo,
+            self.run.number,
+            &entry,
+        )
+        .await
     }
 }
-
-pub(crate) use crate::run_planner::outbox::PUBLICATION_AAD;
 
 fn meta(run: &RunJob, marker_root: &str, run_id: i64, head: &str) -> CommentMeta {
     CommentMeta {
