@@ -11,6 +11,7 @@ pub mod gitops;
 mod input_drift_refusal;
 pub mod job;
 pub mod marker;
+pub mod plan_policy;
 mod policy_denial;
 pub mod readiness;
 mod repo;
@@ -28,6 +29,7 @@ pub use drift_report::{
     DriftRootStatus, DriftValue, PrincipalText, WhoChangedText,
 };
 pub use input_drift_refusal::InputDriftRefusal;
+pub use plan_policy::{Enforcement, PlanPolicySet, PolicyMessage, PolicyOwners, SetOutcome};
 pub use policy_denial::{
     ApprovalProblem, CheckProblem, NotCounted, NotCountedWhy, PolicyDenial, UnmetRequirement,
 };

@@ -55,6 +55,8 @@ pub struct RepoPolicy {
     pub drift_detection: Option<DriftDetection>,
     /// Who administers these repositories in the web UI (`admins:`).
     pub admins: super::schema::AdminsSpec,
+    /// Rego policy sets evaluated on every plan (`plan_policies:`).
+    pub plan_policies: Vec<crate::model::PlanPolicySet>,
 }
 
 /// When the default branch's roots are checked for drift, and which.

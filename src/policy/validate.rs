@@ -100,6 +100,7 @@ pub(crate) fn validate_file(
         gitops,
         drift_detection,
         admins: file.admins.clone(),
+        plan_policies: Vec::new(),
     })
 }
 
