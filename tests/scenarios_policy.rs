@@ -404,6 +404,7 @@ async fn queue_run(h: &Harness, command: &str, projects: &[&str]) -> i64 {
         terraform_args: vec![],
         accept_inputs: vec![],
         comment_id: None,
+        batch: None,
     };
     let job = tfgate::db::jobs::NewJob {
         kind: tfgate::jobs::JobKind::Run,

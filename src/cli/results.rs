@@ -63,6 +63,7 @@ pub fn render_plan(renderer: &Renderer, path: &Path) -> Result<String> {
         drift_warnings: vec![],
         denials: vec![],
         notes: vec![],
+        still_planning: Vec::new(),
     })?)
 }
 

@@ -172,6 +172,7 @@ pub async fn run_local(config: &Config, run: LocalRun<'_>) -> Result<(i32, Strin
         drift_warnings: vec![],
         denials: vec![],
         notes: plan.egress_note(&root.project).into_iter().collect(),
+        still_planning: Vec::new(),
     })?;
     if !run.apply || failed {
         return Ok((i32::from(failed), plan_md));

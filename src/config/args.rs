@@ -63,6 +63,10 @@ pub struct ConfigArgs {
     /// Number of embedded workers `serve` runs (0: none; run `tfgate worker` separately).
     #[arg(long, env = "TFGATE_WORKERS", global = true)]
     pub workers: Option<usize>,
+    /// Roots of one `/plan` planned at once, as parts any worker can take (default: the number
+    /// of embedded workers, or 4 when `serve` runs none and `tfgate worker`s do the work).
+    #[arg(long, env = "TFGATE_MAX_PARALLEL_ROOTS", global = true)]
+    pub max_parallel_roots: Option<usize>,
     /// Largest webhook body accepted, in bytes.
     #[arg(long, env = "TFGATE_MAX_BODY_BYTES", global = true)]
     pub max_body_bytes: Option<usize>,
@@ -198,6 +202,7 @@ pub(super) struct ConfigFile {
     pub(super) github_url: Option<String>,
     pub(super) public_url: Option<String>,
     pub(super) workers: Option<usize>,
+    pub(super) max_parallel_roots: Option<usize>,
     pub(super) max_body_bytes: Option<usize>,
     pub(super) log_format: Option<String>,
     pub(super) policy_dir: Option<PathBuf>,
@@ -249,6 +254,7 @@ impl ConfigArgs {
             github_url: self.github_url.clone().or(file.github_url),
             public_url: self.public_url.clone().or(file.public_url),
             workers: self.workers.or(file.workers),
+            max_parallel_roots: self.max_parallel_roots.or(file.max_parallel_roots),
             max_body_bytes: self.max_body_bytes.or(file.max_body_bytes),
             log_format: self.log_format.clone().or(file.log_format),
             policy_dir: self.policy_dir.clone().or(file.policy_dir),

@@ -41,6 +41,8 @@ pub struct Config {
     pub github_url: String,
     pub public_url: Option<String>,
     pub workers: usize,
+    /// Roots of one `/plan` planned at once (`--max-parallel-roots`).
+    pub max_parallel_roots: usize,
     pub max_body_bytes: usize,
     pub log_format: LogFormat,
     pub policy_dir: PathBuf,
@@ -166,6 +168,12 @@ impl Config {
             github_url: trim_url(v.github_url.unwrap_or_else(|| "https://github.com".into())),
             public_url: values::checked_public_url(v.public_url.map(trim_url))?,
             workers: v.workers.unwrap_or(2),
+            max_parallel_roots: v
+                .max_parallel_roots
+                .unwrap_or(match v.workers.unwrap_or(2) {
+                    0 => 4,
+                    n => n,
+                }),
             max_body_bytes: v.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
             log_format: log_format(v.log_format.as_deref())?,
             policy_repo: policy_repo(v.policy_repo.as_deref(), v.policy_dir.is_some())?,

@@ -10,6 +10,7 @@ mod held_open;
 pub mod inputs;
 pub mod jobs;
 pub mod locks;
+pub mod plan_batches;
 pub mod pr_pushes;
 pub mod publications;
 pub mod retention;

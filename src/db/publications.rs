@@ -21,17 +21,23 @@ pub struct NewPublication<'a> {
     pub head_sha: &'a str,
     /// Sealed JSON of `run_planner::outbox::RunResult` (of a `render::Notice` for a notice).
     pub result: &'a str,
+    /// The plan batch a part's root result belongs to (`db::plan_batches`).
+    pub batch_id: Option<i64>,
 }
 
 #[derive(Debug, Clone)]
 pub struct PublicationRow {
     pub id: i64,
     pub job_id: i64,
+    /// `result`, a notice's key, or `root:<project>` for a part's root result.
+    pub key: String,
     pub command: String,
     pub head_sha: String,
     pub result: String,
     pub comment_id: Option<i64>,
     pub published_at: Option<i64>,
+    /// Set on a part's root result: the plan batch whose comment it updates.
+    pub batch_id: Option<i64>,
 }
 
 /// The key of a run's result (one a job).
@@ -64,8 +70,8 @@ pub async fn record(
     }
     let now = now_ms();
     let id: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO publications (job_id, key, repo, pr, command, head_sha, result, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (job_id, key) DO NOTHING \
+        "INSERT INTO publications (job_id, key, repo, pr, command, head_sha, result, created_at, \
+         batch_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (job_id, key) DO NOTHING \
          RETURNING id",
     )
     .bind(job.id)
@@ -76,6 +82,7 @@ pub async fn record(
     .bind(new.head_sha)
     .bind(new.result)
     .bind(now)
+    .bind(new.batch_id)
     .fetch_optional(&mut *tx)
     .await
     .context("recording a run's result")?;
@@ -106,26 +113,64 @@ pub async fn row_of_job(db: &Db, job_id: i64) -> Result<Option<PublicationRow>> 
 }
 
 pub async fn get(db: &Db, id: i64) -> Result<Option<PublicationRow>> {
-    type Row = (i64, i64, String, String, String, Option<i64>, Option<i64>);
-    let row: Option<Row> = sqlx::query_as(
-        "SELECT id, job_id, command, head_sha, result, comment_id, published_at \
-         FROM publications WHERE id = $1",
-    )
-    .bind(id)
-    .fetch_optional(&db.pool)
-    .await
-    .context("reading a result to publish")?;
-    Ok(row.map(
-        |(id, job_id, command, head_sha, result, comment_id, published_at)| PublicationRow {
-            id,
-            job_id,
-            command,
-            head_sha,
-            result,
-            comment_id,
-            published_at,
-        },
-    ))
+    let row: Option<Row> = sqlx::query_as(&format!("{SELECT_ROW} WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(&db.pool)
+        .await
+        .context("reading a result to publish")?;
+    Ok(row.map(publication_row))
+}
+
+type Row = (
+    i64,
+    i64,
+    String,
+    String,
+    String,
+    String,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
+
+const SELECT_ROW: &str = "SELECT id, job_id, key, command, head_sha, result, comment_id, \
+     published_at, batch_id FROM publications";
+
+fn publication_row(row: Row) -> PublicationRow {
+    let (id, job_id, key, command, head_sha, result, comment_id, published_at, batch_id) = row;
+    PublicationRow {
+        id,
+        job_id,
+        key,
+        command,
+        head_sha,
+        result,
+        comment_id,
+        published_at,
+        batch_id,
+    }
+}
+
+/// Every root result recorded for a plan batch so far, oldest first.
+pub async fn of_batch(db: &Db, batch_id: i64) -> Result<Vec<PublicationRow>> {
+    let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT_ROW} WHERE batch_id = $1 ORDER BY id"))
+        .bind(batch_id)
+        .fetch_all(&db.pool)
+        .await
+        .context("reading a plan batch's results")?;
+    Ok(rows.into_iter().map(publication_row).collect())
+}
+
+/// Whether `job` recorded a publication under `key` (a retried part skips the roots it did).
+pub async fn has_key(db: &Db, job_id: i64, key: &str) -> Result<bool> {
+    let n: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM publications WHERE job_id = $1 AND key = $2")
+            .bind(job_id)
+            .bind(key)
+            .fetch_one(&db.pool)
+            .await
+            .context("looking up a job's publication")?;
+    Ok(n > 0)
 }
 
 /// Remember the posted comment and, in the same transaction, queue `follow_up` (`delay_ms`

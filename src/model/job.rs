@@ -119,6 +119,10 @@ pub struct RunJob {
     /// The comment that asked for the run (none for autoplan), for a 😕 if the job fails.
     #[serde(default)]
     pub comment_id: Option<i64>,
+    /// A part of a split `/plan`: the id of the run job that split it (its `plan_batches` row).
+    /// Its roots' results update that batch's one comment; it never splits again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<i64>,
 }
 
 /// Payload of a `drift` job: check the default branch's roots of one repository.

@@ -41,6 +41,8 @@ pub struct RepoPolicy {
     pub reply_to_outsiders: Option<bool>,
     /// Per user and hour; `0` means no limit.
     pub commands_per_hour: u32,
+    /// Independent roots of one `/plan` planned at once (`parallel_plans`).
+    pub parallel_plans: u32,
     pub inputs: Vec<Input>,
     /// Validated regular expressions (compile them with `regex::Regex::new`).
     pub redact_patterns: Vec<String>,

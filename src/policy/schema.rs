@@ -62,6 +62,10 @@ pub struct PolicyFile {
     /// Commands one user may run per hour on the repository; `0` means no limit. Default 30.
     #[serde(default = "default_commands_per_hour")]
     pub commands_per_hour: u32,
+    /// Independent roots of one `/plan` planned at once (also capped by the server's
+    /// `--max-parallel-roots`); `1` plans them one after another. Default 4.
+    #[serde(default = "default_parallel_plans")]
+    pub parallel_plans: u32,
     /// Shared inputs fed to plans from outside the repository (fingerprinted for drift).
     #[serde(default)]
     pub inputs: Vec<InputSpec>,
@@ -137,6 +141,10 @@ pub(crate) fn default_min_approvals() -> u32 {
 
 pub(crate) fn default_commands_per_hour() -> u32 {
     30
+}
+
+pub(crate) fn default_parallel_plans() -> u32 {
+    4
 }
 
 /// Settings shared by all projects of a file.

@@ -91,6 +91,7 @@ pub(crate) fn validate_file(
         require_apply_before_merge: file.require_apply_before_merge,
         reply_to_outsiders: file.reply_to_outsiders,
         commands_per_hour: file.commands_per_hour,
+        parallel_plans: file.parallel_plans,
         inputs,
         redact_patterns: file.redact_patterns.clone(),
         on_input_drift: file.on_input_drift,

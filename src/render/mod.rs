@@ -304,6 +304,7 @@ impl Renderer {
             samples::plan_denied_at_plan_time(),
             samples::plan_egress_blocked(),
             samples::plan_provider_not_allowed(),
+            samples::plan_split_in_progress(),
         ] {
             self.render_plan(&plan).map_err(as_template_error)?;
             self.check_run_plan(&plan).map_err(as_template_error)?;

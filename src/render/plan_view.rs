@@ -51,6 +51,8 @@ pub struct PlanView<'a> {
     pub denials: &'a [String],
     pub notes: &'a [RunNote],
     pub roots: Vec<RootPlanView<'a>>,
+    /// Roots of a split `/plan` not finished yet.
+    pub still_planning: &'a [crate::model::view::PlanningRoot],
     pub omitted_resources_total: usize,
     pub omitted_attributes_total: usize,
     /// Rendering into the check run itself (changes where "full output" points).
@@ -134,6 +136,7 @@ pub fn plan_view(comment: &PlanComment, trim: PlanTrim, in_check_run: bool) -> P
         denials: &comment.denials,
         notes: &comment.notes,
         roots,
+        still_planning: &comment.still_planning,
         omitted_resources_total,
         omitted_attributes_total,
         in_check_run,

@@ -91,6 +91,16 @@ fn plan_provider_not_allowed_names_the_source_and_the_key() {
 }
 
 #[test]
+fn plan_split_in_progress() {
+    let text = renderer()
+        .render_plan(&samples::plan_split_in_progress())
+        .unwrap();
+    assert!(text.contains("| `network` | `infra/network` | `default` |  |  |  |  | ⏳ planning… |"));
+    assert!(text.contains("2 more roots are still planning"));
+    snap_text("plan_split_in_progress", text);
+}
+
+#[test]
 fn plan_drift_warning_comes_first() {
     let text = renderer().render_plan(&samples::plan_with_drift()).unwrap();
     let drift = text.find("changes because shared input").unwrap();

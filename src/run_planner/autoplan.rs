@@ -71,6 +71,7 @@ pub fn autoplan(
         terraform_args: Vec::new(),
         accept_inputs: Vec::new(),
         comment_id: None,
+        batch: None,
     };
     Ok(Autoplan {
         decisions,

@@ -80,6 +80,7 @@ mod tests {
             terraform_args: vec![],
             accept_inputs: vec![],
             comment_id: None,
+            batch: None,
         }
     }
 

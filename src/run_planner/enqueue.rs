@@ -125,6 +125,7 @@ pub fn command_actions(
             terraform_args,
             accept_inputs,
             comment_id: Some(req.comment_id),
+            batch: None,
         });
     }
     Ok(actions)

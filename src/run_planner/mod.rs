@@ -15,6 +15,7 @@ pub mod fold;
 pub mod latest_runs;
 pub mod outbox;
 pub mod plan_author;
+pub mod plan_split;
 pub mod pr_event;
 pub mod record;
 pub mod run_end;

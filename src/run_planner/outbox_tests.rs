@@ -24,6 +24,7 @@ fn plan_result(root: &str, run: &str) -> RunResult {
             drift_warnings: vec![],
             denials: vec![],
             notes: vec![],
+            still_planning: Vec::new(),
         },
         pending: vec![],
     }

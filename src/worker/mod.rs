@@ -20,6 +20,7 @@ pub mod policy_repo;
 mod pr_changes;
 mod pr_snapshot;
 mod publish;
+mod publish_batch;
 mod pushers;
 mod replies;
 

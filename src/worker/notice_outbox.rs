@@ -39,6 +39,7 @@ pub async fn record_notice(
         command: NOTICE_COMMAND,
         head_sha: target.head_sha,
         json: &json,
+        batch_id: None,
     };
     record_in_outbox(state, target.job, target.repo, target.number, &entry).await
 }
@@ -49,6 +50,8 @@ pub struct OutboxEntry<'a> {
     pub command: &'a str,
     pub head_sha: &'a str,
     pub json: &'a str,
+    /// A part's root result: the plan batch it belongs to.
+    pub batch_id: Option<i64>,
 }
 
 /// Seal `entry` and record it with its `publish` job in one transaction, while `job` still
@@ -69,6 +72,7 @@ pub async fn record_in_outbox(
         command: entry.command,
         head_sha: entry.head_sha,
         result: &sealed,
+        batch_id: entry.batch_id,
     };
     let publish = |publication_id| NewJob {
         kind: JobKind::Publish,

@@ -44,6 +44,9 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     if row.command == NOTICE_COMMAND {
         return publish_notice(state, job, &publish, &row).await;
     }
+    if let Some(batch_id) = row.batch_id {
+        return super::publish_batch::publish_part(state, job, &publish, &row, batch_id).await;
+    }
     let result = RunResult::open_sealed(&state.seal_key, &row.result)
         .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
     let (app, gh) = installation_client(state, &publish.repo)?;
@@ -120,14 +123,14 @@ async fn publish_notice(
 }
 
 /// Where a result goes.
-struct Target<'a> {
-    gh: &'a InstallationClient,
-    repo: &'a RepoRef,
-    number: i64,
+pub(super) struct Target<'a> {
+    pub gh: &'a InstallationClient,
+    pub repo: &'a RepoRef,
+    pub number: i64,
     /// An earlier attempt may have posted part of the result.
-    retry: bool,
+    pub retry: bool,
     /// tfgate's App slug: its comments are `<slug>[bot]`'s, its check runs the App's.
-    own_slug: &'a str,
+    pub own_slug: &'a str,
 }
 
 /// Post the result comment unless an earlier attempt did, and record it (with the CloudTrail
@@ -208,7 +211,7 @@ fn enrich_job(
 }
 
 /// One check run per root, each created once: a retry skips those it finds by `external_id`.
-async fn create_check_runs(
+pub(super) async fn create_check_runs(
     renderer: &Renderer,
     target: &Target<'_>,
     row: &PublicationRow,

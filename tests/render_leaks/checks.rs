@@ -175,6 +175,7 @@ pub(crate) fn plan_published(roots: Vec<RootPlan>) -> Result<Vec<String>, TestCa
         drift_warnings: vec![],
         denials: vec![],
         notes: vec![],
+        still_planning: Vec::new(),
     };
     let md = renderer().render_plan(&comment).map_err(render_err)?;
     let run = renderer().check_run_plan(&comment).map_err(render_err)?;

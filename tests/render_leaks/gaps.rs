@@ -189,6 +189,7 @@ fn for_each_comment(key: &Secret, known: bool) -> Result<String, TestCaseError> 
         drift_warnings: shown,
         denials: vec![],
         notes: vec![],
+        still_planning: Vec::new(),
     };
     let md = renderer().render_plan(&comment).map_err(render_err)?;
     prop_assert!(md.contains("Changes this PR does not explain"), "{}", md);

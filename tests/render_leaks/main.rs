@@ -190,6 +190,7 @@ fn checker_sees_every_kind_through_markdown_escaping() {
                 drift_warnings: vec![],
                 denials: vec![],
                 notes: vec![],
+                still_planning: Vec::new(),
             })
             .unwrap();
         let found = leaks(std::slice::from_ref(&md), &BTreeSet::from([s.clone()]));

@@ -389,6 +389,7 @@ pub(crate) fn plan_markdown(case: &PlanCase) -> Result<(RootPlan, String), TestC
             drift_warnings: vec![],
             denials: vec![],
             notes: vec![],
+            still_planning: Vec::new(),
         })
         .map_err(render_err)?;
     prop_assert!(md.contains("attribute"), "details table rendered");

@@ -124,3 +124,66 @@ impl Harness {
             .unwrap()
     }
 }
+
+impl Harness {
+    /// Run queued jobs with `workers` concurrent workers (as `serve --workers N` would) until
+    /// none is queued or running; returns how many ran.
+    pub async fn run_jobs_concurrently(&self, workers: usize) -> usize {
+        let ran = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let tasks: Vec<_> = (0..workers)
+            .map(|w| {
+                let state = self.state.clone();
+                let ran = ran.clone();
+                tokio::spawn(
+                    async move { work_until_idle(state, &format!("worker-{w}"), &ran).await },
+                )
+            })
+            .collect();
+        for t in tasks {
+            t.await.unwrap();
+        }
+        ran.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+async fn work_until_idle(
+    state: std::sync::Arc<tfgate::state::AppState>,
+    owner: &str,
+    ran: &std::sync::atomic::AtomicUsize,
+) {
+    let router = JobRouter::new(state.clone());
+    let db = &state.db;
+    loop {
+        let Some(job) = queue::claim(db, owner, 30_000).await.unwrap() else {
+            let busy: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')",
+            )
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+            if busy == 0 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            continue;
+        };
+        match router.handle(&job).await {
+            Ok(()) => {
+                queue::complete(db, &job).await.unwrap();
+            }
+            Err(JobError::Transient(e)) => {
+                // e.g. another publish is creating the batch's comment: due again at once.
+                queue::fail(db, &job, true, &format!("{e:#}"))
+                    .await
+                    .unwrap();
+                sqlx::query("UPDATE jobs SET run_at = 0 WHERE id = $1")
+                    .bind(job.id)
+                    .execute(&db.pool)
+                    .await
+                    .unwrap();
+            }
+            Err(e) => panic!("job {} ({}) failed: {e}", job.id, job.kind),
+        }
+        ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}

@@ -65,6 +65,17 @@ pub struct PlanComment {
     pub denials: Vec<String>,
     /// Other notes for the reader (one line each, after the roots).
     pub notes: Vec<RunNote>,
+    /// Roots of a split `/plan` still being planned: the comment is updated as each finishes.
+    #[serde(default)]
+    pub still_planning: Vec<PlanningRoot>,
+}
+
+/// A root whose plan has not finished yet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanningRoot {
+    pub project: String,
+    pub dir: String,
+    pub workspace: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

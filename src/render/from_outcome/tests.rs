@@ -102,6 +102,7 @@ fn plan_values_are_redacted_and_sensitive_hidden() {
             drift_warnings: vec![],
             denials: vec![],
             notes: vec![],
+            still_planning: Vec::new(),
         })
         .unwrap();
     assert!(md.contains("fake_thing"), "{md}");

@@ -19,6 +19,7 @@ fn plan_of(pr: u64, root: RootPlan) -> PlanComment {
         drift_warnings: vec![],
         denials: vec![],
         notes: vec![],
+        still_planning: Vec::new(),
     }
 }
 

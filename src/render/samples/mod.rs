@@ -105,6 +105,7 @@ pub fn plan_with_changes() -> PlanComment {
         drift_warnings: vec![],
         denials: vec![],
         notes: vec![RunNote::ApplyToProceed],
+        still_planning: Vec::new(),
     }
 }
 
@@ -115,6 +116,7 @@ pub fn plan_no_changes() -> PlanComment {
         drift_warnings: vec![],
         denials: vec![],
         notes: vec![],
+        still_planning: Vec::new(),
     }
 }
 
@@ -142,7 +144,23 @@ pub fn plan_failed_config_error() -> PlanComment {
         drift_warnings: vec![],
         denials: vec![],
         notes: vec![],
+        still_planning: Vec::new(),
     }
+}
+
+/// A split `/plan` of three roots with one finished: the other two are still planning.
+pub fn plan_split_in_progress() -> PlanComment {
+    let mut comment = plan_no_changes();
+    comment.meta.marker_root = "job-40".into();
+    comment.still_planning = ["network", "dns"]
+        .iter()
+        .map(|p| crate::model::view::PlanningRoot {
+            project: p.to_string(),
+            dir: format!("infra/{p}"),
+            workspace: "default".into(),
+        })
+        .collect();
+    comment
 }
 
 /// Seed 000's shared-input drift: the admin CIDR secret changed outside the PR.

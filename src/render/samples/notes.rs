@@ -165,6 +165,7 @@ pub fn plan_with_every_note() -> PlanComment {
             RunNote::DriftUnchecked { project: project() },
             RunNote::ApplyToProceed,
         ],
+        still_planning: Vec::new(),
     }
 }
 

@@ -65,6 +65,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         terraform_args: vec![],
         accept_inputs: vec![],
         comment_id: None,
+        batch: None,
     };
     let ctx = RunCtx {
         state,

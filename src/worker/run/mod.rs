@@ -15,7 +15,7 @@ use crate::db::runs;
 use crate::github::api;
 use crate::jobs::{ClaimedJob, JobError, RunCommand, RunJob};
 use crate::model::short_sha;
-use crate::model::view::{CommentMeta, Notice, NoticeBody, RunInterrupted};
+use crate::model::view::{CommentMeta, Notice, NoticeBody, PlanningRoot, RunInterrupted};
 use crate::policy::{RepoPolicy, ResolvedProject};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
@@ -31,6 +31,7 @@ mod failure_facts;
 mod module_auth;
 mod plan;
 mod prepare;
+mod split;
 mod tool;
 
 pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
@@ -76,14 +77,6 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         None => policy_for_pr(&gh, &run.repo, policy).await?,
     };
     let start = run_start(&run, &pr.head.sha, |name| policy.project(name).is_some());
-    let Some(projects) = announce_start(state, job, &run, &pr, start).await? else {
-        return Ok(());
-    };
-    let projects: Vec<&ResolvedProject> =
-        projects.iter().filter_map(|n| policy.project(n)).collect();
-    if projects.is_empty() {
-        return Ok(());
-    }
     let ctx = RunCtx {
         state,
         gh: &gh,
@@ -93,6 +86,32 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         policy: &policy,
         head: &run.head_sha,
     };
+    let projects = match run.batch {
+        Some(batch) => ctx.start_part(batch, start).await?,
+        None => announce_start(state, job, &run, &pr, start).await?,
+    };
+    let Some(projects) = projects else {
+        return Ok(());
+    };
+    let projects: Vec<&ResolvedProject> =
+        projects.iter().filter_map(|n| policy.project(n)).collect();
+    if projects.is_empty() {
+        return Ok(());
+    }
+    if run.command == RunCommand::Plan && run.batch.is_none() {
+        let parts = split::parts_of(state, &policy, &projects);
+        if parts.len() > 1 {
+            let roots: Vec<PlanningRoot> = projects
+                .iter()
+                .map(|p| PlanningRoot {
+                    project: p.spec.id.0.clone(),
+                    dir: p.spec.dir.clone(),
+                    workspace: p.spec.workspace.clone(),
+                })
+                .collect();
+            return split::split(state, job, &run, &roots, parts).await;
+        }
+    }
     match run.command {
         RunCommand::Plan => ctx.plan_roots(&projects).await,
         RunCommand::Apply => ctx.apply_roots(&projects).await,
@@ -232,12 +251,32 @@ impl RunCtx<'_> {
     /// Record the job's result in the outbox and queue its `publish` job, in one transaction;
     /// nothing here talks to GitHub.
     async fn record_result(&self, result: &RunResult) -> Result<(), JobError> {
+        self.record_outbox_result(RESULT_KEY, None, result).await
+    }
+
+    /// Record one root's result of a part of plan batch `batch` under `key`.
+    async fn record_part_result(
+        &self,
+        batch: i64,
+        key: &str,
+        result: &RunResult,
+    ) -> Result<(), JobError> {
+        self.record_outbox_result(key, Some(batch), result).await
+    }
+
+    async fn record_outbox_result(
+        &self,
+        key: &str,
+        batch_id: Option<i64>,
+        result: &RunResult,
+    ) -> Result<(), JobError> {
         let json = serde_json::to_string(result).expect("a run result serialises");
         let entry = OutboxEntry {
-            key: RESULT_KEY,
+            key,
             command: result.command(),
             head_sha: self.head,
             json: &json,
+            batch_id,
         };
         record_in_outbox(
             self.state,

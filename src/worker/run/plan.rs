@@ -9,15 +9,16 @@ use sha2::{Digest, Sha256};
 use super::prepare::Prepared;
 use super::{public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{run_aad, seal, BlobPurpose};
-use crate::db::runs;
+use crate::db::{publications, runs};
 use crate::github::facts;
 use crate::input_drift::redact_drift_warnings;
 use crate::jobs::{JobError, PendingFailure, RunCommand};
-use crate::model::view::{DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
+use crate::model::view::{CommentMeta, DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
 use crate::render::from_outcome::{limit_notes, plan_model, resource_limit_plan};
-use crate::run_planner::outbox::RunResult;
+use crate::run_planner::outbox::{result_marker_root, RunResult};
+use crate::run_planner::plan_split::root_result_key;
 use crate::run_planner::record::{PlanRecord, PlannedChange, RunStatus};
 use crate::run_planner::run_end::{end_status, RunEnd};
 use crate::terraform::{parse_plan_json, plan_references, plan_summary, PlanReferences};
@@ -51,26 +52,88 @@ impl RunCtx<'_> {
     pub(super) async fn plan_roots(&self, projects: &[&ResolvedProject]) -> Result<(), JobError> {
         let setup = setup_from_config(&self.state.config).map_err(JobError::Permanent)?;
         let redactor = self.redactor()?;
+        if let Some(batch) = self.run.batch {
+            return self.plan_part(batch, projects, &setup, &redactor).await;
+        }
         let mut ph = Placeholders::new();
         let mut results = PlanResults::default();
         for p in projects {
-            if !self.lock(p).await? {
-                continue;
-            }
-            let project_setup = match self.setup_for(&setup, p).await {
-                Ok(s) => s,
-                Err(note) => {
-                    results.notes.push(note);
-                    continue;
-                }
-            };
-            self.plan_root(p, &project_setup, &redactor, &mut ph, &mut results)
+            self.lock_and_plan(p, &setup, &redactor, &mut ph, &mut results)
                 .await?;
         }
         if results.roots.is_empty() && results.notes.is_empty() {
             return Ok(());
         }
         self.publish_plan(results).await
+    }
+
+    /// One part of a split `/plan`: each root's result goes to the outbox as soon as it is
+    /// planned (or could not be), so the batch's comment shows it while the others plan. A
+    /// retried part skips the roots it recorded.
+    async fn plan_part(
+        &self,
+        batch: i64,
+        projects: &[&ResolvedProject],
+        setup: &tfrun::TerraformSetup,
+        redactor: &Redactor,
+    ) -> Result<(), JobError> {
+        for p in projects {
+            let key = root_result_key(&p.spec.id.0);
+            let done = publications::has_key(&self.state.db, self.job.id, &key).await;
+            if done.map_err(JobError::Transient)? {
+                continue;
+            }
+            let mut results = PlanResults::default();
+            self.lock_and_plan(p, setup, redactor, &mut Placeholders::new(), &mut results)
+                .await?;
+            self.record_root_result(batch, &key, results).await?;
+        }
+        Ok(())
+    }
+
+    /// A root of a part that did not start (the head moved, the project is gone): its result
+    /// is a note, so the batch's comment stops showing it as planning.
+    pub(super) async fn part_root_not_started(
+        &self,
+        batch: i64,
+        project: &str,
+        reason: String,
+    ) -> Result<(), JobError> {
+        let results = PlanResults {
+            notes: vec![RunNote::CouldNotStart {
+                project: project.to_string(),
+                command: RunCommand::Plan.name().into(),
+                reason,
+            }],
+            ..Default::default()
+        };
+        self.record_root_result(batch, &root_result_key(project), results)
+            .await
+    }
+
+    /// Lock the root, find its Terraform and plan it; a root that is busy or has no Terraform
+    /// is left out (with a notice or a note).
+    async fn lock_and_plan(
+        &self,
+        p: &ResolvedProject,
+        setup: &tfrun::TerraformSetup,
+        redactor: &Redactor,
+        ph: &mut Placeholders,
+        results: &mut PlanResults,
+    ) -> Result<(), JobError> {
+        if !self.lock(p).await? {
+            return Ok(());
+        }
+        match self.setup_for(setup, p).await {
+            Ok(project_setup) => {
+                self.plan_root(p, &project_setup, redactor, ph, results)
+                    .await
+            }
+            Err(note) => {
+                results.notes.push(note);
+                Ok(())
+            }
+        }
     }
 
     /// Plan one root and store what its apply needs.
@@ -259,21 +322,44 @@ impl RunCtx<'_> {
         .map_err(JobError::Transient)
     }
 
+    /// Record one root's result of a part in the outbox, under the batch; its `publish` job
+    /// updates the batch's comment and adds the root's check run.
+    async fn record_root_result(
+        &self,
+        batch: i64,
+        key: &str,
+        results: PlanResults,
+    ) -> Result<(), JobError> {
+        let meta = self.meta(&result_marker_root(batch), results.last_run);
+        let (comment, pending) = results.into_comment(meta);
+        self.renderer.render_plan(&comment).map_err(render_err)?;
+        let result = RunResult::Plan { comment, pending };
+        self.record_part_result(batch, key, &result).await
+    }
+
     /// Record the plan comment's model in the outbox; the `publish` job posts it, folds older
     /// plans and adds one check run per root.
     async fn publish_plan(&self, results: PlanResults) -> Result<(), JobError> {
-        let comment = PlanComment {
-            meta: self.result_meta(results.last_run),
-            repo_root_summaries: results.roots,
-            drift_warnings: results.drift_warnings,
-            denials: vec![],
-            notes: results.notes,
-        };
-        let pending = results.pending;
+        let meta = self.result_meta(results.last_run);
+        let (comment, pending) = results.into_comment(meta);
         // Rendered once here so that a model that cannot be shown fails the run, not the publish.
         self.renderer.render_plan(&comment).map_err(render_err)?;
         self.record_result(&RunResult::Plan { comment, pending })
             .await
+    }
+}
+
+impl PlanResults {
+    fn into_comment(self, meta: CommentMeta) -> (PlanComment, Vec<PendingFailure>) {
+        let comment = PlanComment {
+            meta,
+            repo_root_summaries: self.roots,
+            drift_warnings: self.drift_warnings,
+            denials: vec![],
+            notes: self.notes,
+            still_planning: Vec::new(),
+        };
+        (comment, self.pending)
     }
 }
 
