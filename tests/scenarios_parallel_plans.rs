@@ -22,13 +22,28 @@ fn policy(extra: &str) -> String {
     ))
 }
 
+/// `broken` does not parse; `failing` plans but fails to apply (a provider error).
 fn write_roots(dir: &Path, run: &str, names: &[&str], broken: Option<&str>) {
+    write_roots_failing(dir, run, names, broken, None)
+}
+
+fn write_roots_failing(
+    dir: &Path,
+    run: &str,
+    names: &[&str],
+    broken: Option<&str>,
+    failing: Option<&str>,
+) {
     for name in names {
+        let fail = match Some(*name) == failing {
+            true => "\n  fail_with = \"AccessDenied: not authorized\"",
+            false => "",
+        };
         let body = match Some(*name) == broken {
             true => "resource \"fake_thing\" \"x\" {\n  name = \n}\n".to_string(),
-            false => {
-                format!("resource \"fake_thing\" \"{name}\" {{\n  name = \"{name}-{run}\"\n}}\n")
-            }
+            false => format!(
+                "resource \"fake_thing\" \"{name}\" {{\n  name = \"{name}-{run}\"{fail}\n}}\n"
+            ),
         };
         let d = dir.join("infra").join(name);
         std::fs::create_dir_all(&d).unwrap();
@@ -183,6 +198,99 @@ async fn a_dependency_chain_plans_in_order_in_one_part(backend: Backend) {
     assert_eq!(parts, 4, "alpha and after share a part: {runs:?}");
 }
 
+/// (project, created_at, finished_at) of the PR's apply runs.
+async fn apply_runs(h: &Harness) -> Vec<(String, i64, i64)> {
+    sqlx::query_as(
+        "SELECT project, created_at, finished_at FROM runs WHERE command = 'apply' ORDER BY id",
+    )
+    .fetch_all(&h.state.db.pool)
+    .await
+    .unwrap()
+}
+
+const LEVELS: &str = "  - name: after\n    dir: infra/after\n    depends_on: [alpha, bravo]\n";
+
+async fn apply_runs_a_level_at_once_and_the_next_level_after_it(backend: Backend) {
+    let names = ["alpha", "bravo", "after"];
+    let policy = policy(LEVELS).replace(
+        "  - name: charlie\n    dir: infra/charlie\n  - name: delta\n    dir: infra/delta\n",
+        "",
+    );
+    let Some((h, _repo)) = start(backend, &policy, &names, None).await else {
+        return;
+    };
+    if !terraform_tools_available() {
+        return;
+    }
+    comment_with_workers(&h, "/plan").await;
+    let apply = comment_with_workers(&h, "/apply").await;
+    let text = apply
+        .iter()
+        .map(|c| c.body.as_str())
+        .collect::<Vec<_>>()
+        .join("\n----\n");
+    for r in names {
+        assert!(
+            text.contains(&format!("`fake_thing.{r}`")),
+            "{r} applied:\n{text}"
+        );
+    }
+    let runs = apply_runs(&h).await;
+    let at = |p: &str| runs.iter().find(|r| r.0 == p).unwrap().clone();
+    let (alpha, bravo, after) = (at("alpha"), at("bravo"), at("after"));
+    assert!(
+        alpha.1 < bravo.2 && bravo.1 < alpha.2,
+        "alpha and bravo applied at once: {runs:?}"
+    );
+    assert!(
+        after.1 >= alpha.2.max(bravo.2),
+        "after waits for its level: {runs:?}"
+    );
+}
+
+async fn a_failure_stops_the_next_level_and_says_why(backend: Backend) {
+    let names = ["alpha", "bravo", "after"];
+    let policy = policy(LEVELS).replace(
+        "  - name: charlie\n    dir: infra/charlie\n  - name: delta\n    dir: infra/delta\n",
+        "",
+    );
+    let Some(h) =
+        Harness::start_with(backend, Some(&policy), |a| a.max_parallel_roots = Some(4)).await
+    else {
+        return;
+    };
+    if !terraform_tools_available() {
+        return;
+    }
+    create_state_bucket().await;
+    let repo = tempfile::tempdir().unwrap();
+    let run = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
+    write_roots_failing(repo.path(), &run, &names, None, Some("bravo"));
+    h.github.serve_repo(repo.path());
+    h.github.with(|g| {
+        g.files = names.iter().map(|n| format!("infra/{n}/main.tf")).collect();
+        g.permissions.insert("alice".into(), "write".into());
+    });
+    comment_with_workers(&h, "/plan").await;
+    let apply = comment_with_workers(&h, "/apply").await;
+    let text = apply
+        .iter()
+        .map(|c| c.body.as_str())
+        .collect::<Vec<_>>()
+        .join("\n----\n");
+    assert!(
+        text.contains("`fake_thing.alpha`"),
+        "alpha, on bravo's level, still applied:\n{text}"
+    );
+    assert!(text.contains("❌"), "{text}");
+    assert!(
+        text.contains("Skipped: not run: `bravo` failed"),
+        "after is not reached, and why:\n{text}"
+    );
+    let applied: Vec<String> = apply_runs(&h).await.into_iter().map(|r| r.0).collect();
+    assert!(!applied.contains(&"after".to_string()), "{applied:?}");
+}
+
 macro_rules! on_both_backends {
     ($($name:ident),*) => {$(
         mod $name {
@@ -198,5 +306,7 @@ macro_rules! on_both_backends {
 on_both_backends!(
     four_independent_roots_plan_at_once_into_one_comment,
     a_failing_root_leaves_the_others_results,
-    a_dependency_chain_plans_in_order_in_one_part
+    a_dependency_chain_plans_in_order_in_one_part,
+    apply_runs_a_level_at_once_and_the_next_level_after_it,
+    a_failure_stops_the_next_level_and_says_why
 );

@@ -86,6 +86,50 @@ fn independent_groups(
     groups.into_iter().map(|(_, g)| g).collect()
 }
 
+/// The dependency levels of an `/apply` of `roots` (in the command's order, which is
+/// dependency order): indexes of `roots`, level by level. A root is on the level after the
+/// last root of the command it depends on, directly or through projects the command does not
+/// apply; roots of one level apply concurrently, and a failure stops the levels after it.
+pub fn apply_levels(
+    roots: &[String],
+    depends_on: &BTreeMap<String, Vec<String>>,
+) -> Vec<Vec<usize>> {
+    let mut level: Vec<usize> = Vec::with_capacity(roots.len());
+    for (i, root) in roots.iter().enumerate() {
+        let below = needs(root, depends_on);
+        let l = (0..i)
+            .filter(|&j| below.contains(roots[j].as_str()))
+            .map(|j| level[j] + 1)
+            .max()
+            .unwrap_or(0);
+        level.push(l);
+    }
+    let top = level.iter().copied().max().map_or(0, |m| m + 1);
+    (0..top)
+        .map(|l| (0..roots.len()).filter(|&i| level[i] == l).collect())
+        .collect()
+}
+
+/// Every project `root` depends on, directly or not.
+fn needs<'a>(
+    root: &str,
+    depends_on: &'a BTreeMap<String, Vec<String>>,
+) -> std::collections::BTreeSet<&'a str> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo: Vec<&str> = depends_on
+        .get(root)
+        .map(|d| d.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    while let Some(d) = todo.pop() {
+        if seen.insert(d) {
+            if let Some(next) = depends_on.get(d) {
+                todo.extend(next.iter().map(String::as_str));
+            }
+        }
+    }
+    seen
+}
+
 /// The outbox key of one root's result in a part.
 pub fn root_result_key(project: &str) -> String {
     format!("root:{project}")

@@ -77,6 +77,26 @@ fn one_part_when_the_limit_is_one_or_everything_is_linked() {
 }
 
 #[test]
+fn apply_levels_follow_dependencies_and_keep_independent_roots_together() {
+    let roots = names(&["network", "dns", "eks", "app", "logs"]);
+    let graph = deps(&[("eks", &["network"]), ("app", &["eks"]), ("logs", &["dns"])]);
+    assert_eq!(
+        apply_levels(&roots, &graph),
+        vec![vec![0, 1], vec![2, 4], vec![3]]
+    );
+}
+
+#[test]
+fn apply_levels_see_dependencies_through_projects_not_applied() {
+    // b needs `mid`, which needs a: b still waits for a.
+    let roots = names(&["a", "b"]);
+    let graph = deps(&[("b", &["mid"]), ("mid", &["a"])]);
+    assert_eq!(apply_levels(&roots, &graph), vec![vec![0], vec![1]]);
+    assert_eq!(apply_levels(&roots, &BTreeMap::new()), vec![vec![0, 1]]);
+    assert!(apply_levels(&[], &BTreeMap::new()).is_empty());
+}
+
+#[test]
 fn result_keys_name_their_root() {
     assert_eq!(root_of_result_key(&root_result_key("eks")), Some("eks"));
     assert_eq!(root_of_result_key("result"), None);

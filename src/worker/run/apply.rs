@@ -15,8 +15,8 @@ use crate::input_drift::{input_drift_gate, InputDriftGate};
 use crate::jobs::{JobError, PendingFailure, RunCommand};
 use crate::model::short_sha;
 use crate::model::view::{
-    AppliedPlan, ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanAuthorRefused,
-    PlanStale, RootApply, RunNote,
+    AppliedPlan, ApplyComment, ApplyCounts, ApplyStatus, Notice, NoticeBody, PlanStale, RootApply,
+    RunNote,
 };
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
@@ -24,14 +24,14 @@ use crate::render::from_outcome::{apply_model, limit_notes, mark_resource_limit}
 use crate::run_planner::apply_ready::{
     digest_matches, not_ready, plan_file_verdict, PlanFileVerdict, Readiness, StoredPlanFile,
 };
-use crate::run_planner::apply_step::{apply_step, ApplyStep, PlanRun, RootFacts, SkipReason};
+use crate::run_planner::apply_step::{PlanRun, RootFacts, SkipReason};
 use crate::run_planner::outbox::RunResult;
-use crate::run_planner::plan_author::applied_plan;
 use crate::run_planner::record::{ApplyRecord, PlanRecord};
 use crate::run_planner::run_end::{end_status, RunEnd};
-use crate::tfrun::{setup_from_config, TerraformSetup};
+use crate::tfrun::TerraformSetup;
 
 mod failures;
+mod levels;
 
 /// What the roots of one `/apply` add up to.
 #[derive(Default)]
@@ -67,77 +67,6 @@ struct ApplyTools<'a> {
 }
 
 impl RunCtx<'_> {
-    pub(super) async fn apply_roots(&self, projects: &[&ResolvedProject]) -> Result<(), JobError> {
-        let setup = setup_from_config(&self.state.config).map_err(JobError::Permanent)?;
-        let redactor = self.redactor()?;
-        let tools = ApplyTools {
-            setup: &setup,
-            redactor: &redactor,
-        };
-        let mut ph = Placeholders::new();
-        let mut results = ApplyResults::default();
-        for p in projects {
-            let facts = self.root_facts(p).await?;
-            let root_facts = facts.as_root_facts(self.head, &self.run.actor);
-            match apply_step(results.stopped.as_ref(), root_facts) {
-                ApplyStep::Skip(reason) => results.roots.push(skipped(p, &reason)),
-                ApplyStep::NoCurrentPlan => {
-                    self.post_plan_stale(&p.spec.id.0).await?;
-                    results.stopped = Some(SkipReason::NoCurrentPlan {
-                        project: p.spec.id.0.clone(),
-                    });
-                }
-                ApplyStep::AlreadyApplied => results.notes.push(RunNote::AlreadyApplied {
-                    project: p.spec.id.0.clone(),
-                }),
-                ApplyStep::PlanSpent => {
-                    let project = p.spec.id.0.clone();
-                    let body = NoticeBody::PlanSpent {
-                        project: project.clone(),
-                    };
-                    self.post_notice(&project, body).await?;
-                    results.stopped = Some(SkipReason::PlanSpent { project });
-                }
-                ApplyStep::Interrupted => {
-                    let project = p.spec.id.0.clone();
-                    let body = NoticeBody::ApplyInterrupted {
-                        project: project.clone(),
-                    };
-                    self.post_notice(&project, body).await?;
-                    results.stopped = Some(SkipReason::ApplyInterrupted { project });
-                }
-                ApplyStep::PlanAuthorRefused { plan, why } => {
-                    let plan = applied_plan(&plan, |a| redactor.redact_address(a, &mut ph));
-                    let project = p.spec.id.0.clone();
-                    let body = NoticeBody::PlanAuthorRefused(PlanAuthorRefused {
-                        project: project.clone(),
-                        plan,
-                        why,
-                    });
-                    self.post_notice(&project, body).await?;
-                    results.stopped = Some(SkipReason::PlanAuthorRefused { project });
-                }
-                ApplyStep::Proceed {
-                    plan_run_id,
-                    record,
-                    plan,
-                } => {
-                    let chosen = ChosenPlan {
-                        run_id: plan_run_id,
-                        record,
-                        shown: applied_plan(&plan, |a| redactor.redact_address(a, &mut ph)),
-                    };
-                    self.apply_root(p, chosen, &tools, &mut ph, &mut results)
-                        .await?
-                }
-            }
-        }
-        if results.roots.is_empty() && results.notes.is_empty() {
-            return Ok(());
-        }
-        self.publish_apply(results).await
-    }
-
     /// The plan run to apply (the one the job names, else the latest) and the latest apply.
     async fn root_facts(&self, p: &ResolvedProject) -> Result<StoredRuns, JobError> {
         let db = &self.state.db;
@@ -187,7 +116,7 @@ impl RunCtx<'_> {
         p: &ResolvedProject,
         plan: ChosenPlan,
         tools: &ApplyTools<'_>,
-        ph: &mut Placeholders,
+        ph: &std::sync::Mutex<Placeholders>,
         results: &mut ApplyResults,
     ) -> Result<(), JobError> {
         let ChosenPlan {
@@ -210,28 +139,34 @@ impl RunCtx<'_> {
         RunNote::add_all(&mut results.notes, &prepared.notes);
         results.notes.extend(out.egress_note(&p.spec.id.0));
         let stream = out.apply.as_ref().map(|s| s.stdout.as_str());
-        let mut model = apply_model(
-            &root_ident(p),
-            out.init.ok,
-            &out.init.stderr_tail,
-            stream,
-            &record.planned_refs(),
-            &record.references,
-            tools.redactor,
-            ph,
-        );
-        model.plan = Some(shown);
         let limit = out.limit_hit();
-        if limit.is_some() {
-            mark_resource_limit(&mut model);
-        } else if model.status != ApplyStatus::Succeeded {
-            let run = (&setup, &prepared.settings, &out);
-            explain_failed_apply(p, run, tools.redactor, ph, &mut model);
-        }
+        // The placeholders are shared with roots applying beside this one: held only here.
+        let (mut model, to_confirm) = {
+            let mut ph = ph.lock().expect("placeholders lock");
+            let mut model = apply_model(
+                &root_ident(p),
+                out.init.ok,
+                &out.init.stderr_tail,
+                stream,
+                &record.planned_refs(),
+                &record.references,
+                tools.redactor,
+                &mut ph,
+            );
+            model.plan = Some(shown);
+            if limit.is_some() {
+                mark_resource_limit(&mut model);
+            } else if model.status != ApplyStatus::Succeeded {
+                let run = (&setup, &prepared.settings, &out);
+                explain_failed_apply(p, run, tools.redactor, &mut ph, &mut model);
+            }
+            let to_confirm =
+                self.failures_to_confirm(p, prepared.run_id, stream, tools.redactor, &mut ph);
+            (model, to_confirm)
+        };
         results
             .notes
             .extend(limit_notes(&p.spec.id.0, limit, out.overlong_lines()));
-        let to_confirm = self.failures_to_confirm(p, prepared.run_id, stream, tools.redactor, ph);
         model.pending_enrichment = !to_confirm.is_empty();
         results.pending.extend(to_confirm);
         let ok = model.status == ApplyStatus::Succeeded;

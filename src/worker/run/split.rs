@@ -23,16 +23,21 @@ pub(super) fn parts_of(
     projects: &[&ResolvedProject],
 ) -> Vec<Vec<String>> {
     let names: Vec<String> = projects.iter().map(|p| p.spec.id.0.clone()).collect();
-    let depends_on: BTreeMap<String, Vec<String>> = policy
+    let depends_on = depends_on(policy);
+    let limit = parallel_limit(state.config.max_parallel_roots, policy.parallel_plans);
+    plan_parts(&names, &depends_on, limit)
+}
+
+/// Every project's `depends_on`, by name.
+pub(super) fn depends_on(policy: &RepoPolicy) -> BTreeMap<String, Vec<String>> {
+    policy
         .projects
         .iter()
         .map(|p| {
             let deps = p.spec.depends_on.iter().map(|d| d.0.clone()).collect();
             (p.spec.id.0.clone(), deps)
         })
-        .collect();
-    let limit = parallel_limit(state.config.max_parallel_roots, policy.parallel_plans);
-    plan_parts(&names, &depends_on, limit)
+        .collect()
 }
 
 /// Record the batch and queue one run job per part. A retry that finds the batch recorded
