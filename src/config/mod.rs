@@ -97,6 +97,14 @@ fn default_metrics_addr() -> SocketAddr {
 }
 pub const DEFAULT_MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
 
+/// `--max-parallel-roots`, by default the embedded workers (4 when `serve` runs none).
+fn max_parallel_roots(set: Option<usize>, workers: Option<usize>) -> usize {
+    set.unwrap_or(match workers.unwrap_or(2) {
+        0 => 4,
+        n => n,
+    })
+}
+
 impl Config {
     /// Resolve flags/env (already in `args`) over the config file over defaults.
     pub fn resolve(args: &ConfigArgs) -> Result<Config> {
@@ -168,12 +176,7 @@ impl Config {
             github_url: trim_url(v.github_url.unwrap_or_else(|| "https://github.com".into())),
             public_url: values::checked_public_url(v.public_url.map(trim_url))?,
             workers: v.workers.unwrap_or(2),
-            max_parallel_roots: v
-                .max_parallel_roots
-                .unwrap_or(match v.workers.unwrap_or(2) {
-                    0 => 4,
-                    n => n,
-                }),
+            max_parallel_roots: max_parallel_roots(v.max_parallel_roots, v.workers),
             max_body_bytes: v.max_body_bytes.unwrap_or(DEFAULT_MAX_BODY_BYTES),
             log_format: log_format(v.log_format.as_deref())?,
             policy_repo: policy_repo(v.policy_repo.as_deref(), v.policy_dir.is_some())?,

@@ -21,6 +21,7 @@ mod pr_changes;
 mod pr_snapshot;
 mod publish;
 mod publish_batch;
+mod publish_checks;
 mod pushers;
 mod replies;
 

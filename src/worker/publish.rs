@@ -7,24 +7,16 @@
 
 use std::sync::Arc;
 
-use crate::github::InstallationClient;
 use anyhow::anyhow;
 
+use super::publish_checks::{create_check_runs, seen_comment, supersede_old_plans, Target};
 use super::{cloudtrail_poll, github_error, installation_client, payload};
 use crate::db::publications::{self, PublicationRow};
-use crate::github::api::{self, CheckRunRequest, IssueComment};
-use crate::github::{check_runs, lists};
+use crate::github::api;
 use crate::jobs::{ClaimedJob, EnrichJob, EnrichedComment, JobError, NewJob, PublishJob};
-use crate::model::view::AnnotationView;
-use crate::model::view::ApplyComment;
-use crate::model::view::CheckRunText;
-use crate::model::view::PlanComment;
-use crate::model::RepoRef;
-use crate::render::{annotations_for_apply, annotations_for_plan, Renderer};
-use crate::run_planner::fold::plans_to_fold;
+use crate::render::Renderer;
 use crate::run_planner::outbox::{
-    check_run_external_id, comment_step, existing_check_run, open_sealed_notice,
-    publication_post_id, CommentStep, ExistingCheckRun, RunResult, SeenCheckRun, SeenComment,
+    comment_step, open_sealed_notice, publication_post_id, CommentStep, RunResult, SeenComment,
     NOTICE_COMMAND,
 };
 use crate::state::AppState;
@@ -122,17 +114,6 @@ async fn publish_notice(
         .map_err(JobError::Transient)
 }
 
-/// Where a result goes.
-pub(super) struct Target<'a> {
-    pub gh: &'a InstallationClient,
-    pub repo: &'a RepoRef,
-    pub number: i64,
-    /// An earlier attempt may have posted part of the result.
-    pub retry: bool,
-    /// tfgate's App slug: its comments are `<slug>[bot]`'s, its check runs the App's.
-    pub own_slug: &'a str,
-}
-
 /// Post the result comment unless an earlier attempt did, and record it (with the CloudTrail
 /// polls an apply's unclear permission failures need, in the same transaction).
 async fn post_result(
@@ -164,14 +145,6 @@ async fn post_result(
         .await
         .map_err(JobError::Transient)?;
     Ok(id)
-}
-
-fn seen_comment(c: &IssueComment) -> SeenComment<'_> {
-    SeenComment {
-        id: c.id,
-        author: c.user.as_ref().map(|u| u.login.as_str()),
-        body: c.body.as_deref(),
-    }
 }
 
 fn render_result(renderer: &Renderer, result: &RunResult) -> Result<String, JobError> {
@@ -209,129 +182,3 @@ fn enrich_job(
     let delay_ms = delay.unwrap_or_default().as_millis() as i64;
     Some((cloudtrail_poll::new_job(state, &job), delay_ms))
 }
-
-/// One check run per root, each created once: a retry skips those it finds by `external_id`.
-pub(super) async fn create_check_runs(
-    renderer: &Renderer,
-    target: &Target<'_>,
-    row: &PublicationRow,
-    result: &RunResult,
-) -> Result<(), JobError> {
-    let listed = match target.retry {
-        true => lists::check_runs(target.gh, target.repo, &row.head_sha)
-            .await
-            .map_err(JobError::Transient)?,
-        false => Vec::new(),
-    };
-    let seen: Vec<SeenCheckRun<'_>> = listed
-        .iter()
-        .map(|c| SeenCheckRun {
-            id: c.id,
-            completed: c.conclusion.is_some(),
-            name: &c.name,
-            external_id: c.external_id.as_deref(),
-            app_slug: c.app.as_ref().and_then(|a| a.slug.as_deref()),
-        })
-        .collect();
-    for check in check_run_texts(renderer, result) {
-        let external_id = check_run_external_id(row.job_id, &check.project);
-        let existing = existing_check_run(&seen, target.own_slug, &check.name, &external_id);
-        let req = CheckRunRequest {
-            name: &check.name,
-            head_sha: &row.head_sha,
-            external_id: Some(&external_id),
-            conclusion: check.conclusion,
-            title: &check.text.title,
-            summary: &check.text.summary,
-            text: &check.text.text,
-            annotations: &check.annotations,
-        };
-        let sent = match existing {
-            ExistingCheckRun::Completed => continue,
-            ExistingCheckRun::Missing => api::create_check_run(target.gh, target.repo, &req).await,
-            ExistingCheckRun::Unfinished(id) => {
-                check_runs::finish_check_run(target.gh, target.repo, id, &req).await
-            }
-        };
-        sent.map_err(JobError::Transient)?;
-    }
-    Ok(())
-}
-
-/// One root's check run, rendered.
-struct CheckRunSpec {
-    project: String,
-    name: String,
-    conclusion: &'static str,
-    text: CheckRunText,
-    annotations: Vec<AnnotationView>,
-}
-
-/// The check run of each root (a root whose text does not render gets none).
-fn check_run_texts(renderer: &Renderer, result: &RunResult) -> Vec<CheckRunSpec> {
-    let rendered = result.check_runs().into_iter().enumerate();
-    rendered
-        .filter_map(|(i, (project, name, conclusion))| {
-            let (text, annotations) = match result {
-                RunResult::Plan { comment, .. } => {
-                    let one = PlanComment {
-                        repo_root_summaries: vec![comment.repo_root_summaries[i].clone()],
-                        ..comment.clone()
-                    };
-                    (
-                        renderer.check_run_plan(&one).ok()?,
-                        annotations_for_plan(&one),
-                    )
-                }
-                RunResult::Apply { comment, .. } => {
-                    let one = ApplyComment {
-                        roots: vec![comment.roots[i].clone()],
-                        ..comment.clone()
-                    };
-                    (
-                        renderer.check_run_apply(&one).ok()?,
-                        annotations_for_apply(&one),
-                    )
-                }
-            };
-            Some(CheckRunSpec {
-                project,
-                name,
-                conclusion,
-                text,
-                annotations,
-            })
-        })
-        .collect()
-}
-
-/// Fold every earlier plan comment of the PR (not `keep`) under an "outdated" summary
-/// (`run_planner::fold` picks them, `plan_outdated.md.j2` words the fold). Folding is
-/// idempotent: a folded comment is never folded again.
-pub async fn supersede_old_plans(
-    renderer: &Renderer,
-    gh: &InstallationClient,
-    repo: &RepoRef,
-    number: i64,
-    keep: i64,
-) -> anyhow::Result<()> {
-    let comments = api::list_comments(gh, repo, number).await?;
-    let seen: Vec<SeenComment<'_>> = comments.iter().map(seen_comment).collect();
-    let prefix = renderer.plan_outdated_prefix()?;
-    for id in plans_to_fold(&seen, keep, &prefix) {
-        let Some(body) = comments
-            .iter()
-            .find(|c| c.id == id)
-            .and_then(|c| c.body.as_deref())
-        else {
-            continue;
-        };
-        let folded = renderer.render_plan_outdated(body)?;
-        api::update_comment(gh, repo, id, &folded).await?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-#[path = "publish_tests.rs"]
-mod tests;

@@ -8,7 +8,7 @@
 
 use anyhow::anyhow;
 
-use super::publish::{create_check_runs, supersede_old_plans, Target};
+use super::publish_checks::{create_check_runs, supersede_old_plans, Target};
 use super::{cloudtrail_poll, github_error, installation_client};
 use crate::db::plan_batches::{self, PlanBatch};
 use crate::db::publications::{self, PublicationRow};
@@ -78,19 +78,16 @@ async fn write_batch_comment(
             .await
             .map_err(JobError::Transient)?;
         let (comment, pending) = merged(state, batch, &rows)?;
-        let body = state
-            .renderer
-            .render_plan(&comment)
-            .map_err(|e| JobError::Permanent(anyhow!("rendering a plan comment: {e}")))?;
         let id = match comment_id {
             Some(id) => {
-                let body = format!("{body}\n{}", api::post_marker(&batch_post_id(batch)));
+                // Found by its id from now on: the post id only serves the first creation.
+                let body = state.renderer.render_plan(&comment).map_err(render_err)?;
                 api::update_comment(target.gh, target.repo, id, &body)
                     .await
                     .map_err(github_error)?;
                 id
             }
-            None => create_batch_comment(state, target, batch, &body).await?,
+            None => create_batch_comment(state, target, batch, &comment).await?,
         };
         comment_id = Some(id);
         let now = publications::of_batch(&state.db, batch.id)
@@ -116,7 +113,7 @@ async fn create_batch_comment(
     state: &AppState,
     target: &Target<'_>,
     batch: &PlanBatch,
-    body: &str,
+    comment: &PlanComment,
 ) -> Result<i64, JobError> {
     let claimed = plan_batches::claim_comment_creation(&state.db, batch.id, CREATE_LEASE_MS)
         .await
@@ -135,7 +132,8 @@ async fn create_batch_comment(
     let id = match found {
         Some(id) => id,
         None => {
-            api::create_comment_with_post_id(target.gh, target.repo, target.number, body, &post_id)
+            let body = state.renderer.render_plan(comment).map_err(render_err)?;
+            api::create_comment_with_post_id(target.gh, target.repo, target.number, &body, &post_id)
                 .await
                 .map_err(github_error)?
                 .id
@@ -222,4 +220,8 @@ async fn queue_enrichment(
         .await
         .map_err(JobError::Transient)?;
     Ok(())
+}
+
+fn render_err(e: crate::render::RenderError) -> JobError {
+    JobError::Permanent(anyhow!("rendering a plan comment: {e}"))
 }

@@ -15,7 +15,7 @@ use crate::db::runs;
 use crate::github::api;
 use crate::jobs::{ClaimedJob, JobError, RunCommand, RunJob};
 use crate::model::short_sha;
-use crate::model::view::{CommentMeta, Notice, NoticeBody, PlanningRoot, RunInterrupted};
+use crate::model::view::{CommentMeta, Notice, NoticeBody, RunInterrupted};
 use crate::policy::{RepoPolicy, ResolvedProject};
 use crate::redact::{Placeholders, RedactionConfig, Redactor};
 use crate::render::from_outcome::RootIdent;
@@ -98,19 +98,8 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     if projects.is_empty() {
         return Ok(());
     }
-    if run.command == RunCommand::Plan && run.batch.is_none() {
-        let parts = split::parts_of(state, &policy, &projects);
-        if parts.len() > 1 {
-            let roots: Vec<PlanningRoot> = projects
-                .iter()
-                .map(|p| PlanningRoot {
-                    project: p.spec.id.0.clone(),
-                    dir: p.spec.dir.clone(),
-                    workspace: p.spec.workspace.clone(),
-                })
-                .collect();
-            return split::split(state, job, &run, &roots, parts).await;
-        }
+    if ctx.split_into_parts(&projects).await? {
+        return Ok(());
     }
     match run.command {
         RunCommand::Plan => ctx.plan_roots(&projects).await,

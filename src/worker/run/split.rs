@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::RunCtx;
 use crate::db::plan_batches::{self, NewBatch};
-use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob, RunJob};
+use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob, RunCommand, RunJob};
 use crate::model::short_sha;
 use crate::model::view::PlanningRoot;
 use crate::policy::{RepoPolicy, ResolvedProject};
@@ -17,7 +17,7 @@ use crate::state::AppState;
 
 /// The parts `projects` plan in: one (plan here, as before) unless independent roots can plan
 /// concurrently under the server's and the repository's limits.
-pub(super) fn parts_of(
+fn parts_of(
     state: &AppState,
     policy: &RepoPolicy,
     projects: &[&ResolvedProject],
@@ -42,7 +42,7 @@ pub(super) fn depends_on(policy: &RepoPolicy) -> BTreeMap<String, Vec<String>> {
 
 /// Record the batch and queue one run job per part. A retry that finds the batch recorded
 /// queues nothing again.
-pub(super) async fn split(
+async fn split(
     state: &AppState,
     job: &ClaimedJob,
     run: &RunJob,
@@ -85,6 +85,31 @@ pub(super) async fn split(
 }
 
 impl RunCtx<'_> {
+    /// Split a `/plan` whose roots can plan concurrently into parts (true: queued, nothing
+    /// more to do here). A part never splits again.
+    pub(super) async fn split_into_parts(
+        &self,
+        projects: &[&ResolvedProject],
+    ) -> Result<bool, JobError> {
+        if self.run.command != RunCommand::Plan || self.run.batch.is_some() {
+            return Ok(false);
+        }
+        let parts = parts_of(self.state, self.policy, projects);
+        if parts.len() <= 1 {
+            return Ok(false);
+        }
+        let roots: Vec<PlanningRoot> = projects
+            .iter()
+            .map(|p| PlanningRoot {
+                project: p.spec.id.0.clone(),
+                dir: p.spec.dir.clone(),
+                workspace: p.spec.workspace.clone(),
+            })
+            .collect();
+        split(self.state, self.job, self.run, &roots, parts).await?;
+        Ok(true)
+    }
+
     /// A part's start: the split job checked the head and the projects moments ago, but a part
     /// may wait for a worker; a root that can no longer plan gets a note in the batch's
     /// comment (one comment for the whole command, not a notice per part).
