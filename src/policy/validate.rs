@@ -89,6 +89,7 @@ pub(crate) fn validate_file(
         base_branches: file.base_branches.clone(),
         allow_fork_prs: file.allow_fork_prs,
         require_apply_before_merge: file.require_apply_before_merge,
+        replan_on_apply: file.replan_on_apply,
         reply_to_outsiders: file.reply_to_outsiders,
         commands_per_hour: file.commands_per_hour,
         inputs,

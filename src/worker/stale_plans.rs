@@ -1,0 +1,233 @@
+//! `mark_stale` jobs (effects): after PR A's apply of a root changed its state, every other
+//! open PR whose latest plan of that root was made before it gets a banner on that plan's
+//! comment and a new `tfgate/apply` check; with `replan_on_apply` the root is planned again.
+//! Which plans are stale is `run_planner::stale_plans` (pure). The apply queues the job right
+//! after finishing its run ([`queue_after_apply`]); a retried job adds no second banner (the
+//! banner's hidden marker) and queues no second plan.
+
+use std::sync::Arc;
+
+use anyhow::anyhow;
+
+use super::comment::enqueue_run;
+use super::{github_error, installation_client, payload};
+use crate::db::jobs as queue;
+use crate::db::stale_plans::{self as db, RootKey};
+use crate::github::api;
+use crate::github::InstallationClient;
+use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob, RunCommand, RunJob};
+use crate::model::stale_plan::{MarkStaleJob, StalePlanBanner};
+use crate::model::RepoRef;
+use crate::run_planner::apply_status::RootRuns;
+use crate::run_planner::latest_runs::AffectedRoot;
+use crate::run_planner::record::RunStatus;
+use crate::run_planner::stale_plans::{stale_by, stale_plans, with_banner, StalePlan, StateChange};
+use crate::state::AppState;
+
+/// The actor of a plan tfgate runs by itself.
+pub const TFGATE_ACTOR: &str = "tfgate";
+
+/// Queue the `mark_stale` job of an apply run that just finished, when it changed the state.
+pub async fn queue_after_apply(
+    state: &AppState,
+    repo: &RepoRef,
+    pr: i64,
+    (project, workspace): (&str, &str),
+    apply_run_id: i64,
+) -> Result<(), JobError> {
+    let changed = db::state_change(&state.db, apply_run_id)
+        .await
+        .map_err(JobError::Transient)?;
+    if changed.is_none() {
+        return Ok(());
+    }
+    let job = MarkStaleJob {
+        repo: repo.clone(),
+        pr,
+        project: project.to_string(),
+        workspace: workspace.to_string(),
+        apply_run_id,
+    };
+    let new = NewJob {
+        kind: JobKind::MarkStale,
+        payload: serde_json::to_string(&job).expect("a mark_stale payload serialises"),
+        repo: Some(repo.full_name()),
+        pr: Some(pr),
+        max_attempts: state.config.job_max_attempts,
+    };
+    queue::enqueue(&state.db, &new)
+        .await
+        .map_err(JobError::Transient)?;
+    state.metrics.job_enqueued(JobKind::MarkStale.as_str());
+    state.wake.notify_waiters();
+    Ok(())
+}
+
+pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobError> {
+    let mark: MarkStaleJob = payload(job)?;
+    let Some(change) = db::state_change(&state.db, mark.apply_run_id)
+        .await
+        .map_err(JobError::Transient)?
+    else {
+        return Ok(());
+    };
+    let repo = mark.repo.full_name();
+    let root = RootKey {
+        repo: &repo,
+        project: &mark.project,
+        workspace: &mark.workspace,
+    };
+    let runs = db::root_runs(&state.db, root)
+        .await
+        .map_err(JobError::Transient)?;
+    let stale = stale_plans(&change, &runs);
+    if stale.is_empty() {
+        return Ok(());
+    }
+    let replan = state
+        .policies
+        .current()
+        .for_repo(&repo)
+        .is_some_and(|p| p.replan_on_apply);
+    let (_, gh) = installation_client(state, &mark.repo)?;
+    for plan in &stale {
+        mark_one(state, &gh, &mark, &change, plan, replan).await?;
+    }
+    Ok(())
+}
+
+/// Mark one stale plan of an open PR: the banner, a new plan when asked for, the check.
+async fn mark_one(
+    state: &AppState,
+    gh: &InstallationClient,
+    mark: &MarkStaleJob,
+    change: &StateChange,
+    plan: &StalePlan,
+    replan: bool,
+) -> Result<(), JobError> {
+    let pr = api::get_pull_request(gh, &mark.repo, plan.pr)
+        .await
+        .map_err(github_error)?;
+    if pr.state != "open" {
+        return Ok(());
+    }
+    // Planned again only at the commit that was planned (and authorised) before: a head that
+    // moved since carries code nobody asked tfgate to plan.
+    let replan = replan && pr.head.sha == plan.head_sha;
+    let banner = StalePlanBanner {
+        project: mark.project.replace('`', "'"),
+        workspace: mark.workspace.clone(),
+        applied_by_pr: change.pr,
+        applied_at: utc_minute(change.started_at),
+        replanning: replan,
+    };
+    if let Some((comment_id, marked)) = banner_edit(state, gh, mark, plan, &banner).await? {
+        // The plan is queued before the banner that announces it: a retry after a crash in
+        // between queues it again (a second plan, harmless) rather than never.
+        if replan {
+            enqueue_run(state, &replan_job(mark, plan)).await?;
+            state.wake.notify_waiters();
+        }
+        api::update_comment(gh, &mark.repo, comment_id, &marked)
+            .await
+            .map_err(github_error)?;
+    }
+    super::apply_check::post(state, gh, &mark.repo, plan.pr).await
+}
+
+/// A plan of the stale root alone, at the commit planned before, by tfgate.
+fn replan_job(mark: &MarkStaleJob, plan: &StalePlan) -> RunJob {
+    RunJob {
+        repo: mark.repo.clone(),
+        number: plan.pr,
+        command: RunCommand::Plan,
+        projects: vec![mark.project.clone()],
+        actor: TFGATE_ACTOR.to_string(),
+        head_sha: plan.head_sha.clone(),
+        plan_runs: Default::default(),
+        plan_authors_checked: false,
+        terraform_args: Vec::new(),
+        accept_inputs: Vec::new(),
+        comment_id: None,
+    }
+}
+
+/// The plan's result comment with the banner on top: `(comment id, new body)`; `None` when
+/// the banner is there already, the comment was folded under a newer plan, or is not posted.
+async fn banner_edit(
+    state: &AppState,
+    gh: &InstallationClient,
+    mark: &MarkStaleJob,
+    plan: &StalePlan,
+    banner: &StalePlanBanner,
+) -> Result<Option<(i64, String)>, JobError> {
+    let render = |e| JobError::Permanent(anyhow!("rendering the stale plan banner: {e}"));
+    let Some(job_id) = plan.job_id else {
+        return Ok(None);
+    };
+    let Some(comment_id) = db::result_comment(&state.db, job_id)
+        .await
+        .map_err(JobError::Transient)?
+    else {
+        return Ok(None);
+    };
+    let comments = api::list_comments(gh, &mark.repo, plan.pr)
+        .await
+        .map_err(github_error)?;
+    let Some(body) = comments
+        .iter()
+        .find(|c| c.id == comment_id)
+        .and_then(|c| c.body.as_deref())
+    else {
+        return Ok(None);
+    };
+    let text = state.renderer.render_stale_banner(banner).map_err(render)?;
+    let folded = state.renderer.plan_outdated_prefix().map_err(render)?;
+    let marked = with_banner(body, &text, &banner.marker(), &folded);
+    Ok(marked.map(|m| (comment_id, m)))
+}
+
+/// Mark the plans among `latest` (the PR's latest runs of `roots`, in the same order) that
+/// another PR's apply made stale since, for the `tfgate/apply` check.
+pub(super) async fn mark_stale_roots(
+    state: &AppState,
+    repo: &RepoRef,
+    number: i64,
+    roots: &[AffectedRoot<'_>],
+    latest: &mut [RootRuns],
+) -> Result<(), JobError> {
+    let repo = repo.full_name();
+    for (root, runs) in roots.iter().zip(latest.iter_mut()) {
+        let Some(plan) = runs
+            .plan
+            .as_mut()
+            .filter(|p| p.status == Some(RunStatus::Planned))
+        else {
+            continue;
+        };
+        let finished = db::finished_at(&state.db, plan.id)
+            .await
+            .map_err(JobError::Transient)?;
+        let Some(finished) = finished else {
+            continue;
+        };
+        let key = RootKey {
+            repo: &repo,
+            project: root.project,
+            workspace: root.workspace,
+        };
+        let applies = db::other_applies_since(&state.db, key, number, finished)
+            .await
+            .map_err(JobError::Transient)?;
+        plan.stale_by =
+            stale_by(Some(finished), &applies).map(|c| (c.pr, utc_minute(c.started_at)));
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DD HH:MM UTC` of a time in ms.
+fn utc_minute(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_else(|| "an unknown time".to_string())
+}
