@@ -32,6 +32,36 @@ pub async fn state_change(db: &Db, apply_run_id: i64) -> Result<Option<StateChan
     }))
 }
 
+/// The PR's latest apply run of each root that changed the root's state:
+/// `(run id, project, workspace)`.
+pub async fn state_changing_applies(
+    db: &Db,
+    repo: &str,
+    pr: i64,
+) -> Result<Vec<(i64, String, String)>> {
+    type Row = (i64, String, String, String, Option<String>);
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT id, project, workspace, status, outcome FROM runs \
+         WHERE repo = $1 AND pr = $2 AND command = 'apply' ORDER BY id DESC",
+    )
+    .bind(repo)
+    .bind(pr)
+    .fetch_all(&db.pool)
+    .await
+    .context("reading a PR's applies")?;
+    let mut latest: Vec<(i64, String, String)> = Vec::new();
+    for (id, project, workspace, status, outcome) in rows {
+        let record = outcome.as_deref().map(ApplyRecord::decode);
+        let seen = latest
+            .iter()
+            .any(|(_, p, w)| *p == project && *w == workspace);
+        if !seen && changed_state(RunStatus::parse(&status), record.as_ref()) {
+            latest.push((id, project, workspace));
+        }
+    }
+    Ok(latest)
+}
+
 /// Every plan and apply run of the root, in any PR.
 pub async fn root_runs(db: &Db, root: RootKey<'_>) -> Result<Vec<RootRun>> {
     type Row = (i64, i64, Option<i64>, String, String, String, Option<i64>);

@@ -25,9 +25,12 @@ pub struct StalePlanBanner {
     pub applied_by_pr: i64,
     /// When that apply started: `YYYY-MM-DD HH:MM UTC`.
     pub applied_at: String,
-    /// tfgate plans the root again by itself (`replan_on_apply`).
+    /// tfgate plans the root again by itself now (`replan_on_apply`).
     #[serde(default)]
     pub replanning: bool,
+    /// tfgate plans the root again once this PR (the applier) releases the root's lock.
+    #[serde(default)]
+    pub replan_after_release_by: Option<i64>,
 }
 
 impl StalePlanBanner {

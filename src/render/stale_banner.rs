@@ -27,6 +27,7 @@ pub fn sample_banner() -> StalePlanBanner {
         applied_by_pr: 12,
         applied_at: "2026-12-06 12:03 UTC".into(),
         replanning: false,
+        replan_after_release_by: None,
     }
 }
 
@@ -45,5 +46,10 @@ mod tests {
             ..sample_banner()
         };
         insta::assert_snapshot!(r.render_stale_banner(&replanning).unwrap());
+        let after_release = StalePlanBanner {
+            replan_after_release_by: Some(12),
+            ..sample_banner()
+        };
+        insta::assert_snapshot!(r.render_stale_banner(&after_release).unwrap());
     }
 }

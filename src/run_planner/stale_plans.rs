@@ -108,6 +108,42 @@ pub fn with_banner(body: &str, banner: &str, marker: &str, folded_prefix: &str) 
     Some(format!("{banner}\n\n{body}"))
 }
 
+/// Whether a stale plan is planned again by tfgate (`replan_on_apply`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replan {
+    /// Queue a plan of the root now.
+    Now,
+    /// PR `.0` holds the root's lock (the applying PR keeps it until it is merged, closed or
+    /// `/unlock`ed): plan again when it releases it.
+    AfterRelease(i64),
+    /// Not asked for, the PR's head moved since (the new head was never authorised to be
+    /// planned), or a plan of the root is queued already.
+    No,
+}
+
+/// The facts a re-plan is decided on.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplanFacts {
+    /// The policy sets `replan_on_apply`.
+    pub wanted: bool,
+    /// The PR's head is the commit the stale plan planned.
+    pub same_head: bool,
+    /// The PR holding the root's lock, if any.
+    pub lock_holder: Option<i64>,
+    /// A queued run job of the PR plans the root already.
+    pub queued: bool,
+}
+
+pub fn replan(pr: i64, facts: ReplanFacts) -> Replan {
+    if !facts.wanted || !facts.same_head || facts.queued {
+        return Replan::No;
+    }
+    match facts.lock_holder {
+        Some(holder) if holder != pr => Replan::AfterRelease(holder),
+        _ => Replan::Now,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,5 +321,34 @@ mod tests {
         // Another root's banner does not count as this one's.
         let other = with_banner(&marked, "<!-- n -->\n> stale", "<!-- n -->", folded);
         assert!(other.unwrap().starts_with("<!-- n -->"));
+    }
+
+    #[test]
+    fn when_a_stale_plan_is_planned_again() {
+        let facts = |wanted, same_head, lock_holder, queued| ReplanFacts {
+            wanted,
+            same_head,
+            lock_holder,
+            queued,
+        };
+        let cases = [
+            ("not asked for", facts(false, true, None, false), Replan::No),
+            ("head moved", facts(true, false, None, false), Replan::No),
+            ("free root", facts(true, true, None, false), Replan::Now),
+            (
+                "a plan is queued",
+                facts(true, true, None, true),
+                Replan::No,
+            ),
+            ("own lock", facts(true, true, Some(2), false), Replan::Now),
+            (
+                "locked by the applier",
+                facts(true, true, Some(1), false),
+                Replan::AfterRelease(1),
+            ),
+        ];
+        for (name, f, want) in cases {
+            assert_eq!(replan(2, f), want, "{name}");
+        }
     }
 }

@@ -12,6 +12,7 @@ use anyhow::anyhow;
 use super::comment::enqueue_run;
 use super::{github_error, installation_client, payload};
 use crate::db::jobs as queue;
+use crate::db::locks;
 use crate::db::stale_plans::{self as db, RootKey};
 use crate::github::api;
 use crate::github::InstallationClient;
@@ -21,7 +22,9 @@ use crate::model::RepoRef;
 use crate::run_planner::apply_status::RootRuns;
 use crate::run_planner::latest_runs::AffectedRoot;
 use crate::run_planner::record::RunStatus;
-use crate::run_planner::stale_plans::{stale_by, stale_plans, with_banner, StalePlan, StateChange};
+use crate::run_planner::stale_plans::{
+    replan, stale_by, stale_plans, with_banner, Replan, ReplanFacts, StalePlan, StateChange,
+};
 use crate::state::AppState;
 
 /// The actor of a plan tfgate runs by itself.
@@ -91,6 +94,7 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
         .is_some_and(|p| p.replan_on_apply);
     let (_, gh) = installation_client(state, &mark.repo)?;
     for plan in &stale {
+        // `replan` (the policy's wish) is decided per plan in `mark_one`.
         mark_one(state, &gh, &mark, &change, plan, replan).await?;
     }
     Ok(())
@@ -111,28 +115,87 @@ async fn mark_one(
     if pr.state != "open" {
         return Ok(());
     }
-    // Planned again only at the commit that was planned (and authorised) before: a head that
-    // moved since carries code nobody asked tfgate to plan.
-    let replan = replan && pr.head.sha == plan.head_sha;
+    let replan = replan_step(state, mark, plan, replan, &pr.head.sha).await?;
     let banner = StalePlanBanner {
         project: mark.project.replace('`', "'"),
         workspace: mark.workspace.clone(),
         applied_by_pr: change.pr,
         applied_at: utc_minute(change.started_at),
-        replanning: replan,
+        replanning: replan == Replan::Now,
+        replan_after_release_by: match replan {
+            Replan::AfterRelease(pr) => Some(pr),
+            _ => None,
+        },
     };
+    // The plan is queued before the banner that announces it: a retry after a crash in
+    // between finds it queued (`replan_step`) and only adds the banner.
+    if replan == Replan::Now {
+        enqueue_run(state, &replan_job(mark, plan)).await?;
+        state.wake.notify_waiters();
+    }
     if let Some((comment_id, marked)) = banner_edit(state, gh, mark, plan, &banner).await? {
-        // The plan is queued before the banner that announces it: a retry after a crash in
-        // between queues it again (a second plan, harmless) rather than never.
-        if replan {
-            enqueue_run(state, &replan_job(mark, plan)).await?;
-            state.wake.notify_waiters();
-        }
         api::update_comment(gh, &mark.repo, comment_id, &marked)
             .await
             .map_err(github_error)?;
     }
     super::apply_check::post(state, gh, &mark.repo, plan.pr).await
+}
+
+/// Whether tfgate plans the stale root again (`run_planner::stale_plans::replan`): only at
+/// the commit planned (and authorised) before, when the root's lock is free.
+async fn replan_step(
+    state: &AppState,
+    mark: &MarkStaleJob,
+    plan: &StalePlan,
+    wanted: bool,
+    head: &str,
+) -> Result<Replan, JobError> {
+    if !wanted {
+        return Ok(Replan::No);
+    }
+    let repo = mark.repo.full_name();
+    let holder = locks::holder(&state.db, &repo, &mark.project, &mark.workspace)
+        .await
+        .map_err(JobError::Transient)?;
+    let queued = queue::queued_for_pr(&state.db, &repo, plan.pr, JobKind::Run.as_str())
+        .await
+        .map_err(JobError::Transient)?
+        .iter()
+        .filter_map(|(_, payload)| serde_json::from_str::<RunJob>(payload).ok())
+        .any(|r| r.command == RunCommand::Plan && r.projects.contains(&mark.project));
+    let facts = ReplanFacts {
+        wanted,
+        same_head: head == plan.head_sha,
+        lock_holder: holder,
+        queued,
+    };
+    Ok(replan(plan.pr, facts))
+}
+
+/// A PR released its locks (merged, closed, `/unlock`): with `replan_on_apply`, the roots it
+/// applied are looked at again (a `mark_stale` job each), so that stale plans that waited for
+/// the lock are planned now.
+pub(super) async fn after_release(
+    state: &AppState,
+    repo: &RepoRef,
+    pr: i64,
+) -> Result<(), JobError> {
+    let name = repo.full_name();
+    let wanted = state
+        .policies
+        .current()
+        .for_repo(&name)
+        .is_some_and(|p| p.replan_on_apply);
+    if !wanted {
+        return Ok(());
+    }
+    let applies = db::state_changing_applies(&state.db, &name, pr)
+        .await
+        .map_err(JobError::Transient)?;
+    for (run_id, project, workspace) in applies {
+        queue_after_apply(state, repo, pr, (&project, &workspace), run_id).await?;
+    }
+    Ok(())
 }
 
 /// A plan of the stale root alone, at the commit planned before, by tfgate.
