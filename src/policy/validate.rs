@@ -61,17 +61,7 @@ pub(crate) fn validate_file(
     let (module_repos, registry_tokens) = private_sources::check(&mut c, file);
     let gitops = private_sources::check_gitops(&mut c, file);
     let drift_detection = private_sources::check_drift_detection(&mut c, file, &projects);
-    for (i, team) in file.admins.teams.iter().enumerate() {
-        let ok = team
-            .split_once('/')
-            .is_some_and(|(org, slug)| !org.is_empty() && !slug.is_empty() && !slug.contains('/'));
-        if !ok {
-            c.at(
-                &[key("admins"), key("teams"), idx(i)],
-                format!("team `{team}` must be written `org/team-slug`"),
-            );
-        }
-    }
+    check_admin_teams(&mut c, file);
     if !c.problems.is_empty() {
         return Err(c.problems);
     }
@@ -103,6 +93,21 @@ pub(crate) fn validate_file(
         admins: file.admins.clone(),
         plan_policies: Vec::new(),
     })
+}
+
+/// `admins.teams` entries are written `org/team-slug`.
+fn check_admin_teams(c: &mut Checker, file: &PolicyFile) {
+    for (i, team) in file.admins.teams.iter().enumerate() {
+        let ok = team
+            .split_once('/')
+            .is_some_and(|(org, slug)| !org.is_empty() && !slug.is_empty() && !slug.contains('/'));
+        if !ok {
+            c.at(
+                &[key("admins"), key("teams"), idx(i)],
+                format!("team `{team}` must be written `org/team-slug`"),
+            );
+        }
+    }
 }
 
 fn dedup(list: &[ApplyRequirement]) -> Vec<ApplyRequirement> {

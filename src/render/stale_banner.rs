@@ -6,6 +6,7 @@ use minijinja::context;
 use super::template_names::PLAN_STALE_BANNER;
 use super::{RenderError, Renderer};
 use crate::model::stale_plan::StalePlanBanner;
+use crate::run_planner::stale_plans::with_banner;
 
 impl Renderer {
     /// The banner, starting with its hidden marker (`StalePlanBanner::marker`).
@@ -16,6 +17,18 @@ impl Renderer {
             context! { banner => banner, marker => marker },
         )?;
         Ok(text.trim_end_matches('\n').to_string())
+    }
+
+    /// The plan comment `body` with the banner on top; `None` when it has this root's banner
+    /// already or was folded under a newer plan (`run_planner::stale_plans::with_banner`).
+    pub fn render_stale_plan_comment(
+        &self,
+        banner: &StalePlanBanner,
+        body: &str,
+    ) -> Result<Option<String>, RenderError> {
+        let text = self.render_stale_banner(banner)?;
+        let folded = self.plan_outdated_prefix()?;
+        Ok(with_banner(body, &text, &banner.marker(), &folded))
     }
 }
 

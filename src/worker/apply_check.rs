@@ -209,6 +209,6 @@ async fn stored_runs(
         })
         .collect();
     let mut latest = latest_runs(&stored, &roots);
-    super::stale_plans::mark_stale_roots(state, repo, number, &roots, &mut latest).await?;
+    super::stale_check::mark_stale_roots(state, repo, number, &roots, &mut latest).await?;
     Ok(latest)
 }

@@ -24,6 +24,7 @@ mod pushers;
 mod replies;
 
 mod run;
+mod stale_check;
 mod stale_plans;
 
 use std::sync::Arc;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 
-use super::comment::enqueue_run;
+use super::stale_check::utc_minute;
 use super::{github_error, installation_client, payload};
 use crate::db::jobs as queue;
 use crate::db::locks;
@@ -19,11 +19,9 @@ use crate::github::InstallationClient;
 use crate::jobs::{ClaimedJob, JobError, JobKind, NewJob, RunCommand, RunJob};
 use crate::model::stale_plan::{MarkStaleJob, StalePlanBanner};
 use crate::model::RepoRef;
-use crate::run_planner::apply_status::RootRuns;
-use crate::run_planner::latest_runs::AffectedRoot;
-use crate::run_planner::record::RunStatus;
+use crate::run_planner::enqueue::max_attempts;
 use crate::run_planner::stale_plans::{
-    replan, stale_by, stale_plans, with_banner, Replan, ReplanFacts, StalePlan, StateChange,
+    replan, stale_plans, Replan, ReplanFacts, StalePlan, StateChange,
 };
 use crate::state::AppState;
 
@@ -130,14 +128,21 @@ async fn mark_one(
     // The plan is queued before the banner that announces it: a retry after a crash in
     // between finds it queued (`replan_step`) and only adds the banner.
     if replan == Replan::Now {
-        enqueue_run(state, &replan_job(mark, plan)).await?;
+        let run = replan_job(mark, plan);
+        let job = NewJob {
+            kind: JobKind::Run,
+            payload: serde_json::to_string(&run).expect("run payload serialises"),
+            repo: Some(run.repo.full_name()),
+            pr: Some(run.number),
+            max_attempts: max_attempts(RunCommand::Plan, state.config.job_max_attempts),
+        };
+        queue::enqueue(&state.db, &job)
+            .await
+            .map_err(JobError::Transient)?;
+        state.metrics.job_enqueued(JobKind::Run.as_str());
         state.wake.notify_waiters();
     }
-    if let Some((comment_id, marked)) = banner_edit(state, gh, mark, plan, &banner).await? {
-        api::update_comment(gh, &mark.repo, comment_id, &marked)
-            .await
-            .map_err(github_error)?;
-    }
+    put_banner(state, gh, mark, plan, &banner).await?;
     super::apply_check::post(state, gh, &mark.repo, plan.pr).await
 }
 
@@ -215,24 +220,23 @@ fn replan_job(mark: &MarkStaleJob, plan: &StalePlan) -> RunJob {
     }
 }
 
-/// The plan's result comment with the banner on top: `(comment id, new body)`; `None` when
-/// the banner is there already, the comment was folded under a newer plan, or is not posted.
-async fn banner_edit(
+/// Put the banner on top of the plan's result comment, unless it is there already, the
+/// comment was folded under a newer plan, or is not posted.
+async fn put_banner(
     state: &AppState,
     gh: &InstallationClient,
     mark: &MarkStaleJob,
     plan: &StalePlan,
     banner: &StalePlanBanner,
-) -> Result<Option<(i64, String)>, JobError> {
-    let render = |e| JobError::Permanent(anyhow!("rendering the stale plan banner: {e}"));
+) -> Result<(), JobError> {
     let Some(job_id) = plan.job_id else {
-        return Ok(None);
+        return Ok(());
     };
     let Some(comment_id) = db::result_comment(&state.db, job_id)
         .await
         .map_err(JobError::Transient)?
     else {
-        return Ok(None);
+        return Ok(());
     };
     let comments = api::list_comments(gh, &mark.repo, plan.pr)
         .await
@@ -242,55 +246,16 @@ async fn banner_edit(
         .find(|c| c.id == comment_id)
         .and_then(|c| c.body.as_deref())
     else {
-        return Ok(None);
+        return Ok(());
     };
-    let text = state.renderer.render_stale_banner(banner).map_err(render)?;
-    let folded = state.renderer.plan_outdated_prefix().map_err(render)?;
-    let marked = with_banner(body, &text, &banner.marker(), &folded);
-    Ok(marked.map(|m| (comment_id, m)))
-}
-
-/// Mark the plans among `latest` (the PR's latest runs of `roots`, in the same order) that
-/// another PR's apply made stale since, for the `tfgate/apply` check.
-pub(super) async fn mark_stale_roots(
-    state: &AppState,
-    repo: &RepoRef,
-    number: i64,
-    roots: &[AffectedRoot<'_>],
-    latest: &mut [RootRuns],
-) -> Result<(), JobError> {
-    let repo = repo.full_name();
-    for (root, runs) in roots.iter().zip(latest.iter_mut()) {
-        let Some(plan) = runs
-            .plan
-            .as_mut()
-            .filter(|p| p.status == Some(RunStatus::Planned))
-        else {
-            continue;
-        };
-        let finished = db::finished_at(&state.db, plan.id)
+    let marked = state
+        .renderer
+        .render_stale_plan_comment(banner, body)
+        .map_err(|e| JobError::Permanent(anyhow!("rendering the stale plan banner: {e}")))?;
+    if let Some(marked) = marked {
+        api::update_comment(gh, &mark.repo, comment_id, &marked)
             .await
-            .map_err(JobError::Transient)?;
-        let Some(finished) = finished else {
-            continue;
-        };
-        let key = RootKey {
-            repo: &repo,
-            project: root.project,
-            workspace: root.workspace,
-        };
-        let applies = db::other_applies_since(&state.db, key, number, finished)
-            .await
-            .map_err(JobError::Transient)?;
-        plan.stale_by =
-            stale_by(Some(finished), &applies).map(|c| (c.pr, utc_minute(c.started_at)));
+            .map_err(github_error)?;
     }
     Ok(())
-}
-
-/// `YYYY-MM-DD HH:MM UTC` of a time in ms.
-fn utc_minute(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-        .unwrap_or_else(|| "an unknown time".to_string())
 }
