@@ -17,6 +17,7 @@ pub mod retention;
 pub mod runs;
 pub mod server_settings;
 pub mod sqlite_intake;
+pub mod stale_plans;
 mod wal_read_ahead;
 
 use std::str::FromStr;

@@ -32,10 +32,12 @@ pub enum JobKind {
     Push,
     /// Drift detection of a repository's default branch (scheduled or `tfgate drift run`).
     Drift,
+    /// Mark other PRs' plans of a root stale after an apply changed its state.
+    MarkStale,
 }
 
 impl JobKind {
-    pub const ALL: [JobKind; 9] = [
+    pub const ALL: [JobKind; 10] = [
         JobKind::Comment,
         JobKind::PullRequest,
         JobKind::Review,
@@ -45,6 +47,7 @@ impl JobKind {
         JobKind::Publish,
         JobKind::Push,
         JobKind::Drift,
+        JobKind::MarkStale,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -58,6 +61,7 @@ impl JobKind {
             JobKind::Publish => "publish",
             JobKind::Push => "push",
             JobKind::Drift => "drift",
+            JobKind::MarkStale => "mark_stale",
         }
     }
 

@@ -17,6 +17,7 @@ pub mod readiness;
 mod repo;
 mod resource_limit;
 mod sha;
+pub mod stale_plan;
 pub mod view;
 
 pub use check_texts::{ApplyCheckKind, ApplyCheckRoot, ApplyCheckText, PolicyCheckText};

@@ -37,6 +37,8 @@ pub struct RepoPolicy {
     pub allow_fork_prs: bool,
     /// Post the `tfgate/apply` check run (and tell a PR merged with unapplied plans).
     pub require_apply_before_merge: bool,
+    /// Plan again the roots another PR's apply made stale (`run_planner::stale_plans`).
+    pub replan_on_apply: bool,
     /// `None`: reply on private repositories only.
     pub reply_to_outsiders: Option<bool>,
     /// Per user and hour; `0` means no limit.

@@ -55,6 +55,10 @@ pub struct PolicyFile {
     /// root's plan of the head was applied or changes nothing. Default true.
     #[serde(default = "default_true")]
     pub require_apply_before_merge: bool,
+    /// Whether the roots another PR's apply made stale are planned again at once (as
+    /// `tfgate`), instead of only being marked out of date. Default false.
+    #[serde(default)]
+    pub replan_on_apply: bool,
     /// Whether a commenter the policy lets run no command gets one short reply. Default:
     /// yes on private repositories, no on public ones.
     #[serde(default)]

@@ -61,17 +61,7 @@ pub(crate) fn validate_file(
     let (module_repos, registry_tokens) = private_sources::check(&mut c, file);
     let gitops = private_sources::check_gitops(&mut c, file);
     let drift_detection = private_sources::check_drift_detection(&mut c, file, &projects);
-    for (i, team) in file.admins.teams.iter().enumerate() {
-        let ok = team
-            .split_once('/')
-            .is_some_and(|(org, slug)| !org.is_empty() && !slug.is_empty() && !slug.contains('/'));
-        if !ok {
-            c.at(
-                &[key("admins"), key("teams"), idx(i)],
-                format!("team `{team}` must be written `org/team-slug`"),
-            );
-        }
-    }
+    check_admin_teams(&mut c, file);
     if !c.problems.is_empty() {
         return Err(c.problems);
     }
@@ -89,6 +79,7 @@ pub(crate) fn validate_file(
         base_branches: file.base_branches.clone(),
         allow_fork_prs: file.allow_fork_prs,
         require_apply_before_merge: file.require_apply_before_merge,
+        replan_on_apply: file.replan_on_apply,
         reply_to_outsiders: file.reply_to_outsiders,
         commands_per_hour: file.commands_per_hour,
         parallel_plans: file.parallel_plans,
@@ -103,6 +94,21 @@ pub(crate) fn validate_file(
         admins: file.admins.clone(),
         plan_policies: Vec::new(),
     })
+}
+
+/// `admins.teams` entries are written `org/team-slug`.
+fn check_admin_teams(c: &mut Checker, file: &PolicyFile) {
+    for (i, team) in file.admins.teams.iter().enumerate() {
+        let ok = team
+            .split_once('/')
+            .is_some_and(|(org, slug)| !org.is_empty() && !slug.is_empty() && !slug.contains('/'));
+        if !ok {
+            c.at(
+                &[key("admins"), key("teams"), idx(i)],
+                format!("team `{team}` must be written `org/team-slug`"),
+            );
+        }
+    }
 }
 
 fn dedup(list: &[ApplyRequirement]) -> Vec<ApplyRequirement> {

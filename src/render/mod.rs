@@ -14,6 +14,7 @@ pub mod from_outcome;
 mod load;
 mod plan_view;
 pub(crate) mod samples;
+pub mod stale_banner;
 pub mod template_names;
 mod templates;
 mod texts;

@@ -10,6 +10,8 @@ pub const CHECK_RUN_APPLY_SUMMARY: &str = "check_run_apply_summary.md.j2";
 pub const FOOTER: &str = "_footer.md.j2";
 /// An earlier plan comment folded under an "outdated" summary.
 pub const PLAN_OUTDATED: &str = "plan_outdated.md.j2";
+/// The banner at the top of a plan comment another PR's apply made stale.
+pub const PLAN_STALE_BANNER: &str = "plan_stale_banner.md.j2";
 /// The `tfgate/policy` check run (`title` and `summary` blocks).
 pub const POLICY_CHECK: &str = "policy_check.md.j2";
 /// The `tfgate/deploy` check run (`title` and `summary` blocks).
@@ -28,6 +30,7 @@ pub const NAMED: &[&str] = &[
     CHECK_RUN_APPLY_SUMMARY,
     FOOTER,
     PLAN_OUTDATED,
+    PLAN_STALE_BANNER,
     POLICY_CHECK,
     DEPLOY_CHECK,
     APPLY_CHECK,

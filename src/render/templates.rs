@@ -172,6 +172,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/plan_stale.md.j2"),
     ),
     (
+        "plan_stale_banner.md.j2",
+        include_str!("../../templates/plan_stale_banner.md.j2"),
+    ),
+    (
         "policy_check.md.j2",
         include_str!("../../templates/policy_check.md.j2"),
     ),

@@ -119,6 +119,7 @@ impl Renderer {
             self.render_apply_check(&check)?;
         }
         self.render_drift_report(&samples::drift_report())?;
+        self.render_stale_banner(&super::stale_banner::sample_banner())?;
         Ok(())
     }
 }

@@ -18,6 +18,9 @@ pub struct LatestPlan {
     pub status: Option<RunStatus>,
     /// Resource changes in the plan; `None` when its record does not decode.
     pub changes: Option<u32>,
+    /// Another PR's apply changed the root's state after this plan was made
+    /// (`run_planner::stale_plans::stale_by`): the PR and when (`YYYY-MM-DD HH:MM UTC`).
+    pub stale_by: Option<(i64, String)>,
 }
 
 /// What one affected root knows of its runs in this PR.
@@ -41,6 +44,8 @@ pub enum RootLeft {
     NotApplied,
     /// An apply of the head's plan failed or was interrupted.
     ApplyFailed,
+    /// Planned, but another PR's apply changed the root's state since: plan again.
+    Stale,
 }
 
 impl RootLeft {
@@ -50,6 +55,7 @@ impl RootLeft {
             RootLeft::PlanFailed => "plan failed",
             RootLeft::NotApplied => "planned, not applied",
             RootLeft::ApplyFailed => "apply failed",
+            RootLeft::Stale => "plan out of date: another PR applied this root since",
         }
     }
 }
@@ -64,7 +70,7 @@ pub fn root_left(head: &str, root: &RootRuns) -> Option<RootLeft> {
         Some(RunStatus::PlanFailed) => return Some(RootLeft::PlanFailed),
         _ => return Some(RootLeft::NotPlanned),
     }
-    if plan.changes == Some(0) {
+    if plan.changes == Some(0) && plan.stale_by.is_none() {
         return None;
     }
     match root.apply {
@@ -72,7 +78,22 @@ pub fn root_left(head: &str, root: &RootRuns) -> Option<RootLeft> {
         Some((id, Some(RunStatus::ApplyFailed | RunStatus::Interrupted))) if id > plan.id => {
             Some(RootLeft::ApplyFailed)
         }
+        _ if plan.stale_by.is_some() => Some(RootLeft::Stale),
         _ => Some(RootLeft::NotApplied),
+    }
+}
+
+/// Why `root` is left, for the check: a stale plan names the PR that applied the root and
+/// what to do.
+fn left_text(root: &RootRuns, left: RootLeft) -> String {
+    let stale_by = root.plan.as_ref().and_then(|p| p.stale_by.as_ref());
+    match (left, stale_by) {
+        (RootLeft::Stale, Some((pr, at))) => format!(
+            "plan out of date: #{pr} applied this root at {at}; the PR's author or anyone allowed \
+             to plan it can comment `/plan -p {}` to plan it again",
+            root.project.replace('`', "'")
+        ),
+        _ => left.label().to_string(),
     }
 }
 
@@ -102,7 +123,7 @@ pub fn apply_check(head: &str, roots: &[RootRuns], complete: bool) -> ApplyCheck
             left: left
                 .iter()
                 .find(|(p, _)| *p == root.project)
-                .map(|(_, l)| l.label().to_string()),
+                .map(|(_, l)| left_text(root, *l)),
         })
         .collect();
     let (conclusion, kind) = match (roots.is_empty(), left.len()) {
@@ -132,6 +153,7 @@ mod tests {
             head_sha: head.into(),
             status: Some(status),
             changes: Some(changes),
+            stale_by: None,
         })
     }
 
@@ -193,6 +215,40 @@ mod tests {
         for (name, r, want) in cases {
             assert_eq!(root_left("h1", &r), want, "{name}");
         }
+        let stale = |changes, apply| {
+            let plan = plan(5, "h1", Planned, changes).map(|p| LatestPlan {
+                stale_by: Some((12, "2026-12-06 12:03 UTC".into())),
+                ..p
+            });
+            root(plan, apply)
+        };
+        let stale_cases = [
+            ("stale, changes", stale(2, None), Some(RootLeft::Stale)),
+            ("stale, no changes", stale(0, None), Some(RootLeft::Stale)),
+            ("stale, applied since", stale(2, Some((6, Applied))), None),
+            (
+                "stale, apply failed",
+                stale(2, Some((6, ApplyFailed))),
+                Some(RootLeft::ApplyFailed),
+            ),
+            (
+                "stale, older apply",
+                stale(2, Some((4, Applied))),
+                Some(RootLeft::Stale),
+            ),
+        ];
+        for (name, r, want) in stale_cases {
+            assert_eq!(root_left("h1", &r), want, "{name}");
+        }
+        let check = apply_check("h1", &[stale(2, None)], true);
+        assert_eq!(check.conclusion, "action_required");
+        assert_eq!(
+            check.text.roots[0].left.as_deref(),
+            Some(
+                "plan out of date: #12 applied this root at 2026-12-06 12:03 UTC; the PR's \
+                 author or anyone allowed to plan it can comment `/plan -p eks` to plan it again"
+            )
+        );
         let unreadable = RootRuns {
             plan: Some(LatestPlan {
                 changes: None,

@@ -54,6 +54,7 @@ pub fn latest_runs(runs: &[StoredRun<'_>], roots: &[AffectedRoot<'_>]) -> Vec<Ro
                     changes: r.outcome.and_then(PlanRecord::decode).map(|rec| {
                         rec.counts.add + rec.counts.change + rec.counts.destroy + rec.counts.replace
                     }),
+                    stale_by: None,
                 }),
                 apply: latest(RunKind::Apply).map(|r| (r.id, r.status)),
             }
@@ -114,6 +115,7 @@ mod tests {
                 head_sha: "h1".into(),
                 status: Some(status),
                 changes,
+                stale_by: None,
             })
         };
         let want = [

@@ -20,5 +20,6 @@ pub mod pr_event;
 pub mod record;
 pub mod run_end;
 pub mod settings;
+pub mod stale_plans;
 pub mod start;
 pub mod targets;

@@ -208,5 +208,7 @@ async fn stored_runs(
             workspace: &p.spec.workspace,
         })
         .collect();
-    Ok(latest_runs(&stored, &roots))
+    let mut latest = latest_runs(&stored, &roots);
+    super::stale_check::mark_stale_roots(state, repo, number, &roots, &mut latest).await?;
+    Ok(latest)
 }

@@ -257,6 +257,7 @@ async fn answer(
             total.released += r.released;
             total.kept_until_run_ends += r.kept_until_run_ends;
         }
+        super::stale_plans::after_release(state, &comment.repo, comment.number).await?;
         replies.push(NoticeBody::LocksReleased {
             released: total.released,
             kept_until_run_ends: total.kept_until_run_ends,

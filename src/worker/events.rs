@@ -74,6 +74,7 @@ pub async fn pull_request(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(),
         queue::cancel_queued_for_pr(&state.db, &repo, pr.number, JobKind::Run.as_str())
             .await
             .map_err(JobError::Transient)?;
+        super::stale_plans::after_release(state, &pr.repo, pr.number).await?;
     }
     if !steps.audit {
         return Ok(());

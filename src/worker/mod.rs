@@ -26,6 +26,8 @@ mod pushers;
 mod replies;
 
 mod run;
+mod stale_check;
+mod stale_plans;
 
 use std::sync::Arc;
 
@@ -59,6 +61,7 @@ impl JobHandler for JobRouter {
             Some(JobKind::Publish) => publish::handle(&self.state, job).await,
             Some(JobKind::Push) => events::push(&self.state, job).await,
             Some(JobKind::Drift) => run::drift_detection::handle(&self.state, job).await,
+            Some(JobKind::MarkStale) => stale_plans::handle(&self.state, job).await,
             None => Err(JobError::Permanent(anyhow::anyhow!(
                 "unknown job kind {}",
                 job.kind

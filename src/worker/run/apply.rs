@@ -340,6 +340,15 @@ impl RunCtx<'_> {
         runs::finish(db, run_id, status, None, Some(&sealed_log), Some(&outcome))
             .await
             .map_err(JobError::Transient)?;
+        let root = (p.spec.id.0.as_str(), p.spec.workspace.as_str());
+        crate::worker::stale_plans::queue_after_apply(
+            self.state,
+            &self.run.repo,
+            self.run.number,
+            root,
+            run_id,
+        )
+        .await?;
         if ok {
             let repo = self.run.repo.full_name();
             db_inputs::record_applied(
