@@ -11,6 +11,9 @@
 # Claim-to-start latency = a run job's created_at -> its run's created_at (database times):
 # under the burst mostly time queued, idle the pick-up.
 # Settings: BENCH_WORKERS ("1 2 4") BENCH_PLANS (24) BENCH_IDLE_PLANS (5)
+# BENCH_SANDBOX (bwrap; `none` for Terraform's CPU per run, which bubblewrap hides). Also
+# prints the bound per N: `BENCH_RESULT bench=workers-bound …` (CPU per run of tfgate and of
+# Terraform, claims, job times, GitHub calls and PostgreSQL writes per run; bench/README.md).
 # Needs: scripts/install-deps.sh (PostgreSQL, moto in .tools/venv, bubblewrap),
 # scripts/install-terraform.sh, scripts/build-test-provider.sh. PostgreSQL and moto are
 # started with scripts/services.sh (left running, as the test suite does).
@@ -29,7 +32,7 @@ eval "$(bash scripts/services.sh start postgres moto)"
 [ -n "${TFGATE_TEST_MOTO_URL:-}" ] || die "moto did not start (scripts/services.sh start moto)"
 [ -n "${TFGATE_TEST_DATABASE_URL:-}" ] || die "PostgreSQL did not start (scripts/services.sh start postgres)"
 export TFGATE_TEST_MOTO_URL TFGATE_TEST_DATABASE_URL
-export BENCH_WORKERS="${BENCH_WORKERS:-1 2 4}" TFGATE_REQUIRE_TOOLS=1 TFGATE_REQUIRE_POSTGRES=1
+export BENCH_WORKERS="${BENCH_WORKERS:-1 2 4}" BENCH_SANDBOX="${BENCH_SANDBOX:-bwrap}" TFGATE_REQUIRE_TOOLS=1 TFGATE_REQUIRE_POSTGRES=1
 
 machine_line
 log "cargo test --release --test bench_workers -- --ignored --nocapture (workers: $BENCH_WORKERS)"

@@ -2,7 +2,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::{watch, Notify};
 use tracing::Instrument;
@@ -45,6 +45,7 @@ pub async fn run_worker<H: JobHandler>(
         if *shutdown.borrow() {
             break;
         }
+        let claim_started = Instant::now();
         let job = match queue::claim(&db, &opts.name, lease_ms).await {
             Ok(job) => job,
             Err(e) => {
@@ -60,7 +61,8 @@ pub async fn run_worker<H: JobHandler>(
             }
             continue;
         };
-        run_one(&db, handler.as_ref(), &job, &opts, &metrics).await;
+        let claim_us = claim_started.elapsed().as_micros() as u64;
+        run_one(&db, handler.as_ref(), &job, &opts, &metrics, claim_us).await;
     }
     tracing::info!(worker = %opts.name, "worker stopped");
 }
@@ -71,11 +73,12 @@ async fn run_one<H: JobHandler>(
     job: &ClaimedJob,
     opts: &WorkerOptions,
     metrics: &Metrics,
+    claim_us: u64,
 ) {
     let span = tracing::info_span!("job", id = job.id, kind = %job.kind, attempt = job.attempts);
     // The span is attached to the future (never entered across an await: a guard held over an
     // await leaks into other tasks on the same thread and corrupts the subscriber's state).
-    run_one_in_span(db, handler, job, opts, metrics)
+    run_one_in_span(db, handler, job, opts, metrics, claim_us)
         .instrument(span)
         .await
 }
@@ -86,7 +89,9 @@ async fn run_one_in_span<H: JobHandler>(
     job: &ClaimedJob,
     opts: &WorkerOptions,
     metrics: &Metrics,
+    claim_us: u64,
 ) {
+    let started = Instant::now();
     let lease_ms = opts.lease.as_millis() as i64;
     if job.reclaimed {
         tracing::warn!("job re-claimed after its previous worker stopped heartbeating");
@@ -119,6 +124,14 @@ async fn run_one_in_span<H: JobHandler>(
         tracing::warn!("lease lost while running: another worker took the job over");
     }
     metrics.job_finished(&job.kind, status);
+    // The claim (the shared queue's serialized step) and the job's own time, per job: what
+    // bench/workers reads to find the serialized parts of a run (docs/operations.md).
+    tracing::info!(
+        claim_us,
+        run_us = started.elapsed().as_micros() as u64,
+        status,
+        "job finished"
+    );
 }
 
 /// Complete the job, or record how it ended; the job's status, as the metric labels it.

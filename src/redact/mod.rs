@@ -4,6 +4,7 @@
 //! memchr speed), then the token rules, run only over the windows between delimiters that could
 //! hold a match, each with a regex of only the rules it needs ([`windows`]).
 
+mod built;
 mod byte_masks;
 mod kind;
 mod patterns;
@@ -83,7 +84,14 @@ impl TokenRegexes {
 }
 
 impl Redactor {
+    /// The redactor for `config`. Built once per configuration in a process (a policy version:
+    /// its patterns and shared-input values) and shared after that, with the token regexes it
+    /// compiled so far: a run no longer compiles the rules again ([`built`]).
     pub fn new(config: &RedactionConfig) -> Result<Redactor, RedactError> {
+        built::get_or_build(config, Redactor::build)
+    }
+
+    fn build(config: &RedactionConfig) -> Result<Redactor, RedactError> {
         let mut spanning: Vec<(Rule, String)> = Vec::new();
         let mut secrets: Vec<String> = Vec::new();
         for value in &config.secret_values {

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use tf_provider::schema::{Attribute, AttributeConstraint, AttributeType, Block, Description, Schema};
+use tf_provider::schema::{
+    Attribute, AttributeConstraint, AttributeType, Block, Description, Schema,
+};
 use tf_provider::value::{Value, ValueEmpty, ValueString};
 use tf_provider::{map, AttributePath, DataSource, Diagnostic, Diagnostics};
 
@@ -99,16 +101,27 @@ fn get(url: &str) -> Result<(String, String), String> {
         .ok()
         .filter(|_| !bypasses_proxy(host));
     let (connect_to, request_target) = match &proxy {
-        Some(p) => (p.trim_start_matches("http://").trim_end_matches('/').to_string(), url.to_string()),
+        Some(p) => (
+            p.trim_start_matches("http://")
+                .trim_end_matches('/')
+                .to_string(),
+            url.to_string(),
+        ),
         None if authority.contains(':') => (authority.to_string(), path.to_string()),
         None => (format!("{authority}:80"), path.to_string()),
     };
     let mut stream = TcpStream::connect(&connect_to).map_err(|e| e.to_string())?;
     stream.set_read_timeout(Some(Duration::from_secs(30))).ok();
-    write!(stream, "GET {request_target} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n")
-        .map_err(|e| e.to_string())?;
+    write!(
+        stream,
+        "GET {request_target} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| e.to_string())?;
     let mut reply = Vec::new();
-    stream.take(64 * 1024).read_to_end(&mut reply).map_err(|e| e.to_string())?;
+    stream
+        .take(64 * 1024)
+        .read_to_end(&mut reply)
+        .map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&reply);
     let status = text.split(' ').nth(1).unwrap_or("000").to_string();
     let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b);

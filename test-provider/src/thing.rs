@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use tf_provider::schema::{
     Attribute, AttributeConstraint, AttributeType, Block, Description, Schema,
 };
-use tf_provider::value::{Value, ValueEmpty, ValueString};
+use tf_provider::value::{Value, ValueEmpty, ValueNumber, ValueString};
 use tf_provider::{map, AttributePath, Diagnostic, Diagnostics, Resource};
 
 /// At most this many bytes of a probed file are kept in `read_content`.
@@ -30,6 +30,10 @@ pub struct ThingState<'a> {
     pub remote_file: ValueString<'a>,
     #[serde(default)]
     pub remote_value: ValueString<'a>,
+    /// Planning (create/update) sleeps this many milliseconds before answering: a plan that
+    /// waits on "the API" without using CPU. Null/absent: no delay.
+    #[serde(default)]
+    pub plan_delay_ms: ValueNumber,
 }
 
 impl ThingState<'_> {
@@ -42,6 +46,15 @@ impl ThingState<'_> {
             || self.read_file != other.read_file
             || self.depends_value != other.depends_value
             || self.remote_file != other.remote_file
+            || self.plan_delay_ms != other.plan_delay_ms
+    }
+
+    /// How long planning waits before answering (`plan_delay_ms`, 0 when unset or negative).
+    fn plan_delay(&self) -> std::time::Duration {
+        match self.plan_delay_ms {
+            Value::Value(ms) if ms > 0 => std::time::Duration::from_millis(ms as u64),
+            _ => std::time::Duration::ZERO,
+        }
     }
 
     /// `remote_value` as the remote object has it now (the file's trimmed text); `None` when
@@ -183,6 +196,12 @@ impl Resource for ThingResource {
                     "depends_value" => string_attr("Free value, to build references between resources", Optional),
                     "remote_file" => string_attr("A file standing for the remote object, read at create and refresh", Optional),
                     "remote_value" => string_attr("remote_file's trimmed text as last read", Computed),
+                    "plan_delay_ms" => Attribute {
+                        attr_type: AttributeType::Number,
+                        description: Description::plain("Planning sleeps this many milliseconds (a plan waiting on an API without using CPU)"),
+                        constraint: Optional,
+                        ..Default::default()
+                    },
                 },
                 ..Default::default()
             },
@@ -224,6 +243,7 @@ impl Resource for ThingResource {
         _config_state: Self::State<'a>,
         _provider_meta_state: Self::ProviderMetaState<'a>,
     ) -> Option<(Self::State<'a>, Self::PrivateState<'a>)> {
+        tokio::time::sleep(proposed_state.plan_delay()).await;
         if let Some(text) = known(&proposed_state.plan_fail_with) {
             diags.add_error(exact_error(text.to_string()));
             return None;
@@ -243,6 +263,7 @@ impl Resource for ThingResource {
         prior_private_state: Self::PrivateState<'a>,
         _provider_meta_state: Self::ProviderMetaState<'a>,
     ) -> Option<(Self::State<'a>, Self::PrivateState<'a>, Vec<AttributePath>)> {
+        tokio::time::sleep(proposed_state.plan_delay()).await;
         if let Some(text) = known(&proposed_state.plan_fail_with) {
             diags.add_error(exact_error(text.to_string()));
             return None;
@@ -394,6 +415,16 @@ mod tests {
             ("unreadable: NotFound".to_string(), None)
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn plan_delay_is_zero_unless_positive() {
+        let mut t = thing(None, None);
+        assert_eq!(t.plan_delay(), std::time::Duration::ZERO);
+        t.plan_delay_ms = Value::Value(-5);
+        assert_eq!(t.plan_delay(), std::time::Duration::ZERO);
+        t.plan_delay_ms = Value::Value(1500);
+        assert_eq!(t.plan_delay(), std::time::Duration::from_millis(1500));
     }
 
     #[test]

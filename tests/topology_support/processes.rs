@@ -139,6 +139,11 @@ impl Launcher {
 }
 
 impl Launcher {
+    /// The log files of every process started so far.
+    pub fn logs(&self) -> Vec<PathBuf> {
+        self.logs.lock().unwrap().clone()
+    }
+
     /// The warnings and errors every process logged so far (for failure messages).
     pub fn warnings(&self) -> String {
         let mut out = String::new();
