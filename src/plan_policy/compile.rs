@@ -139,8 +139,8 @@ pub fn compile(
         }
     }
     if problems.is_empty() {
-        // Prepares the interpreter (rule analysis, functions, imports): errors such as an
-        // unknown function or an unsafe variable show here, not at the first plan.
+        // Prepares the interpreter once (rule analysis, imports); evaluations clone it prepared.
+        // Analysis errors show here; an unknown function only when its rule runs (fails closed).
         if let Err(e) = engine.eval_query("true".to_string(), false) {
             problems.push(problem_of(&e.to_string(), &set.path));
         }
