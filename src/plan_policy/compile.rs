@@ -62,6 +62,13 @@ pub struct CompiledSet {
     pub(super) inner: Arc<Inner>,
 }
 
+/// Two compiled sets are equal when made from the same set and the same files.
+impl PartialEq for CompiledSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.set == other.inner.set && self.inner.digest == other.inner.digest
+    }
+}
+
 impl CompiledSet {
     /// The set this was compiled from.
     pub fn set(&self) -> &PlanPolicySet {
