@@ -6,7 +6,7 @@
 //! - `model`: plain types every layer may use; imports nothing of the crate.
 //! - pure core (no I/O; decisions live here; order in `tests/layers.rs`): `redact`, `crypto`,
 //!   `command`, `terraform`, `classify`, `egress`, `tool_release`, `enrich`,
-//!   `drift_detection`, `project`, `policy`, `gitops`, `input_drift`, `run_planner`.
+//!   `drift_detection`, `project`, `plan_policy`, `policy`, `gitops`, `input_drift`, `run_planner`.
 //! - `render`: view models worded by the templates.
 //! - effect shell (thin; carries decisions out), bottom to top:
 //!   - `sandbox` (runs a process under limits), `aws` (credentials, CloudTrail reads),
@@ -44,6 +44,7 @@ pub mod jobs;
 pub mod logging;
 pub mod metrics;
 pub mod model;
+pub mod plan_policy;
 pub mod policy;
 pub mod policy_repo;
 pub mod project;

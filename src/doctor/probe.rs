@@ -233,7 +233,10 @@ type PoliciesAndReleases = (PoliciesSeen, PolicyTools);
 fn policies_seen(config: &Config, installed: Option<Vec<String>>) -> PoliciesAndReleases {
     let dir = &config.policy_dir;
     let files = match crate::policy_repo::store::read_policy_dir(dir) {
-        Ok(files) => files.len(),
+        Ok(files) => files
+            .iter()
+            .filter(|(name, _)| !crate::policy::is_rego_file_name(name))
+            .count(),
         Err(e) => {
             return (
                 PoliciesSeen::Unreadable(format!("{e:#}")),

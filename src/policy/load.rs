@@ -5,6 +5,7 @@
 
 use super::locate::{idx, key, locate};
 use super::model::RepoPolicy;
+use super::plan_sets::{compile_sets, is_rego_file_name};
 use super::problem::PolicyProblem;
 use super::schema::PolicyFile;
 use super::validate::validate_file;
@@ -35,16 +36,30 @@ pub fn is_policy_file_name(name: &str) -> bool {
     !base.starts_with('.') && (base.ends_with(".yaml") || base.ends_with(".yml"))
 }
 
-/// Parses and validates every file; `Err` lists every problem of every file, in file order
+/// Parses and validates every file (`*.rego` files are the plan policy sets' Rego, compiled
+/// here once for the policies' lifetime); `Err` lists every problem of every file, in file order
 /// then position. Two files listing the same repo pattern (case-insensitively) is a problem.
 pub fn load_policies<N: AsRef<str>, C: AsRef<str>>(
     files: &[(N, C)],
 ) -> Result<PolicySet, Vec<PolicyProblem>> {
     let mut problems = Vec::new();
     let mut policies = Vec::new();
-    for (name, content) in files {
-        match load_policy(name.as_ref(), content.as_ref()) {
-            Ok(policy) => policies.push(policy),
+    let (rego, files): (Vec<_>, Vec<_>) = files
+        .iter()
+        .map(|(n, c)| (n.as_ref(), c.as_ref()))
+        .partition(|(n, _)| is_rego_file_name(n));
+    let rego: Vec<(String, String)> = rego
+        .into_iter()
+        .map(|(n, c)| (n.to_string(), c.to_string()))
+        .collect();
+    for (name, content) in &files {
+        match load_policy(name, content) {
+            Ok(mut policy) => {
+                let mut found = compile_sets(&mut policy, content, &rego);
+                found.sort();
+                problems.extend(found);
+                policies.push(policy);
+            }
             Err(mut found) => {
                 found.sort();
                 problems.extend(found);
@@ -58,8 +73,8 @@ pub fn load_policies<N: AsRef<str>, C: AsRef<str>>(
     let mut claimed: BTreeMap<String, (String, usize, usize)> = BTreeMap::new();
     for ((name, content), policy) in files.iter().zip(policies.iter()) {
         for (i, pattern) in policy.repos.iter().enumerate() {
-            let (line, col) = locate(content.as_ref(), &[key("repos"), idx(i)]);
-            let here = (name.as_ref().to_string(), line, col);
+            let (line, col) = locate(content, &[key("repos"), idx(i)]);
+            let here = (name.to_string(), line, col);
             if let Some((file, l, c)) = claimed.insert(pattern.to_lowercase(), here.clone()) {
                 problems.push(PolicyProblem {
                     file: here.0,

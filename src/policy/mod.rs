@@ -13,6 +13,7 @@ mod facts;
 mod load;
 pub(crate) mod locate;
 mod model;
+mod plan_sets;
 mod problem;
 mod pushers;
 mod requirements;
@@ -37,6 +38,7 @@ pub use model::{
     DriftDetection, GitopsFolder, Input, InputSource, ProjectOrigin, RepoPolicy, ResolvedProject,
     SessionPolicy, TerraformSpec, DEFAULT_PARALLELISM, DEFAULT_SESSION_DURATION, DEFAULT_TIMEOUT,
 };
+pub use plan_sets::is_rego_file_name;
 pub use problem::PolicyProblem;
 pub use pushers::{push_history, PushHistory, PushRecord};
 pub use schema::{

@@ -61,6 +61,11 @@ pub struct RepoPolicy {
     pub admins: super::schema::AdminsSpec,
     /// Rego policy sets evaluated on every plan (`plan_policies:`).
     pub plan_policies: Vec<crate::model::PlanPolicySet>,
+    /// The compiled form of each set, by name, made once when the policy directory is loaded
+    /// (`load_policies`); empty when only this file was loaded (`load_policy`). Use
+    /// [`RepoPolicy::compiled_plan_policy`].
+    #[serde(skip)]
+    pub compiled_plan_policies: Vec<crate::plan_policy::CompiledSet>,
 }
 
 /// When the default branch's roots are checked for drift, and which.
@@ -91,6 +96,20 @@ pub struct RegistryToken {
 }
 
 impl RepoPolicy {
+    /// The compiled set of the plan policy set `name`, compiled when the policy version in
+    /// force was loaded. `None` (not compiled, e.g. a policy loaded without its directory) must
+    /// be treated as a failed set: fail closed.
+    pub fn compiled_plan_policy(&self, name: &str) -> Option<&crate::plan_policy::CompiledSet> {
+        self.compiled_plan_policies
+            .iter()
+            .find(|c| c.set().name == name)
+    }
+
+    /// The plan policy sets that apply to `project`, in the file's order.
+    pub fn plan_policies_for(&self, project: &str) -> Vec<&crate::model::PlanPolicySet> {
+        crate::plan_policy::sets_for_project(&self.plan_policies, project)
+    }
+
     /// The project with this name.
     pub fn project(&self, name: &str) -> Option<&ResolvedProject> {
         self.projects.iter().find(|p| p.spec.id.as_str() == name)

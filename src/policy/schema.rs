@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use super::schema_ops::{AdminsSpec, DriftDetectionSpec};
+pub use super::schema_ops::{AdminsSpec, DriftDetectionSpec, PlanPolicyOwnersSpec, PlanPolicySpec};
 
 /// One policy file: the rules for every repository matching `repos`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -101,6 +101,9 @@ pub struct PolicyFile {
     /// them and may act (release locks, retry or cancel jobs, show raw logs).
     #[serde(default)]
     pub admins: AdminsSpec,
+    /// Rego policy sets (conftest conventions) evaluated on every plan; see docs/policy.md.
+    #[serde(default)]
+    pub plan_policies: Vec<PlanPolicySpec>,
 }
 
 /// A folder merge deploys: `{path: deploy/apps/**, kind: argocd}`.

@@ -32,3 +32,41 @@ pub struct AdminsSpec {
     #[serde(default)]
     pub teams: Vec<String>,
 }
+
+/// One entry of `plan_policies:`: `{name: baseline, path: plan, enforcement: deny, owners:
+/// {teams: [acme/security]}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanPolicySpec {
+    /// The set's name (`/approve-policies --set NAME`, the plan comment).
+    pub name: String,
+    /// A directory of `.rego` files, relative to this file's directory (read from the server's
+    /// policy directory or the admin repository, never from a PR).
+    pub path: String,
+    /// Project names (globs) the set applies to. Default: every project.
+    #[serde(default)]
+    pub projects: Vec<String>,
+    /// `deny` (failures block `/apply` until an owner approves) or `warn` (shown only).
+    /// Default `deny`.
+    #[serde(default)]
+    pub enforcement: crate::model::Enforcement,
+    /// Who may `/approve-policies` the set's failures. Default: nobody (only a fixed plan or
+    /// policy unblocks the apply).
+    #[serde(default)]
+    pub owners: PlanPolicyOwnersSpec,
+    /// Rego packages whose rules count beside `main` (conftest's `--namespace`).
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+}
+
+/// `owners: {users: [alice], teams: [acme/security]}` of a plan policy set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanPolicyOwnersSpec {
+    /// GitHub logins.
+    #[serde(default)]
+    pub users: Vec<String>,
+    /// Teams as `org/team-slug`.
+    #[serde(default)]
+    pub teams: Vec<String>,
+}

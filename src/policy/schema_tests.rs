@@ -78,6 +78,8 @@ mod readme_tests {
         all.extend(fields::<RequiredCheck>());
         all.extend(fields::<DriftDetectionSpec>());
         all.extend(fields::<AdminsSpec>());
+        all.extend(fields::<PlanPolicySpec>());
+        all.extend(fields::<PlanPolicyOwnersSpec>());
         assert!(all.len() > 40, "field extraction failed: {all:?}");
         for field in all {
             assert!(

@@ -81,7 +81,10 @@ pub fn protected_source_problems<N: AsRef<str>, C: AsRef<str>>(
     resolve: &dyn Fn(&Path) -> Option<PathBuf>,
 ) -> Vec<PolicyProblem> {
     let mut problems = Vec::new();
-    for ((name, content), policy) in files.iter().zip(set.policies()) {
+    let policy_files = files
+        .iter()
+        .filter(|(name, _)| !super::plan_sets::is_rego_file_name(name.as_ref()));
+    for ((name, content), policy) in policy_files.zip(set.policies()) {
         let inputs = policy.inputs.iter().map(|i| &i.source);
         let tokens = policy.registry_tokens.iter().map(|t| &t.source);
         let sources = inputs

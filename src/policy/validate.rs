@@ -13,6 +13,7 @@ use super::values;
 use crate::tool_release::Tool;
 use std::collections::BTreeSet;
 
+mod plan_policies;
 mod private_sources;
 mod projects;
 use projects::check_projects;
@@ -61,6 +62,7 @@ pub(crate) fn validate_file(
     let (module_repos, registry_tokens) = private_sources::check(&mut c, file);
     let gitops = private_sources::check_gitops(&mut c, file);
     let drift_detection = private_sources::check_drift_detection(&mut c, file, &projects);
+    let plan_policies = plan_policies::check(&mut c, file, &projects);
     check_admin_teams(&mut c, file);
     if !c.problems.is_empty() {
         return Err(c.problems);
@@ -92,7 +94,8 @@ pub(crate) fn validate_file(
         gitops,
         drift_detection,
         admins: file.admins.clone(),
-        plan_policies: Vec::new(),
+        plan_policies,
+        compiled_plan_policies: Vec::new(),
     })
 }
 

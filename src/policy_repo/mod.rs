@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::view::{AnnotationLevel, AnnotationView};
 use crate::model::PolicyCheckText;
 use crate::policy::sources::ProtectedPaths;
-use crate::policy::{is_policy_file_name, PolicyProblem, PolicySet};
+use crate::policy::{is_policy_file_name, is_rego_file_name, PolicyProblem, PolicySet};
 
 /// The folder of the admin repository that holds the policies.
 pub const POLICY_FOLDER: &str = "policies";
@@ -22,17 +22,27 @@ pub const STORED_POLICIES_SETTING: &str = "policy_repo_set";
 pub const CHECK_NAME: &str = "tfgate/policy";
 
 /// The policy files of a repository tree (`(path, text)` pairs relative to its root): the
-/// YAML files directly in `policies/`, sorted by path. Files in sub-folders are ignored.
+/// YAML files directly in `policies/`, then the `.rego` files anywhere under it (the plan
+/// policy sets), each group sorted by path. Other files are ignored.
 pub fn policy_files(tree: Vec<(String, String)>) -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = tree
+    let in_folder = |path: &str| {
+        path.strip_prefix(POLICY_FOLDER)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .map(str::to_string)
+    };
+    let (mut files, mut rego): (Vec<_>, Vec<_>) = tree
         .into_iter()
         .filter(|(path, _)| {
-            path.strip_prefix(POLICY_FOLDER)
-                .and_then(|rest| rest.strip_prefix('/'))
-                .is_some_and(|name| !name.contains('/') && is_policy_file_name(name))
+            in_folder(path).is_some_and(|name| {
+                let hidden = name.split('/').any(|seg| seg.starts_with('.'));
+                (!name.contains('/') && is_policy_file_name(&name))
+                    || (!hidden && is_rego_file_name(&name))
+            })
         })
-        .collect();
+        .partition(|(path, _)| !is_rego_file_name(path));
     files.sort();
+    rego.sort();
+    files.extend(rego);
     files
 }
 

@@ -7,10 +7,62 @@ use std::sync::{Arc, RwLock};
 use anyhow::{Context, Result};
 
 use crate::policy::sources::{self, ProtectedPaths};
-use crate::policy::{is_policy_file_name, load_policies, PolicyProblem, PolicySet};
+use crate::policy::{
+    is_policy_file_name, is_rego_file_name, load_policies, PolicyProblem, PolicySet,
+};
 
-/// Read every policy file of `dir` (sorted by name), as (display name, content) pairs.
+/// Most `.rego` files read under a policy directory, and the deepest folder searched.
+const MAX_REGO_FILES: usize = 2000;
+const MAX_REGO_DEPTH: usize = 8;
+
+/// Read every policy file of `dir` (sorted by name), then every `.rego` file under it (the
+/// plan policy sets, in sub-folders, sorted by path), as (display name, content) pairs.
 pub fn read_policy_dir(dir: &Path) -> Result<Vec<(String, String)>> {
+    let mut files = read_policy_files(dir)?;
+    if dir.exists() {
+        let mut rego = Vec::new();
+        read_rego_files(dir, 0, &mut rego)?;
+        rego.sort();
+        for path in rego {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            files.push((path.display().to_string(), text));
+        }
+    }
+    Ok(files)
+}
+
+/// The `.rego` files under `dir`, not following hidden entries.
+fn read_rego_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
+    if depth > MAX_REGO_DEPTH {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("reading policy directory {}", dir.display()))?;
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            read_rego_files(&path, depth + 1, out)?;
+        } else if path.is_file() && is_rego_file_name(name) {
+            if out.len() >= MAX_REGO_FILES {
+                anyhow::bail!(
+                    "more than {MAX_REGO_FILES} .rego files under {}",
+                    dir.display()
+                );
+            }
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn read_policy_files(dir: &Path) -> Result<Vec<(String, String)>> {
     let mut files = Vec::new();
     if !dir.exists() {
         return Ok(files);

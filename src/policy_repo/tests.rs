@@ -1,7 +1,7 @@
 use super::*;
 
 #[test]
-fn only_yaml_directly_in_the_policy_folder() {
+fn yaml_directly_in_the_policy_folder_and_rego_under_it() {
     let tree = |paths: &[&str]| -> Vec<(String, String)> {
         paths
             .iter()
@@ -17,9 +17,21 @@ fn only_yaml_directly_in_the_policy_folder() {
         "other/policies/c.yaml",
         "policies.yaml",
         "policiesx/d.yaml",
+        "policies/plan/b.rego",
+        "policies/a.rego",
+        "policies/.git/x.rego",
+        "other/e.rego",
     ]));
     let names: Vec<&str> = got.iter().map(|(p, _)| p.as_str()).collect();
-    assert_eq!(names, vec!["policies/a.yml", "policies/z.yaml"]);
+    assert_eq!(
+        names,
+        vec![
+            "policies/a.yml",
+            "policies/z.yaml",
+            "policies/a.rego",
+            "policies/plan/b.rego"
+        ]
+    );
     assert_eq!(got[0].1, "# policies/a.yml");
 }
 

@@ -38,7 +38,11 @@ pub async fn check_commit(
     let loaded = crate::policy_repo::store::load_guarded(&files, &protected);
     let problems = loaded.as_ref().err().cloned().unwrap_or_default();
     let problems = redacted(problems);
-    let check = policy_check(files.len(), &problems, applies);
+    let policy_file_count = files
+        .iter()
+        .filter(|(name, _)| !crate::policy::is_rego_file_name(name))
+        .count();
+    let check = policy_check(policy_file_count, &problems, applies);
     let text = state
         .renderer
         .render_policy_check(&check.text)
@@ -59,7 +63,7 @@ pub async fn check_commit(
         },
     )
     .await?;
-    let valid = !files.is_empty() && loaded.is_ok();
+    let valid = policy_file_count > 0 && loaded.is_ok();
     match loaded {
         Ok(set) if applies && valid => {
             store(

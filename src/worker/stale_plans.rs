@@ -217,6 +217,7 @@ fn replan_job(mark: &MarkStaleJob, plan: &StalePlan) -> RunJob {
         terraform_args: Vec::new(),
         accept_inputs: Vec::new(),
         comment_id: None,
+        batch: None,
     }
 }
 

@@ -40,6 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "enrich",
             "drift_detection",
             "project",
+            "plan_policy",
             "policy",
             "repo_layout",
             "gitops",
