@@ -34,6 +34,8 @@ pub struct Posted {
     pub edits: usize,
     /// When the fake received it (benchmarks time the comment's arrival).
     pub at: std::time::Instant,
+    /// When tfgate last edited it.
+    pub edited_at: Option<std::time::Instant>,
 }
 
 /// The pull request the fake serves (any number).

@@ -14,6 +14,7 @@ pub fn create(st: &mut GitHubState, req: &Request, body: &Value, id: i64) -> Res
         id,
         edits: 0,
         at: std::time::Instant::now(),
+        edited_at: None,
     });
     ResponseTemplate::new(201).set_body_json(json!({
         "id": id, "body": text,
@@ -28,6 +29,7 @@ pub fn edit(st: &mut GitHubState, req: &Request, body: &Value) -> ResponseTempla
         Some(c) => {
             c.body = text;
             c.edits += 1;
+            c.edited_at = Some(std::time::Instant::now());
             ResponseTemplate::new(200).set_body_json(json!({"id": cid}))
         }
         None => ResponseTemplate::new(404),

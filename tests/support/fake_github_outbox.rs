@@ -77,6 +77,7 @@ impl FakeGitHub {
                 id,
                 edits: 0,
                 at: std::time::Instant::now(),
+                edited_at: None,
             });
             bad_gateway()
         };
