@@ -51,6 +51,7 @@ pub async fn record(
     job: &ClaimedJob,
     new: &NewPublication<'_>,
     publish: impl FnOnce(i64) -> NewJob,
+    then: Option<&NewJob>,
 ) -> Result<Option<i64>> {
     let mut tx = db
         .pool
@@ -90,6 +91,9 @@ pub async fn record(
         return Ok(None);
     };
     insert_job(&mut tx, &publish(id), None, now).await?;
+    if let Some(next) = then {
+        insert_job(&mut tx, next, None, now).await?;
+    }
     tx.commit().await.context("committing a run's result")?;
     Ok(Some(id))
 }

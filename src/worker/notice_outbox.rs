@@ -40,6 +40,7 @@ pub async fn record_notice(
         head_sha: target.head_sha,
         json: &json,
         batch_id: None,
+        then: None,
     };
     record_in_outbox(state, target.job, target.repo, target.number, &entry).await
 }
@@ -52,6 +53,8 @@ pub struct OutboxEntry<'a> {
     pub json: &'a str,
     /// A part's root result: the plan batch it belongs to.
     pub batch_id: Option<i64>,
+    /// A job queued in the same transaction (the part that plans the next roots).
+    pub then: Option<&'a NewJob>,
 }
 
 /// Seal `entry` and record it with its `publish` job in one transaction, while `job` still
@@ -86,7 +89,7 @@ pub async fn record_in_outbox(
         pr: Some(number),
         max_attempts: PUBLISH_MAX_ATTEMPTS,
     };
-    publications::record(&state.db, job, &new, publish)
+    publications::record(&state.db, job, &new, publish, entry.then)
         .await
         .map_err(JobError::Transient)?;
     state.wake.notify_waiters();

@@ -13,7 +13,7 @@ use super::{github_error, installation_client, payload};
 use crate::db::publications::{self, RESULT_KEY};
 use crate::db::runs;
 use crate::github::api;
-use crate::jobs::{ClaimedJob, JobError, RunCommand, RunJob};
+use crate::jobs::{ClaimedJob, JobError, NewJob, RunCommand, RunJob};
 use crate::model::short_sha;
 use crate::model::view::{CommentMeta, Notice, NoticeBody, RunInterrupted};
 use crate::policy::{RepoPolicy, ResolvedProject};
@@ -240,17 +240,21 @@ impl RunCtx<'_> {
     /// Record the job's result in the outbox and queue its `publish` job, in one transaction;
     /// nothing here talks to GitHub.
     async fn record_result(&self, result: &RunResult) -> Result<(), JobError> {
-        self.record_outbox_result(RESULT_KEY, None, result).await
+        self.record_outbox_result(RESULT_KEY, None, result, None)
+            .await
     }
 
-    /// Record one root's result of a part of plan batch `batch` under `key`.
+    /// Record one root's result of a part of plan batch `batch` under `key`, with the part
+    /// that plans the next roots (`then`) in the same transaction.
     async fn record_part_result(
         &self,
         batch: i64,
         key: &str,
         result: &RunResult,
+        then: Option<&NewJob>,
     ) -> Result<(), JobError> {
-        self.record_outbox_result(key, Some(batch), result).await
+        self.record_outbox_result(key, Some(batch), result, then)
+            .await
     }
 
     async fn record_outbox_result(
@@ -258,6 +262,7 @@ impl RunCtx<'_> {
         key: &str,
         batch_id: Option<i64>,
         result: &RunResult,
+        then: Option<&NewJob>,
     ) -> Result<(), JobError> {
         let json = serde_json::to_string(result).expect("a run result serialises");
         let entry = OutboxEntry {
@@ -266,6 +271,7 @@ impl RunCtx<'_> {
             head_sha: self.head,
             json: &json,
             batch_id,
+            then,
         };
         record_in_outbox(
             self.state,

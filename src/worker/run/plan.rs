@@ -12,7 +12,7 @@ use crate::crypto::{run_aad, seal, BlobPurpose};
 use crate::db::{publications, runs};
 use crate::github::facts;
 use crate::input_drift::redact_drift_warnings;
-use crate::jobs::{JobError, PendingFailure, RunCommand};
+use crate::jobs::{JobError, NewJob, PendingFailure, RunCommand};
 use crate::model::view::{CommentMeta, DriftWarning, PlanComment, PlanStatus, RootPlan, RunNote};
 use crate::policy::ResolvedProject;
 use crate::redact::{Placeholders, Redactor};
@@ -67,9 +67,11 @@ impl RunCtx<'_> {
         self.publish_plan(results).await
     }
 
-    /// One part of a split `/plan`: each root's result goes to the outbox as soon as it is
-    /// planned (or could not be), so the batch's comment shows it while the others plan. A
-    /// retried part skips the roots it recorded.
+    /// One part of a split `/plan` plans its first root and records its result; the rest of
+    /// the part (the roots that depend on it, or share its slot) is queued as a new part in
+    /// the same transaction. So a worker publishes the result before it plans on, and the
+    /// comment appears as soon as the first root finishes. A retried part whose first root is
+    /// recorded has handed the rest on: it does nothing.
     async fn plan_part(
         &self,
         batch: i64,
@@ -77,18 +79,27 @@ impl RunCtx<'_> {
         setup: &tfrun::TerraformSetup,
         redactor: &Redactor,
     ) -> Result<(), JobError> {
-        for p in projects {
-            let key = root_result_key(&p.spec.id.0);
-            let done = publications::has_key(&self.state.db, self.job.id, &key).await;
-            if done.map_err(JobError::Transient)? {
-                continue;
-            }
-            let mut results = PlanResults::default();
-            self.lock_and_plan(p, setup, redactor, &mut Placeholders::new(), &mut results)
-                .await?;
-            self.record_root_result(batch, &key, results).await?;
+        let Some((first, rest)) = projects.split_first() else {
+            return Ok(());
+        };
+        let key = root_result_key(&first.spec.id.0);
+        let done = publications::has_key(&self.state.db, self.job.id, &key).await;
+        if done.map_err(JobError::Transient)? {
+            return Ok(());
         }
-        Ok(())
+        let mut results = PlanResults::default();
+        self.lock_and_plan(
+            first,
+            setup,
+            redactor,
+            &mut Placeholders::new(),
+            &mut results,
+        )
+        .await?;
+        let rest: Vec<String> = rest.iter().map(|p| p.spec.id.0.clone()).collect();
+        let then = (!rest.is_empty()).then(|| self.part_job(rest));
+        self.record_root_result(batch, &key, results, then.as_ref())
+            .await
     }
 
     /// A root of a part that did not start (the head moved, the project is gone): its result
@@ -107,7 +118,7 @@ impl RunCtx<'_> {
             }],
             ..Default::default()
         };
-        self.record_root_result(batch, &root_result_key(project), results)
+        self.record_root_result(batch, &root_result_key(project), results, None)
             .await
     }
 
@@ -329,12 +340,13 @@ impl RunCtx<'_> {
         batch: i64,
         key: &str,
         results: PlanResults,
+        then: Option<&NewJob>,
     ) -> Result<(), JobError> {
         let meta = self.meta(&result_marker_root(batch), results.last_run);
         let (comment, pending) = results.into_comment(meta);
         self.renderer.render_plan(&comment).map_err(render_err)?;
         let result = RunResult::Plan { comment, pending };
-        self.record_part_result(batch, key, &result).await
+        self.record_part_result(batch, key, &result, then).await
     }
 
     /// Record the plan comment's model in the outbox; the `publish` job posts it, folds older

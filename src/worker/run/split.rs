@@ -28,6 +28,22 @@ fn parts_of(
     plan_parts(&names, &depends_on, limit)
 }
 
+/// The run job of one part of batch `batch`: `projects` of `run`, in order.
+fn part_job(state: &AppState, run: &RunJob, batch: i64, projects: Vec<String>) -> NewJob {
+    let part = RunJob {
+        projects,
+        batch: Some(batch),
+        ..run.clone()
+    };
+    NewJob {
+        kind: JobKind::Run,
+        payload: serde_json::to_string(&part).expect("a run payload serialises"),
+        repo: Some(run.repo.full_name()),
+        pr: Some(run.number),
+        max_attempts: max_attempts(run.command, state.config.job_max_attempts),
+    }
+}
+
 /// Every project's `depends_on`, by name.
 pub(super) fn depends_on(policy: &RepoPolicy) -> BTreeMap<String, Vec<String>> {
     policy
@@ -52,20 +68,7 @@ async fn split(
     let repo = run.repo.full_name();
     let jobs: Vec<NewJob> = parts
         .into_iter()
-        .map(|projects| {
-            let part = RunJob {
-                projects,
-                batch: Some(job.id),
-                ..run.clone()
-            };
-            NewJob {
-                kind: JobKind::Run,
-                payload: serde_json::to_string(&part).expect("a run payload serialises"),
-                repo: Some(repo.clone()),
-                pr: Some(run.number),
-                max_attempts: max_attempts(run.command, state.config.job_max_attempts),
-            }
-        })
+        .map(|projects| part_job(state, run, job.id, projects))
         .collect();
     let batch = NewBatch {
         repo: &repo,
@@ -85,6 +88,12 @@ async fn split(
 }
 
 impl RunCtx<'_> {
+    /// The part that plans `projects` after this part's first root.
+    pub(super) fn part_job(&self, projects: Vec<String>) -> NewJob {
+        let batch = self.run.batch.unwrap_or(self.job.id);
+        part_job(self.state, self.run, batch, projects)
+    }
+
     /// Split a `/plan` whose roots can plan concurrently into parts (true: queued, nothing
     /// more to do here). A part never splits again.
     pub(super) async fn split_into_parts(
