@@ -75,6 +75,20 @@ pub async fn insert_job(
     Ok(id)
 }
 
+/// Whether `job` still holds its lease (read inside the caller's transaction, so what it
+/// writes next is written only by the lease holder).
+pub async fn lease_held(conn: &mut sqlx::AnyConnection, job: &ClaimedJob) -> Result<bool> {
+    let held: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
+    )
+    .bind(job.id)
+    .bind(&job.lease_owner)
+    .fetch_one(conn)
+    .await
+    .context("checking the job's lease")?;
+    Ok(held > 0)
+}
+
 /// Enqueue a job outside an intake transaction (e.g. a run job created by a worker).
 pub async fn enqueue(db: &Db, job: &NewJob) -> Result<i64> {
     enqueue_after(db, job, 0).await

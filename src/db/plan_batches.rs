@@ -41,15 +41,7 @@ pub async fn split(
         .begin()
         .await
         .context("starting the split transaction")?;
-    let held: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
-    )
-    .bind(job.id)
-    .bind(&job.lease_owner)
-    .fetch_one(&mut *tx)
-    .await
-    .context("checking the job's lease")?;
-    if held == 0 {
+    if !super::jobs::lease_held(&mut tx, job).await? {
         return Ok(false);
     }
     let now = now_ms();

@@ -58,15 +58,7 @@ pub async fn record(
         .begin()
         .await
         .context("starting the outbox transaction")?;
-    let held: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM jobs WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
-    )
-    .bind(job.id)
-    .bind(&job.lease_owner)
-    .fetch_one(&mut *tx)
-    .await
-    .context("checking the job's lease")?;
-    if held == 0 {
+    if !super::jobs::lease_held(&mut tx, job).await? {
         return Ok(None);
     }
     let now = now_ms();
