@@ -23,17 +23,7 @@ fn policy(extra: &str) -> String {
 }
 
 /// `broken` does not parse; `failing` plans but fails to apply (a provider error).
-fn write_roots(dir: &Path, run: &str, names: &[&str], broken: Option<&str>) {
-    write_roots_failing(dir, run, names, broken, None)
-}
-
-fn write_roots_failing(
-    dir: &Path,
-    run: &str,
-    names: &[&str],
-    broken: Option<&str>,
-    failing: Option<&str>,
-) {
+fn write_roots(dir: &Path, run: &str, names: &[&str], broken: Option<&str>, failing: Option<&str>) {
     for name in names {
         let fail = match Some(*name) == failing {
             true => "\n  fail_with = \"AccessDenied: not authorized\"",
@@ -57,12 +47,13 @@ async fn start(
     policy: &str,
     names: &[&str],
     broken: Option<&str>,
+    failing: Option<&str>,
 ) -> Option<(Harness, tempfile::TempDir)> {
     let h = Harness::start_with(backend, Some(policy), |a| a.max_parallel_roots = Some(4)).await?;
     create_state_bucket().await;
     let repo = tempfile::tempdir().unwrap();
     let run = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
-    write_roots(repo.path(), &run, names, broken);
+    write_roots(repo.path(), &run, names, broken, failing);
     h.github.serve_repo(repo.path());
     h.github.with(|g| {
         g.files = names.iter().map(|n| format!("infra/{n}/main.tf")).collect();
@@ -92,7 +83,7 @@ async fn plan_runs(h: &Harness) -> Vec<(String, i64, i64)> {
 }
 
 async fn four_independent_roots_plan_at_once_into_one_comment(backend: Backend) {
-    let Some((h, _repo)) = start(backend, &policy(""), &ROOTS, None).await else {
+    let Some((h, _repo)) = start(backend, &policy(""), &ROOTS, None, None).await else {
         return;
     };
     if !terraform_tools_available() {
@@ -146,7 +137,7 @@ async fn four_independent_roots_plan_at_once_into_one_comment(backend: Backend) 
 }
 
 async fn a_failing_root_leaves_the_others_results(backend: Backend) {
-    let Some((h, _repo)) = start(backend, &policy(""), &ROOTS, Some("charlie")).await else {
+    let Some((h, _repo)) = start(backend, &policy(""), &ROOTS, Some("charlie"), None).await else {
         return;
     };
     if !terraform_tools_available() {
@@ -177,7 +168,7 @@ async fn a_failing_root_leaves_the_others_results(backend: Backend) {
 async fn a_dependency_chain_plans_in_order_in_one_part(backend: Backend) {
     let chain = "  - name: after\n    dir: infra/after\n    depends_on: [alpha]\n";
     let names = ["alpha", "bravo", "charlie", "delta", "after"];
-    let Some((h, _repo)) = start(backend, &policy(chain), &names, None).await else {
+    let Some((h, _repo)) = start(backend, &policy(chain), &names, None, None).await else {
         return;
     };
     if !terraform_tools_available() {
@@ -203,15 +194,18 @@ async fn apply_runs(h: &Harness) -> Vec<(String, i64, i64)> {
     .unwrap()
 }
 
-const LEVELS: &str = "  - name: after\n    dir: infra/after\n    depends_on: [alpha, bravo]\n";
+/// `alpha` and `bravo` on the first level, `after` (needing both) on the second.
+fn levels_policy() -> String {
+    let after = "  - name: after\n    dir: infra/after\n    depends_on: [alpha, bravo]\n";
+    policy(after).replace(
+        "  - name: charlie\n    dir: infra/charlie\n  - name: delta\n    dir: infra/delta\n",
+        "",
+    )
+}
 
 async fn apply_runs_a_level_at_once_and_the_next_level_after_it(backend: Backend) {
     let names = ["alpha", "bravo", "after"];
-    let policy = policy(LEVELS).replace(
-        "  - name: charlie\n    dir: infra/charlie\n  - name: delta\n    dir: infra/delta\n",
-        "",
-    );
-    let Some((h, _repo)) = start(backend, &policy, &names, None).await else {
+    let Some((h, _repo)) = start(backend, &levels_policy(), &names, None, None).await else {
         return;
     };
     if !terraform_tools_available() {
@@ -245,27 +239,13 @@ async fn apply_runs_a_level_at_once_and_the_next_level_after_it(backend: Backend
 
 async fn a_failure_stops_the_next_level_and_says_why(backend: Backend) {
     let names = ["alpha", "bravo", "after"];
-    let policy = policy(LEVELS).replace(
-        "  - name: charlie\n    dir: infra/charlie\n  - name: delta\n    dir: infra/delta\n",
-        "",
-    );
-    let Some(h) =
-        Harness::start_with(backend, Some(&policy), |a| a.max_parallel_roots = Some(4)).await
+    let Some((h, _repo)) = start(backend, &levels_policy(), &names, None, Some("bravo")).await
     else {
         return;
     };
     if !terraform_tools_available() {
         return;
     }
-    create_state_bucket().await;
-    let repo = tempfile::tempdir().unwrap();
-    let run = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
-    write_roots_failing(repo.path(), &run, &names, None, Some("bravo"));
-    h.github.serve_repo(repo.path());
-    h.github.with(|g| {
-        g.files = names.iter().map(|n| format!("infra/{n}/main.tf")).collect();
-        g.permissions.insert("alice".into(), "write".into());
-    });
     comment_with_workers(&h, "/plan").await;
     let apply = comment_with_workers(&h, "/apply").await;
     let text = apply

@@ -66,17 +66,27 @@ struct Shown {
     pending: Vec<PendingFailure>,
 }
 
-/// Write the batch's comment with every result recorded so far, again while more arrive.
+/// Write the batch's comment with every result recorded so far, again while more arrive: done
+/// when a read finds no more results than the comment last written shows.
 async fn write_batch_comment(
     state: &AppState,
     target: &Target<'_>,
     batch: &PlanBatch,
 ) -> Result<Shown, JobError> {
     let mut comment_id = batch.comment_id;
-    for _ in 0..MAX_REWRITES {
+    let mut written: Option<(usize, Shown)> = None;
+    for writes in 0..=MAX_REWRITES {
         let rows = publications::of_batch(&state.db, batch.id)
             .await
             .map_err(JobError::Transient)?;
+        if let Some((shown_rows, shown)) = written {
+            if shown_rows == rows.len() {
+                return Ok(shown);
+            }
+        }
+        if writes == MAX_REWRITES {
+            break;
+        }
         let (comment, pending) = merged(state, batch, &rows)?;
         let id = match comment_id {
             Some(id) => {
@@ -90,16 +100,12 @@ async fn write_batch_comment(
             None => create_batch_comment(state, target, batch, &comment).await?,
         };
         comment_id = Some(id);
-        let now = publications::of_batch(&state.db, batch.id)
-            .await
-            .map_err(JobError::Transient)?;
-        if now.len() == rows.len() {
-            return Ok(Shown {
-                comment_id: id,
-                comment,
-                pending,
-            });
-        }
+        let shown = Shown {
+            comment_id: id,
+            comment,
+            pending,
+        };
+        written = Some((rows.len(), shown));
     }
     Err(JobError::Transient(anyhow!(
         "plan batch {}: results kept arriving while its comment was written",

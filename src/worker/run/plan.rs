@@ -97,7 +97,7 @@ impl RunCtx<'_> {
         )
         .await?;
         let rest: Vec<String> = rest.iter().map(|p| p.spec.id.0.clone()).collect();
-        let then = (!rest.is_empty()).then(|| self.part_job(rest));
+        let then = (!rest.is_empty()).then(|| self.part_job(batch, rest));
         self.record_root_result(batch, &key, results, then.as_ref())
             .await
     }

@@ -88,9 +88,8 @@ async fn split(
 }
 
 impl RunCtx<'_> {
-    /// The part that plans `projects` after this part's first root.
-    pub(super) fn part_job(&self, projects: Vec<String>) -> NewJob {
-        let batch = self.run.batch.unwrap_or(self.job.id);
+    /// The part of batch `batch` that plans `projects` after this part's first root.
+    pub(super) fn part_job(&self, batch: i64, projects: Vec<String>) -> NewJob {
         part_job(self.state, self.run, batch, projects)
     }
 
