@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use anyhow::anyhow;
 
-use super::publish_checks::{create_check_runs, seen_comment, supersede_old_plans, Target};
+use super::publish_checks::{
+    create_check_runs, open_result, seen_comment, supersede_old_plans, Target,
+};
 use super::{cloudtrail_poll, github_error, installation_client, payload};
 use crate::db::publications::{self, PublicationRow};
 use crate::github::api;
@@ -39,17 +41,9 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     if let Some(batch_id) = row.batch_id {
         return super::publish_batch::publish_part(state, job, &publish, &row, batch_id).await;
     }
-    let result = RunResult::open_sealed(&state.seal_key, &row.result)
-        .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
+    let result = open_result(&state.seal_key, &row)?;
     let (app, gh) = installation_client(state, &publish.repo)?;
-    let target = Target {
-        gh: &gh,
-        repo: &publish.repo,
-        number: publish.number,
-        // Nothing can have been posted before the first attempt: no lookups then.
-        retry: job.attempts > 1,
-        own_slug: &app.slug,
-    };
+    let target = Target::of(&gh, &app.slug, &publish, job);
     let comment_id = match row.comment_id {
         Some(id) => id,
         None => post_result(state, &target, &row, &result).await?,

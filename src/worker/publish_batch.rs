@@ -8,7 +8,7 @@
 
 use anyhow::anyhow;
 
-use super::publish_checks::{create_check_runs, supersede_old_plans, Target};
+use super::publish_checks::{create_check_runs, open_result, supersede_old_plans, Target};
 use super::{cloudtrail_poll, github_error, installation_client};
 use crate::db::plan_batches::{self, PlanBatch};
 use crate::db::publications::{self, PublicationRow};
@@ -36,19 +36,12 @@ pub(super) async fn publish_part(
         .map_err(JobError::Transient)?
         .ok_or_else(|| JobError::Permanent(anyhow!("plan batch {batch_id} no longer exists")))?;
     let (app, gh) = installation_client(state, &publish.repo)?;
-    let target = Target {
-        gh: &gh,
-        repo: &publish.repo,
-        number: publish.number,
-        retry: job.attempts > 1,
-        own_slug: &app.slug,
-    };
+    let target = Target::of(&gh, &app.slug, publish, job);
     let shown = write_batch_comment(state, &target, &batch).await?;
     publications::record_comment(&state.db, row.id, shown.comment_id, None)
         .await
         .map_err(JobError::Transient)?;
-    let result = RunResult::open_sealed(&state.seal_key, &row.result)
-        .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
+    let result = open_result(&state.seal_key, row)?;
     create_check_runs(&state.renderer, &target, row, &result).await?;
     super::apply_check::post(state, &gh, &publish.repo, publish.number).await?;
     if shown.comment.still_planning.is_empty() && !shown.pending.is_empty() {
@@ -176,8 +169,7 @@ fn merged(
         let Some(project) = root_of_result_key(&row.key) else {
             continue;
         };
-        let result = RunResult::open_sealed(&state.seal_key, &row.result)
-            .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))?;
+        let result = open_result(&state.seal_key, row)?;
         if let RunResult::Plan {
             comment,
             pending: p,

@@ -3,10 +3,11 @@
 //! older plan comments. Used by `publish` (one job's result) and `publish_batch` (one root of a
 //! split `/plan`).
 
+use crate::crypto::SealKey;
 use crate::db::publications::PublicationRow;
 use crate::github::api::{self, CheckRunRequest, IssueComment};
 use crate::github::{check_runs, lists, InstallationClient};
-use crate::jobs::JobError;
+use crate::jobs::{ClaimedJob, JobError, PublishJob};
 use crate::model::view::{AnnotationView, ApplyComment, CheckRunText, PlanComment};
 use crate::model::RepoRef;
 use crate::render::{annotations_for_apply, annotations_for_plan, Renderer};
@@ -25,6 +26,31 @@ pub(super) struct Target<'a> {
     pub retry: bool,
     /// tfgate's App slug: its comments are `<slug>[bot]`'s, its check runs the App's.
     pub own_slug: &'a str,
+}
+
+impl<'a> Target<'a> {
+    /// The PR of `publish`, posted to as the App `own_slug`; nothing can have been posted
+    /// before the job's first attempt, so no lookups then.
+    pub fn of(
+        gh: &'a InstallationClient,
+        own_slug: &'a str,
+        publish: &'a PublishJob,
+        job: &ClaimedJob,
+    ) -> Target<'a> {
+        Target {
+            gh,
+            repo: &publish.repo,
+            number: publish.number,
+            retry: job.attempts > 1,
+            own_slug,
+        }
+    }
+}
+
+/// The run result a publication row holds.
+pub(super) fn open_result(key: &SealKey, row: &PublicationRow) -> Result<RunResult, JobError> {
+    RunResult::open_sealed(key, &row.result)
+        .map_err(|e| JobError::Permanent(e.context(format!("publication {}", row.id))))
 }
 
 pub(super) fn seen_comment(c: &IssueComment) -> SeenComment<'_> {
