@@ -97,11 +97,18 @@ async fn an_apply_reads_the_pr_once_per_job() {
     // authorised), the layout (a project gone since is reported), and the checkout.
     let run = counts(&[("contents", 1), ("pull", 1), ("tarball", 1)]);
     let kinds: Vec<&str> = jobs.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(kinds, ["comment", "run", "publish"], "{jobs:?}");
+    assert_eq!(
+        kinds,
+        ["comment", "run", "mark_stale", "publish"],
+        "{jobs:?}"
+    );
     assert_eq!(jobs[0].1, once, "comment job: {jobs:?}");
     assert_eq!(jobs[1].1, run, "run job: {jobs:?}");
+    // The apply changed the root's state: `mark_stale` looks for other PRs' plans of it in the
+    // database; with none, it reads nothing from GitHub.
+    assert_eq!(jobs[2].1, counts(&[]), "mark_stale job: {jobs:?}");
     // The publish job: the `tfgate/apply` check of the head as it is now.
-    assert_eq!(jobs[2].1, once, "publish job: {jobs:?}");
+    assert_eq!(jobs[3].1, once, "publish job: {jobs:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
