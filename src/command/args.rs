@@ -12,10 +12,17 @@ enum Flag {
     Dir,
     Workspace,
     AcceptInput,
+    PolicySet,
 }
 
 impl Flag {
-    const ALL: [Flag; 4] = [Flag::Project, Flag::Dir, Flag::Workspace, Flag::AcceptInput];
+    const ALL: [Flag; 5] = [
+        Flag::Project,
+        Flag::Dir,
+        Flag::Workspace,
+        Flag::AcceptInput,
+        Flag::PolicySet,
+    ];
 
     fn spellings(self) -> &'static [&'static str] {
         match self {
@@ -23,6 +30,7 @@ impl Flag {
             Flag::Dir => &["-d", "--dir"],
             Flag::Workspace => &["-w", "--workspace"],
             Flag::AcceptInput => &["--accept-input"],
+            Flag::PolicySet => &["--set"],
         }
     }
 
@@ -31,6 +39,7 @@ impl Flag {
             Flag::Project | Flag::Workspace => "NAME",
             Flag::Dir => "DIR",
             Flag::AcceptInput => "INPUT_NAME",
+            Flag::PolicySet => "SET_NAME",
         }
     }
 
@@ -43,10 +52,12 @@ impl Flag {
     /// Whether `command` takes this flag.
     fn accepted_by(self, command: CommandKind) -> bool {
         match command {
-            CommandKind::Plan => self != Flag::AcceptInput,
-            CommandKind::Apply => true,
-            CommandKind::Unlock => self != Flag::AcceptInput,
+            CommandKind::Plan | CommandKind::Unlock => {
+                !matches!(self, Flag::AcceptInput | Flag::PolicySet)
+            }
+            CommandKind::Apply => self != Flag::PolicySet,
             CommandKind::Cancel => self == Flag::Project,
+            CommandKind::ApprovePolicies => matches!(self, Flag::Project | Flag::PolicySet),
             CommandKind::Help | CommandKind::Inputs | CommandKind::AckDeploy => false,
         }
     }
@@ -60,7 +71,8 @@ fn takes_terraform_args(command: CommandKind) -> bool {
         | CommandKind::Cancel
         | CommandKind::Help
         | CommandKind::Inputs
-        | CommandKind::AckDeploy => false,
+        | CommandKind::AckDeploy
+        | CommandKind::ApprovePolicies => false,
     }
 }
 
@@ -175,6 +187,11 @@ fn set_flag(
             }
             Ok(())
         }
+        Flag::PolicySet => set_once(
+            &mut command.policy_set,
+            validate_name("set", value)?,
+            duplicate,
+        ),
     }
 }
 

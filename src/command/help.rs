@@ -19,6 +19,7 @@ const SELECT_DIR: (&str, &str) = (
     "only the project in this directory (relative to the repository root)",
 );
 const SELECT_WORKSPACE: (&str, &str) = ("-w, --workspace NAME", "only this Terraform workspace");
+const POLICY_SET: (&str, &str) = ("--set SET_NAME", "only this plan policy set");
 
 impl CommandKind {
     /// Help for this command. The `match` is exhaustive: a new command needs help to compile.
@@ -67,6 +68,11 @@ impl CommandKind {
                 usage: "/ack-deploy",
                 summary: "Accepts what the `tfgate/deploy` check says merging would deploy or delete (GitOps folders), for the current head; a new push asks again.",
                 flags: &[],
+            },
+            CommandKind::ApprovePolicies => CommandHelp {
+                usage: "/approve-policies [-p NAME] [--set SET_NAME]",
+                summary: "An owner of a plan policy set approves its `deny` failures on the current plans (of the named project or set only), so `/apply` may apply them; the PR author cannot approve, and a new push or plan needs a new approval.",
+                flags: &[SELECT_PROJECT, POLICY_SET],
             },
             CommandKind::Help => CommandHelp {
                 usage: "/help",
@@ -143,6 +149,10 @@ mod tests {
             ("/cancel -p net", CommandKind::Cancel),
             ("/inputs", CommandKind::Inputs),
             ("/ack-deploy", CommandKind::AckDeploy),
+            (
+                "/approve-policies -p net --set no-world-ssh",
+                CommandKind::ApprovePolicies,
+            ),
             ("/help", CommandKind::Help),
         ];
         for (line, kind) in filled {

@@ -39,17 +39,20 @@ pub enum CommandKind {
     Inputs,
     /// Accept what the `tfgate/deploy` check says needs acknowledgement (GitOps folders).
     AckDeploy,
+    /// A plan policy set's owner approves its `deny` failures on the current plans (issue 42).
+    ApprovePolicies,
 }
 
 impl CommandKind {
     /// Every command, in the order the help text lists them.
-    pub const ALL: [CommandKind; 7] = [
+    pub const ALL: [CommandKind; 8] = [
         CommandKind::Plan,
         CommandKind::Apply,
         CommandKind::Unlock,
         CommandKind::Cancel,
         CommandKind::Inputs,
         CommandKind::AckDeploy,
+        CommandKind::ApprovePolicies,
         CommandKind::Help,
     ];
 
@@ -63,6 +66,7 @@ impl CommandKind {
             CommandKind::Help => "help",
             CommandKind::Inputs => "inputs",
             CommandKind::AckDeploy => "ack-deploy",
+            CommandKind::ApprovePolicies => "approve-policies",
         }
     }
 
@@ -140,6 +144,9 @@ pub struct Command {
     pub accept_inputs: Vec<String>,
     /// Allowlisted Terraform flags given after `--`, in the order given.
     pub terraform_args: Vec<TerraformArg>,
+    /// `--set NAME` (`/approve-policies` only): the plan policy set approved.
+    #[serde(default)]
+    pub policy_set: Option<String>,
     /// 1-based line of the command in the comment body.
     pub line: usize,
 }
@@ -154,6 +161,7 @@ impl Command {
             workspace: None,
             accept_inputs: Vec::new(),
             terraform_args: Vec::new(),
+            policy_set: None,
             line,
         }
     }

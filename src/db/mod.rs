@@ -11,6 +11,7 @@ pub mod inputs;
 pub mod jobs;
 pub mod locks;
 pub mod plan_batches;
+pub mod policy_approvals;
 pub mod pr_pushes;
 pub mod publications;
 pub mod retention;

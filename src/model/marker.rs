@@ -43,10 +43,12 @@ pub enum CommentKind {
     PlanAuthorRefused,
     DeployAck,
     MergedUnapplied,
+    PolicyBlocked,
+    PolicyApproval,
 }
 
 impl CommentKind {
-    pub const ALL: [CommentKind; 30] = [
+    pub const ALL: [CommentKind; 32] = [
         CommentKind::Plan,
         CommentKind::Apply,
         CommentKind::LockHeld,
@@ -77,6 +79,8 @@ impl CommentKind {
         CommentKind::PlanAuthorRefused,
         CommentKind::DeployAck,
         CommentKind::MergedUnapplied,
+        CommentKind::PolicyBlocked,
+        CommentKind::PolicyApproval,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -111,6 +115,8 @@ impl CommentKind {
             CommentKind::PlanAuthorRefused => "plan_author_refused",
             CommentKind::DeployAck => "deploy_ack",
             CommentKind::MergedUnapplied => "merged_unapplied",
+            CommentKind::PolicyBlocked => "policy_blocked",
+            CommentKind::PolicyApproval => "policy_approval",
         }
     }
 

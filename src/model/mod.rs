@@ -30,7 +30,9 @@ pub use drift_report::{
     DriftRootStatus, DriftValue, PrincipalText, WhoChangedText,
 };
 pub use input_drift_refusal::InputDriftRefusal;
-pub use plan_policy::{Enforcement, PlanPolicySet, PolicyMessage, PolicyOwners, SetOutcome};
+pub use plan_policy::{
+    Enforcement, PlanPolicySet, PolicyApproval, PolicyMessage, PolicyOwners, SetOutcome,
+};
 pub use policy_denial::{
     ApprovalProblem, CheckProblem, NotCounted, NotCountedWhy, PolicyDenial, UnmetRequirement,
 };

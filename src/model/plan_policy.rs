@@ -81,3 +81,10 @@ impl SetOutcome {
         self.enforcement == Enforcement::Deny && self.failed()
     }
 }
+
+/// One owner's approval (`/approve-policies`) of one set's failures on one plan run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolicyApproval {
+    pub set: String,
+    pub approver: String,
+}

@@ -12,6 +12,7 @@ mod filters;
 mod fit;
 pub mod from_outcome;
 mod load;
+pub mod plan_policy_check;
 mod plan_view;
 pub(crate) mod samples;
 pub mod stale_banner;
@@ -306,6 +307,7 @@ impl Renderer {
             samples::plan_egress_blocked(),
             samples::plan_provider_not_allowed(),
             samples::plan_split_in_progress(),
+            samples::plan_with_policy_checks(),
         ] {
             self.render_plan(&plan).map_err(as_template_error)?;
             self.check_run_plan(&plan).map_err(as_template_error)?;

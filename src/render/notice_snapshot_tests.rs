@@ -43,6 +43,8 @@ fn every_reply_kind_has_a_snapshot() {
         (CommentKind::PlanAuthorRefused, "notice_plan_author_refused"),
         (CommentKind::DeployAck, "notice_deploy_ack"),
         (CommentKind::MergedUnapplied, "notice_merged_unapplied"),
+        (CommentKind::PolicyBlocked, "notice_policy_blocked"),
+        (CommentKind::PolicyApproval, "notice_policy_approval"),
         (
             CommentKind::AffectedRootsIncomplete,
             "notice_affected_roots_incomplete",
@@ -144,6 +146,7 @@ fn apply_notes_and_skip_reasons() {
         "`eks` could not start; ",
         "`eks` failed; after `/plan -p eks`, ",
         "the last apply of `eks` failed part-way; after `/plan -p eks`, ",
+        "the plan of `eks` fails a `deny` plan policy; after an owner's `/approve-policies -p eks` (or a fix and a new plan), ",
     ];
     for why in skipped {
         let line = format!("Skipped: not run: {why}the next `/apply` resumes here\n\n");
@@ -152,6 +155,7 @@ fn apply_notes_and_skip_reasons() {
     assert!(text.contains("Skipped: depends on `eks`, which failed\n\n"));
     let notes = [
         "- `network` was already applied at this commit.",
+        "- `dns`: plan policy failures approved before this apply: `ssh` by `alice`.",
         "- `eks`: its plan is no longer stored (plans are kept 30 days); run `/plan` again.",
         "- `eks`: the stored plan could not be read; run `/plan` again.",
         "- `eks`: Terraform for `eks` is not installed on the server.",

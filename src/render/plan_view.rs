@@ -74,6 +74,8 @@ pub struct RootPlanView<'a> {
     pub pending_enrichment: bool,
     pub details: Vec<ResourceDetail<'a>>,
     pub omitted_resources: usize,
+    /// What the plan policy sets found (issue 42); never shortened.
+    pub policy_checks: &'a [crate::model::view::PolicyCheckView],
 }
 
 #[derive(Debug, Serialize)]
@@ -127,6 +129,7 @@ pub fn plan_view(comment: &PlanComment, trim: PlanTrim, in_check_run: bool) -> P
                 pending_enrichment: root.pending_enrichment,
                 details,
                 omitted_resources,
+                policy_checks: &root.policy_checks,
             }
         })
         .collect();

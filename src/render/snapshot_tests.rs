@@ -101,6 +101,23 @@ fn plan_split_in_progress() {
 }
 
 #[test]
+fn plan_with_policy_checks() {
+    let text = renderer()
+        .render_plan(&samples::plan_with_policy_checks())
+        .unwrap();
+    assert!(text.contains("#### Policy checks: `eks`"), "{text}");
+    assert!(
+        text.contains("- ⛔ `network-guard` (deny): 2 failures"),
+        "{text}"
+    );
+    assert!(text.contains("**Blocks `/apply` of `eks`.**"), "{text}");
+    assert!(text.contains("`/approve-policies -p eks`"), "{text}");
+    assert!(text.contains("- ✅ `baseline` (deny) passed"), "{text}");
+    assert!(text.contains("fails closed"), "{text}");
+    snap_text("plan_with_policy_checks", text);
+}
+
+#[test]
 fn plan_drift_warning_comes_first() {
     let text = renderer().render_plan(&samples::plan_with_drift()).unwrap();
     let drift = text.find("changes because shared input").unwrap();

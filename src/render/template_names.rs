@@ -18,6 +18,8 @@ pub const POLICY_CHECK: &str = "policy_check.md.j2";
 pub const DEPLOY_CHECK: &str = "deploy_check.md.j2";
 /// The `tfgate/apply` check run (`title` and `summary` blocks).
 pub const APPLY_CHECK: &str = "apply_check.md.j2";
+/// The `tfgate/plan-policy` check run (`title` and `summary` blocks).
+pub const PLAN_POLICY_CHECK: &str = "check_run_plan_policy.md.j2";
 /// The scheduled drift report issue's body.
 pub const DRIFT_REPORT: &str = "drift_report.md.j2";
 
@@ -34,5 +36,6 @@ pub const NAMED: &[&str] = &[
     POLICY_CHECK,
     DEPLOY_CHECK,
     APPLY_CHECK,
+    PLAN_POLICY_CHECK,
     DRIFT_REPORT,
 ];

@@ -37,6 +37,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/_plan_summary.md.j2"),
     ),
     (
+        "_policy_checks.md.j2",
+        include_str!("../../templates/_policy_checks.md.j2"),
+    ),
+    (
         "_policy_denial.md.j2",
         include_str!("../../templates/_policy_denial.md.j2"),
     ),
@@ -68,6 +72,10 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     (
         "check_run_apply_summary.md.j2",
         include_str!("../../templates/check_run_apply_summary.md.j2"),
+    ),
+    (
+        "check_run_plan_policy.md.j2",
+        include_str!("../../templates/check_run_plan_policy.md.j2"),
     ),
     (
         "check_run_plan_summary.md.j2",
@@ -174,6 +182,14 @@ pub const DEFAULT_TEMPLATES: &[(&str, &str)] = &[
     (
         "plan_stale_banner.md.j2",
         include_str!("../../templates/plan_stale_banner.md.j2"),
+    ),
+    (
+        "policy_approval.md.j2",
+        include_str!("../../templates/policy_approval.md.j2"),
+    ),
+    (
+        "policy_blocked.md.j2",
+        include_str!("../../templates/policy_blocked.md.j2"),
     ),
     (
         "policy_check.md.j2",

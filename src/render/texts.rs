@@ -81,7 +81,7 @@ impl Renderer {
         Ok(text)
     }
 
-    fn title_and_summary(
+    pub(super) fn title_and_summary(
         &self,
         name: &str,
         ctx: minijinja::Value,
@@ -120,6 +120,7 @@ impl Renderer {
         }
         self.render_drift_report(&samples::drift_report())?;
         self.render_stale_banner(&super::stale_banner::sample_banner())?;
+        self.render_plan_policy_check(&super::plan_policy_check::sample_plan_policy_check())?;
         Ok(())
     }
 }

@@ -9,6 +9,7 @@
 pub use crate::model::view::SkipReason;
 
 use super::plan_author::{plan_author_check, AuthorStanding, PlanAuthor, PlanAuthorCheck};
+use super::policy_gate::{policy_gate, PolicyApproval, PolicyGate};
 use super::record::{PlanRecord, RunStatus};
 use crate::model::view::PlanRefusal;
 
@@ -53,6 +54,8 @@ pub struct RootFacts<'a> {
     /// The plan run the job names whose author and flags were checked when the `/apply` was
     /// authorised (`plan_author`), if any.
     pub checked_plan: Option<i64>,
+    /// Owners' approvals of the plan run's failed policy sets (`/approve-policies`).
+    pub policy_approvals: Vec<PolicyApproval>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,11 +77,16 @@ pub enum ApplyStep {
     /// the `/apply` was authorised, so its author's permission was never checked. The PR is
     /// told who may plan it again; the run stops here.
     PlanAuthorRefused { plan: PlanAuthor, why: PlanRefusal },
+    /// A plan policy set with `deny` failed on the plan and no owner approved this plan run
+    /// (`policy_gate`). The PR is told who may approve; the run stops here.
+    PolicyBlocked { sets: Vec<crate::model::SetOutcome> },
     /// Go on (lock, drift gate, Terraform) with this plan.
     Proceed {
         plan_run_id: i64,
         record: PlanRecord,
         plan: PlanAuthor,
+        /// The approvals that lifted policy failures of this plan (shown and audited).
+        approved: Vec<PolicyApproval>,
     },
 }
 
@@ -110,10 +118,22 @@ pub fn apply_step(stopped: Option<&SkipReason>, facts: RootFacts<'_>) -> ApplySt
             return ApplyStep::PlanAuthorRefused { plan, why };
         }
     }
+    let approved = match policy_gate(&record.policy, &facts.policy_approvals) {
+        PolicyGate::Blocked { sets } => {
+            let sets = record
+                .policy
+                .into_iter()
+                .filter(|o| sets.contains(&o.set))
+                .collect();
+            return ApplyStep::PolicyBlocked { sets };
+        }
+        PolicyGate::Pass { approved } => approved,
+    };
     ApplyStep::Proceed {
         plan_run_id: id,
         record,
         plan,
+        approved,
     }
 }
 
@@ -150,6 +170,7 @@ mod tests {
                 last_apply_ran: true,
                 applier: "alice",
                 checked_plan: None,
+                policy_approvals: Vec::new(),
             },
         )
     }
@@ -160,6 +181,7 @@ mod tests {
             plan_run_id: 5,
             record: PlanRecord::default(),
             plan: author(5),
+            approved: vec![],
         };
         type Case = (
             &'static str,
@@ -252,11 +274,62 @@ mod tests {
                 last_apply_ran: false,
                 applier: "alice",
                 checked_plan: None,
+                policy_approvals: Vec::new(),
             },
         );
         assert!(
             matches!(got, ApplyStep::Proceed { plan_run_id: 5, .. }),
             "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_plan_failing_a_deny_policy_applies_only_once_approved() {
+        use crate::model::{Enforcement, PolicyMessage, SetOutcome};
+        let mut p = plan(5, RunStatus::Planned, "h1");
+        if let Some(record) = p.as_mut().and_then(|p| p.record.as_mut()) {
+            record.policy = vec![SetOutcome {
+                set: "ssh".into(),
+                enforcement: Enforcement::Deny,
+                failures: vec![PolicyMessage {
+                    rule: "deny".into(),
+                    message: "open to the world".into(),
+                    address: None,
+                }],
+                warnings: vec![],
+                error: None,
+            }];
+        }
+        let with = |approvals: Vec<PolicyApproval>| {
+            apply_step(
+                None,
+                RootFacts {
+                    authorised_head: "h1",
+                    plan: p.clone(),
+                    last_apply: None,
+                    last_apply_ran: false,
+                    applier: "alice",
+                    checked_plan: None,
+                    policy_approvals: approvals,
+                },
+            )
+        };
+        let outcomes = p
+            .as_ref()
+            .and_then(|p| p.record.as_ref())
+            .map(|r| r.policy.clone());
+        assert_eq!(
+            with(vec![]),
+            ApplyStep::PolicyBlocked {
+                sets: outcomes.unwrap_or_default()
+            }
+        );
+        let approval = PolicyApproval {
+            set: "ssh".into(),
+            approver: "sec-lead".into(),
+        };
+        assert!(
+            matches!(with(vec![approval.clone()]), ApplyStep::Proceed { approved, .. } if approved == vec![approval])
         );
     }
 
@@ -281,6 +354,7 @@ mod tests {
                 last_apply_ran: false,
                 applier: "alice",
                 checked_plan: None,
+                policy_approvals: Vec::new(),
             },
         );
         assert_eq!(got, ApplyStep::Skip(reason));
@@ -302,6 +376,7 @@ mod tests {
                 last_apply_ran: false,
                 applier: "maya",
                 checked_plan,
+                policy_approvals: Vec::new(),
             },
         )
     }

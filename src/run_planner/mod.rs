@@ -16,6 +16,7 @@ pub mod latest_runs;
 pub mod outbox;
 pub mod plan_author;
 pub mod plan_split;
+pub mod policy_gate;
 pub mod pr_event;
 pub mod record;
 pub mod run_end;

@@ -43,6 +43,7 @@ fn root_plan(project: &str, status: PlanStatus) -> RootPlan {
         advice: vec![],
         denials: vec![],
         pending_enrichment: false,
+        policy_checks: Vec::new(),
     }
 }
 

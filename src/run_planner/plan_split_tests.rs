@@ -134,6 +134,7 @@ fn finished(p: &str, note: Option<RunNote>) -> (String, PlanComment) {
         advice: vec![],
         denials: vec![],
         pending_enrichment: false,
+        policy_checks: Vec::new(),
     };
     let comment = PlanComment {
         meta: meta(),

@@ -86,6 +86,10 @@ pub struct PlanRecord {
     /// names only.
     #[serde(default, skip_serializing_if = "PlanReferences::is_empty")]
     pub references: PlanReferences,
+    /// What each plan policy set found on the plan (messages already redacted); a set whose
+    /// failures block the apply is checked against the approvals of this plan run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policy: Vec<crate::model::SetOutcome>,
 }
 
 impl PlanRecord {

@@ -13,8 +13,9 @@ pub fn policy_command(kind: CommandKind) -> Option<PolicyCommand> {
         CommandKind::Unlock => Some(PolicyCommand::Unlock),
         CommandKind::Cancel => Some(PolicyCommand::Cancel),
         CommandKind::Inputs => Some(PolicyCommand::Inputs),
-        // `/ack-deploy` is decided by the GitOps folders' `acknowledge` (`gitops::ack`).
-        CommandKind::Help | CommandKind::AckDeploy => None,
+        // `/ack-deploy` is decided by the GitOps folders' `acknowledge` (`gitops::ack`),
+        // `/approve-policies` by the plan policy sets' `owners` (`policy_gate`).
+        CommandKind::Help | CommandKind::AckDeploy | CommandKind::ApprovePolicies => None,
     }
 }
 
@@ -25,9 +26,11 @@ pub fn needs_affected_roots(commands: &[Command]) -> bool {
     commands.iter().any(|c| match c.kind {
         CommandKind::Apply => true,
         CommandKind::Plan | CommandKind::Inputs => c.project.is_none() && c.dir.is_none(),
-        CommandKind::Unlock | CommandKind::Cancel | CommandKind::Help | CommandKind::AckDeploy => {
-            false
-        }
+        CommandKind::Unlock
+        | CommandKind::Cancel
+        | CommandKind::Help
+        | CommandKind::AckDeploy
+        | CommandKind::ApprovePolicies => false,
     })
 }
 

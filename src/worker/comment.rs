@@ -88,6 +88,12 @@ async fn respond(
         super::deploy_ack::acknowledge(state, app, gh, comment, &policy, permission, replies)
             .await?;
     }
+    let (approvals, accepted): (Vec<Command>, Vec<Command>) = accepted
+        .into_iter()
+        .partition(|c| c.kind == CommandKind::ApprovePolicies);
+    for command in &approvals {
+        super::approve_policies::approve(state, gh, comment, &policy, command, replies).await?;
+    }
     if accepted.is_empty() {
         return Ok(());
     }

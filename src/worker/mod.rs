@@ -3,6 +3,7 @@
 //! ever sees a short line.
 
 mod apply_check;
+mod approve_policies;
 mod authorize;
 mod cloudtrail_poll;
 mod comment;
@@ -16,6 +17,7 @@ pub mod input_drift;
 pub mod layout;
 mod notice_outbox;
 mod plan_authors;
+mod plan_policy_check;
 pub mod policy_repo;
 mod pr_changes;
 mod pr_snapshot;

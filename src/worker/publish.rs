@@ -61,6 +61,10 @@ pub async fn handle(state: &Arc<AppState>, job: &ClaimedJob) -> Result<(), JobEr
     }
     create_check_runs(&state.renderer, &target, &row, &result).await?;
     super::apply_check::post(state, &gh, &publish.repo, publish.number).await?;
+    if let RunResult::Plan { .. } = result {
+        let head = &row.head_sha;
+        super::plan_policy_check::post(state, &gh, &publish.repo, publish.number, head).await?;
+    }
     publications::mark_published(&state.db, row.id)
         .await
         .map_err(JobError::Transient)

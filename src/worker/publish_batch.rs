@@ -44,6 +44,10 @@ pub(super) async fn publish_part(
     let result = open_result(&state.seal_key, row)?;
     create_check_runs(&state.renderer, &target, row, &result).await?;
     super::apply_check::post(state, &gh, &publish.repo, publish.number).await?;
+    if let RunResult::Plan { .. } = result {
+        let head = &row.head_sha;
+        super::plan_policy_check::post(state, &gh, &publish.repo, publish.number, head).await?;
+    }
     if shown.comment.still_planning.is_empty() && !shown.pending.is_empty() {
         queue_enrichment(state, &target, &batch, shown).await?;
     }

@@ -182,6 +182,7 @@ fn checker_sees_every_kind_through_markdown_escaping() {
             advice: vec![],
             denials: vec![],
             pending_enrichment: false,
+            policy_checks: Vec::new(),
         };
         let md = renderer()
             .render_plan(&PlanComment {

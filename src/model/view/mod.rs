@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 mod enrichment;
 mod notes;
 mod plan_author;
+mod policy_checks;
 mod reports;
 
 mod notice_kind;
@@ -16,6 +17,10 @@ pub use enrichment::EnrichmentView;
 pub use notes::{BlockedCount, RunNote, SkipReason, ToolProblem};
 pub use notice_kind::notice_kind;
 pub use plan_author::{AppliedPlan, PlanAuthorRefused, PlanRefusal};
+pub use policy_checks::{
+    owner_handles, ApprovalLine, BlockedSet, PlanPolicyCheckRoot, PlanPolicyCheckText,
+    PolicyApprovalReport, PolicyBlocked, PolicyCheckView,
+};
 pub use reports::{CancelReport, CancelledRun, InputRow, InputsReport};
 
 /// Facts shared by every comment: where it goes and which run produced it.
@@ -116,6 +121,9 @@ pub struct RootPlan {
     /// CloudTrail lookup of a plan-time denial still running.
     #[serde(default)]
     pub pending_enrichment: bool,
+    /// What the plan policy sets found on this plan (issue 42), in the policy's order.
+    #[serde(default)]
+    pub policy_checks: Vec<PolicyCheckView>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -399,6 +407,11 @@ pub enum NoticeBody {
     /// let apply the root (or who was not checked): refused; the root needs a new `/plan` by
     /// someone who may apply it.
     PlanAuthorRefused(PlanAuthorRefused),
+    /// `/apply` of a root whose plan failed `deny` plan policy sets no owner approved: refused
+    /// until an owner comments `/approve-policies` (issue 42).
+    PolicyBlocked(PolicyBlocked),
+    /// The answer to `/approve-policies`.
+    PolicyApproval(PolicyApprovalReport),
     /// A command that could not finish; `what` says what failed (never provider text).
     JobFailed {
         what: String,

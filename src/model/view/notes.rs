@@ -61,6 +61,12 @@ pub enum RunNote {
     AlreadyApplied {
         project: String,
     },
+    /// The root's plan failed `deny` plan policy sets that owners approved (`/approve-policies`);
+    /// who approved which set.
+    PoliciesApproved {
+        project: String,
+        approvals: Vec<crate::model::PolicyApproval>,
+    },
     PlanExpired {
         project: String,
         retention_days: u32,
@@ -178,6 +184,10 @@ pub enum SkipReason {
     /// The root's plan was made with flags that change the apply by someone not known to be
     /// allowed to apply it; a new plan is needed.
     PlanAuthorRefused {
+        project: String,
+    },
+    /// The root's plan failed a `deny` plan policy set no owner approved.
+    PolicyBlocked {
         project: String,
     },
     /// This root depends on `dependency`, which failed.

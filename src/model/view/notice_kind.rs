@@ -34,5 +34,7 @@ pub fn notice_kind(body: &NoticeBody) -> CommentKind {
         NoticeBody::PlanAuthorRefused(_) => CommentKind::PlanAuthorRefused,
         NoticeBody::DeployAck { .. } => CommentKind::DeployAck,
         NoticeBody::MergedUnapplied { .. } => CommentKind::MergedUnapplied,
+        NoticeBody::PolicyBlocked(_) => CommentKind::PolicyBlocked,
+        NoticeBody::PolicyApproval(_) => CommentKind::PolicyApproval,
     }
 }

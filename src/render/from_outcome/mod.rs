@@ -127,6 +127,7 @@ pub fn plan_root(
         advice: Vec::new(),
         denials: Vec::new(),
         pending_enrichment: false,
+        policy_checks: Vec::new(),
     }
 }
 

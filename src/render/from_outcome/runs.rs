@@ -32,6 +32,7 @@ pub(super) fn failed_plan(
         advice,
         denials: Vec::new(),
         pending_enrichment: false,
+        policy_checks: Vec::new(),
     }
 }
 

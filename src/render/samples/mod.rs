@@ -8,8 +8,10 @@ use crate::model::PolicyDenial;
 
 mod failures;
 mod notes;
+mod policy;
 pub use failures::{plan_denied_at_plan_time, plan_egress_blocked, plan_provider_not_allowed};
 pub use notes::{alternate_notices, apply_with_every_skip_reason, plan_with_every_note};
+pub use policy::plan_with_policy_checks;
 
 pub fn meta(pr: u64) -> CommentMeta {
     CommentMeta {
@@ -45,6 +47,7 @@ pub(super) fn eks_root(status: PlanStatus, counts: PlanCounts) -> RootPlan {
         advice: vec![],
         denials: vec![],
         pending_enrichment: false,
+        policy_checks: Vec::new(),
     }
 }
 
@@ -473,6 +476,8 @@ pub fn notices() -> Vec<Notice> {
             head_sha_short: "9c1b2d4".into(),
             user: "maya".into(),
         },
+        policy::policy_blocked(),
+        policy::policy_approval(),
     ];
     let bodies = bodies
         .into_iter()

@@ -202,6 +202,9 @@ pub fn apply_with_every_skip_reason() -> ApplyComment {
         SkipReason::PlanAuthorRefused {
             project: "eks".into(),
         },
+        SkipReason::PolicyBlocked {
+            project: "eks".into(),
+        },
         SkipReason::DependencyFailed {
             dependency: "eks".into(),
         },
@@ -221,6 +224,13 @@ pub fn apply_with_every_skip_reason() -> ApplyComment {
         notes: vec![
             RunNote::AlreadyApplied {
                 project: "network".into(),
+            },
+            RunNote::PoliciesApproved {
+                project: "dns".into(),
+                approvals: vec![crate::model::PolicyApproval {
+                    set: "ssh".into(),
+                    approver: "alice".into(),
+                }],
             },
             RunNote::PlanExpired {
                 project: "eks".into(),

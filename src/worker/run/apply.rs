@@ -10,6 +10,7 @@ use super::{meta, public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{open, run_aad, seal, BlobPurpose};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::inputs as db_inputs;
+use crate::db::policy_approvals;
 use crate::db::runs::{self, RunRow};
 use crate::input_drift::{input_drift_gate, InputDriftGate};
 use crate::jobs::{JobError, PendingFailure, RunCommand};
@@ -85,10 +86,17 @@ impl RunCtx<'_> {
             .plan_authors_checked
             .then(|| self.run.plan_runs.get(name).copied())
             .flatten();
+        let policy_approvals = match &plan {
+            Some(p) => policy_approvals::of_plan_run(db, p.id)
+                .await
+                .map_err(JobError::Transient)?,
+            None => Vec::new(),
+        };
         Ok(StoredRuns {
             plan,
             apply,
             checked_plan,
+            policy_approvals,
         })
     }
 
@@ -387,6 +395,8 @@ struct StoredRuns {
     apply: Option<RunRow>,
     /// The job's plan run of the root, if its author was checked at authorisation.
     checked_plan: Option<i64>,
+    /// Owners' approvals of that plan run's failed policy sets.
+    policy_approvals: Vec<crate::model::PolicyApproval>,
 }
 
 impl StoredRuns {
@@ -412,6 +422,7 @@ impl StoredRuns {
                 .is_some_and(|o| ApplyRecord::decode(o).apply_ran),
             applier,
             checked_plan: self.checked_plan,
+            policy_approvals: self.policy_approvals.clone(),
         }
     }
 }

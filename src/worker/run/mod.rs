@@ -30,6 +30,7 @@ pub(super) mod drift_detection;
 mod failure_facts;
 mod module_auth;
 mod plan;
+mod plan_policy;
 mod prepare;
 mod split;
 mod tool;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use sha2::{Digest, Sha256};
 
+use super::plan_policy;
 use super::prepare::Prepared;
 use super::{public_line, render_err, root_ident, RunCtx};
 use crate::crypto::{run_aad, seal, BlobPurpose};
@@ -199,6 +200,14 @@ impl RunCtx<'_> {
         let drift = self.drift(p, &live, &out, &prepared, results).await?;
         let shown = redact_drift_warnings(drift.warnings, redactor, ph);
         results.drift_warnings.extend(shown);
+        let policy = match (model.status, out.plan_json.as_deref()) {
+            (PlanStatus::Failed, _) | (_, None) => Vec::new(),
+            (_, Some(json)) => {
+                let found = plan_policy::evaluate_sets(self.policy, project, json).await;
+                plan_policy::redact_outcomes(found, redactor, ph)
+            }
+        };
+        model.policy_checks = plan_policy::views(self.policy, &policy);
         let (planned, mut references) = planned_changes(out.plan_json.as_deref());
         references.retain_names(|n| redactor.redact(n, &mut Placeholders::new()) == n);
         let record = PlanRecord {
@@ -212,6 +221,7 @@ impl RunCtx<'_> {
                 .plan_file
                 .as_deref()
                 .map(|f| hex::encode(Sha256::digest(f))),
+            policy,
             ..Default::default()
         };
         let end = match model.status {

@@ -15,6 +15,7 @@ use crate::redact::Placeholders;
 use crate::run_planner::apply_step::{apply_step, ApplyStep, SkipReason};
 use crate::run_planner::plan_author::applied_plan;
 use crate::run_planner::plan_split::{apply_levels, parallel_limit};
+use crate::run_planner::policy_gate::blocked_notice;
 use crate::tfrun::setup_from_config;
 
 impl RunCtx<'_> {
@@ -114,11 +115,26 @@ impl RunCtx<'_> {
                 self.post_notice(&project, body).await?;
                 results.stopped = Some(SkipReason::PlanAuthorRefused { project });
             }
+            ApplyStep::PolicyBlocked { sets } => {
+                let notice = blocked_notice(&self.policy.plan_policies, &project, &sets);
+                let body = NoticeBody::PolicyBlocked(notice);
+                self.post_notice(&project, body).await?;
+                results.stopped = Some(SkipReason::PolicyBlocked { project });
+            }
             ApplyStep::Proceed {
                 plan_run_id,
                 record,
                 plan,
+                approved,
             } => {
+                if !approved.is_empty() {
+                    self.audit_policy_approvals(&project, plan_run_id, &approved)
+                        .await?;
+                    results.notes.push(RunNote::PoliciesApproved {
+                        project: project.clone(),
+                        approvals: approved,
+                    });
+                }
                 let chosen = ChosenPlan {
                     run_id: plan_run_id,
                     record,
@@ -128,6 +144,36 @@ impl RunCtx<'_> {
             }
         }
         Ok(results)
+    }
+}
+
+impl RunCtx<'_> {
+    /// Audit that an apply goes on because owners approved its plan's policy failures.
+    async fn audit_policy_approvals(
+        &self,
+        project: &str,
+        plan_run_id: i64,
+        approved: &[crate::model::PolicyApproval],
+    ) -> Result<(), JobError> {
+        let who: Vec<String> = approved
+            .iter()
+            .map(|a| format!("{} by {}", a.set, a.approver))
+            .collect();
+        let event = crate::db::audit::AuditEvent {
+            actor: self.run.actor.clone(),
+            repo: Some(self.run.repo.full_name()),
+            pr: Some(self.run.number),
+            action: "apply".into(),
+            rule: Some("plan_policies.approved".into()),
+            result: "allow".into(),
+            detail: Some(format!(
+                "{project} plan run {plan_run_id}: {}",
+                who.join(", ")
+            )),
+        };
+        crate::db::audit::record(&self.state.db, &event)
+            .await
+            .map_err(JobError::Transient)
     }
 }
 
