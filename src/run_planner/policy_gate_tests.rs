@@ -154,3 +154,88 @@ fn approve_addresses_the_blocking_unapproved_sets_named() {
         ["s3"]
     );
 }
+
+fn latest(run_id: i64, project: &str, head: &str, outcomes: Vec<SetOutcome>) -> LatestPlan {
+    LatestPlan {
+        run_id,
+        project: project.into(),
+        workspace: "default".into(),
+        head_sha: head.into(),
+        planned: true,
+        outcomes,
+        approvals: vec![],
+    }
+}
+
+#[test]
+fn latest_plans_keep_the_newest_run_per_root() {
+    let got = latest_plans(vec![
+        latest(1, "net", "h0", vec![]),
+        latest(2, "eks", "h1", vec![]),
+        latest(3, "net", "h1", vec![]),
+    ]);
+    let ids: Vec<i64> = got.iter().map(|p| p.run_id).collect();
+    assert_eq!(ids, [3, 2]);
+}
+
+#[test]
+fn an_approval_covers_blocking_sets_of_current_plans_only() {
+    use Enforcement::*;
+    let sets = vec![set("ssh", &["sam"], &[]), set("s3", &["ann"], &[])];
+    let failing = || {
+        vec![
+            outcome("ssh", Deny, true, false),
+            outcome("s3", Deny, true, false),
+        ]
+    };
+    let mut failed_plan = latest(4, "dns", "h1", failing());
+    failed_plan.planned = false;
+    let plans = vec![
+        latest(1, "net", "h1", failing()),
+        latest(2, "old", "h0", failing()),
+        failed_plan,
+    ];
+    let sam = Approver {
+        login: "sam",
+        teams: &[],
+        pr_author: "dev",
+    };
+    let got = approval_decisions(&plans, "h1", None, None, &sets, sam);
+    let seen: Vec<(&str, &str, bool)> = got
+        .iter()
+        .map(|d| (d.project.as_str(), d.set.as_str(), d.verdict.is_ok()))
+        .collect();
+    assert_eq!(seen, [("net", "ssh", true), ("net", "s3", false)]);
+    assert!(approval_decisions(&plans, "h1", Some("old"), None, &sets, sam).is_empty());
+    let only_s3 = approval_decisions(&plans, "h1", None, Some("s3"), &sets, sam);
+    assert_eq!(only_s3.len(), 1);
+    assert_eq!(only_s3[0].verdict, Err(ApprovalRefusal::NotOwner));
+    let report = approval_report(&got, &sets, "sam", "abc1234", None);
+    assert_eq!(report.approved.len(), 1);
+    assert_eq!(report.refused[0].refusal.as_deref(), Some("not_owner"));
+    assert_eq!(report.refused[0].owners, ["@ann"]);
+}
+
+#[test]
+fn the_plan_policy_check_fails_while_a_current_plan_is_blocked() {
+    use Enforcement::*;
+    let sets = vec![set("ssh", &["sam"], &[])];
+    let mut plans = vec![
+        latest(1, "net", "h1", vec![outcome("ssh", Deny, true, false)]),
+        latest(2, "eks", "h1", vec![outcome("ssh", Deny, false, false)]),
+        latest(3, "dns", "h1", vec![]),
+    ];
+    let (conclusion, text) = plan_policy_check(&plans, "h1", "h1", &sets).unwrap();
+    assert_eq!(
+        (conclusion, text.blocked, text.roots.len()),
+        ("failure", 1, 2)
+    );
+    plans[0].approvals = vec![approval("ssh", "sam")];
+    let (conclusion, text) = plan_policy_check(&plans, "h1", "h1", &sets).unwrap();
+    assert_eq!((conclusion, text.blocked), ("success", 0));
+    assert_eq!(text.roots[0].checks[0].approved_by, ["@sam"]);
+    assert!(
+        plan_policy_check(&plans, "h2", "h2", &sets).is_none(),
+        "no plan of that head"
+    );
+}
