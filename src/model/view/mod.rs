@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+mod drift_warning;
 mod enrichment;
 mod notes;
 mod plan_author;
@@ -13,6 +14,7 @@ mod policy_checks;
 mod reports;
 
 mod notice_kind;
+pub use drift_warning::DriftWarning;
 pub use enrichment::EnrichmentView;
 pub use notes::{BlockedCount, RunNote, SkipReason, ToolProblem};
 pub use notice_kind::notice_kind;
@@ -121,7 +123,7 @@ pub struct RootPlan {
     /// CloudTrail lookup of a plan-time denial still running.
     #[serde(default)]
     pub pending_enrichment: bool,
-    /// What the plan policy sets found on this plan (issue 42), in the policy's order.
+    /// What the plan policy sets found (issue 42), in the policy's order.
     #[serde(default)]
     pub policy_checks: Vec<PolicyCheckView>,
 }
@@ -161,26 +163,6 @@ pub struct FailureRow {
     pub category_label: String,
     pub iam_action: Option<String>,
     pub location: Option<SourceLocation>,
-}
-
-/// A change that no file in the PR explains, traced to a shared input.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DriftWarning {
-    pub address: String,
-    pub attribute_paths: Vec<String>,
-    pub input_name: String,
-    /// Short fingerprints (not values) of the input at the last apply and now.
-    pub fingerprint_before: String,
-    pub fingerprint_after: String,
-    /// A file of this PR that explains the change, if one does.
-    pub explained_by: Option<String>,
-    /// Drift the PR also touches: a file of this PR that edits the resource's expressions (or
-    /// what they refer to). The shared input's part of the change is still unreviewed.
-    #[serde(default)]
-    pub also_edited_in: Option<String>,
-    /// The attribute paths that file sets (empty: it declares the resource).
-    #[serde(default)]
-    pub also_sets: Vec<String>,
 }
 
 // ---------------------------------------------------------------- apply
@@ -407,8 +389,7 @@ pub enum NoticeBody {
     /// let apply the root (or who was not checked): refused; the root needs a new `/plan` by
     /// someone who may apply it.
     PlanAuthorRefused(PlanAuthorRefused),
-    /// `/apply` of a root whose plan failed `deny` plan policy sets no owner approved: refused
-    /// until an owner comments `/approve-policies` (issue 42).
+    /// `/apply` refused: unapproved `deny` plan policy failures (issue 42).
     PolicyBlocked(PolicyBlocked),
     /// The answer to `/approve-policies`.
     PolicyApproval(PolicyApprovalReport),

@@ -171,40 +171,19 @@ pub fn plan_with_every_note() -> PlanComment {
 
 /// An apply that stopped: one skipped root per reason, and every note an apply can carry.
 pub fn apply_with_every_skip_reason() -> ApplyComment {
+    let eks = || "eks".to_string();
     let reasons = [
-        SkipReason::NoCurrentPlan {
-            project: "eks".into(),
-        },
-        SkipReason::Locked {
-            project: "eks".into(),
-        },
-        SkipReason::AwaitingInputDecision {
-            project: "eks".into(),
-        },
-        SkipReason::NoReadablePlan {
-            project: "eks".into(),
-        },
-        SkipReason::NoTerraform {
-            project: "eks".into(),
-        },
-        SkipReason::CouldNotStart {
-            project: "eks".into(),
-        },
-        SkipReason::Failed {
-            project: "eks".into(),
-        },
-        SkipReason::ApplyInterrupted {
-            project: "eks".into(),
-        },
-        SkipReason::PlanSpent {
-            project: "eks".into(),
-        },
-        SkipReason::PlanAuthorRefused {
-            project: "eks".into(),
-        },
-        SkipReason::PolicyBlocked {
-            project: "eks".into(),
-        },
+        SkipReason::NoCurrentPlan { project: eks() },
+        SkipReason::Locked { project: eks() },
+        SkipReason::AwaitingInputDecision { project: eks() },
+        SkipReason::NoReadablePlan { project: eks() },
+        SkipReason::NoTerraform { project: eks() },
+        SkipReason::CouldNotStart { project: eks() },
+        SkipReason::Failed { project: eks() },
+        SkipReason::ApplyInterrupted { project: eks() },
+        SkipReason::PlanSpent { project: eks() },
+        SkipReason::PlanAuthorRefused { project: eks() },
+        SkipReason::PolicyBlocked { project: eks() },
         SkipReason::DependencyFailed {
             dependency: "eks".into(),
         },

@@ -172,13 +172,8 @@ impl RunCtx<'_> {
         .await
         .map_err(JobError::Transient)?;
         let project = &p.spec.id.0;
-        RunNote::add_all(&mut results.notes, &prepared.notes);
-        results.notes.extend(out.workspace_note(project));
-        results.notes.extend(out.egress_note(project));
+        results.add_run_notes(project, &prepared.notes, &out);
         let limit = out.limit_hit();
-        results
-            .notes
-            .extend(limit_notes(project, limit, out.overlong_lines()));
         let stdout = out.plan.as_ref().map(|s| s.stdout.as_str());
         let mut model = match limit {
             Some(_) => resource_limit_plan(&root_ident(p)),
@@ -200,13 +195,9 @@ impl RunCtx<'_> {
         let drift = self.drift(p, &live, &out, &prepared, results).await?;
         let shown = redact_drift_warnings(drift.warnings, redactor, ph);
         results.drift_warnings.extend(shown);
-        let policy = match (model.status, out.plan_json.as_deref()) {
-            (PlanStatus::Failed, _) | (_, None) => Vec::new(),
-            (_, Some(json)) => {
-                let found = plan_policy::evaluate_sets(self.policy, project, json).await;
-                plan_policy::redact_outcomes(found, redactor, ph)
-            }
-        };
+        let policy = self
+            .check_plan_policies(project, model.status, &out, redactor, ph)
+            .await;
         model.policy_checks = plan_policy::views(self.policy, &policy);
         let (planned, mut references) = planned_changes(out.plan_json.as_deref());
         references.retain_names(|n| redactor.redact(n, &mut Placeholders::new()) == n);
@@ -233,6 +224,24 @@ impl RunCtx<'_> {
             .await?;
         results.roots.push(model);
         Ok(())
+    }
+
+    /// The plan policy sets' outcomes on a successful plan (redacted; none for a failed plan).
+    async fn check_plan_policies(
+        &self,
+        project: &str,
+        status: PlanStatus,
+        out: &PlanOutput,
+        redactor: &Redactor,
+        ph: &mut Placeholders,
+    ) -> Vec<crate::model::SetOutcome> {
+        match (status, out.plan_json.as_deref()) {
+            (PlanStatus::Failed, _) | (_, None) => Vec::new(),
+            (_, Some(json)) => {
+                let found = plan_policy::evaluate_sets(self.policy, project, json).await;
+                plan_policy::redact_outcomes(found, redactor, ph)
+            }
+        }
     }
 
     /// Claim the root and prepare its run; `None` when it is busy or could not start (noted).
@@ -372,6 +381,16 @@ impl RunCtx<'_> {
 }
 
 impl PlanResults {
+    /// The notes of one root's run: its checkout's, the workspace, egress and limit notes.
+    fn add_run_notes(&mut self, project: &str, checkout: &[RunNote], out: &PlanOutput) {
+        RunNote::add_all(&mut self.notes, checkout);
+        self.notes.extend(out.workspace_note(project));
+        self.notes.extend(out.egress_note(project));
+        let limit = out.limit_hit();
+        self.notes
+            .extend(limit_notes(project, limit, out.overlong_lines()));
+    }
+
     fn into_comment(self, meta: CommentMeta) -> (PlanComment, Vec<PendingFailure>) {
         let comment = PlanComment {
             meta,
