@@ -142,4 +142,31 @@ mod tests {
         );
         assert!(html.contains("the plan role `tfgate-plan`"), "{html}");
     }
+
+    #[test]
+    fn a_plan_run_page_shows_its_policy_checks() {
+        let comment = crate::render::samples::plan_with_policy_checks();
+        let root = serde_json::to_value(&comment.repo_root_summaries[0]).unwrap();
+        let run = serde_json::json!({
+            "id": 8, "command": "plan", "project": "eks", "repo": "acme/infra", "pr": 21,
+            "workspace": "default", "head_sha": "9c1b2d4e", "status": "planned",
+            "actor": "alice", "when": "now", "took": "3 s"
+        });
+        let ctx = minijinja::context! { run => run, kind => "plan", root => root };
+        let html = render("run.html", minijinja::Value::from_serialize(&ctx)).unwrap();
+        assert!(html.contains("<h2>Policy checks</h2>"), "{html}");
+        assert!(
+            html.contains(
+                "<td><code>network-guard</code></td><td>deny</td>\n<td>blocks apply</td>"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("<code>aws_security_group.admin</code>: security group is open to the world on port 22"), "{html}");
+        assert!(html.contains("<td>failed (shown only)</td>"), "{html}");
+        assert!(html.contains("<td>fails closed</td>"), "{html}");
+        assert!(
+            html.contains("<td><code>baseline</code></td><td>deny</td>\n<td>passed</td>"),
+            "{html}"
+        );
+    }
 }
