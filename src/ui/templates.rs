@@ -120,17 +120,24 @@ mod tests {
         assert!(html.contains("a &amp; b"));
     }
 
-    #[test]
-    fn a_plan_run_page_shows_the_plan_roles_missing_permissions_and_advice() {
-        let comment = crate::render::samples::plan_denied_at_plan_time();
+    /// The run page of a plan run of `eks` whose published result is `comment`.
+    fn plan_run_page(comment: crate::model::view::PlanComment, status: &str) -> String {
         let root = serde_json::to_value(&comment.repo_root_summaries[0]).unwrap();
         let run = serde_json::json!({
             "id": 7, "command": "plan", "project": "eks", "repo": "acme/infra", "pr": 21,
-            "workspace": "default", "head_sha": "9c1b2d4e", "status": "plan_failed",
+            "workspace": "default", "head_sha": "9c1b2d4e", "status": status,
             "actor": "alice", "when": "now", "took": "3 s"
         });
         let ctx = minijinja::context! { run => run, kind => "plan", root => root };
-        let html = render("run.html", minijinja::Value::from_serialize(&ctx)).unwrap();
+        render("run.html", minijinja::Value::from_serialize(&ctx)).unwrap()
+    }
+
+    #[test]
+    fn a_plan_run_page_shows_the_plan_roles_missing_permissions_and_advice() {
+        let html = plan_run_page(
+            crate::render::samples::plan_denied_at_plan_time(),
+            "plan_failed",
+        );
         assert!(
             html.contains("Missing permissions of the plan role"),
             "{html}"
@@ -145,15 +152,7 @@ mod tests {
 
     #[test]
     fn a_plan_run_page_shows_its_policy_checks() {
-        let comment = crate::render::samples::plan_with_policy_checks();
-        let root = serde_json::to_value(&comment.repo_root_summaries[0]).unwrap();
-        let run = serde_json::json!({
-            "id": 8, "command": "plan", "project": "eks", "repo": "acme/infra", "pr": 21,
-            "workspace": "default", "head_sha": "9c1b2d4e", "status": "planned",
-            "actor": "alice", "when": "now", "took": "3 s"
-        });
-        let ctx = minijinja::context! { run => run, kind => "plan", root => root };
-        let html = render("run.html", minijinja::Value::from_serialize(&ctx)).unwrap();
+        let html = plan_run_page(crate::render::samples::plan_with_policy_checks(), "planned");
         assert!(html.contains("<h2>Policy checks</h2>"), "{html}");
         assert!(
             html.contains(
