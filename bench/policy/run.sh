@@ -62,25 +62,37 @@ eval_median() {
   awk '{ print $1 / 1000 }' "$WORK/$set.eval" | median
 }
 
-declare -A whole evalonly
+# Of which: parsing the plan into the interpreter (measured apart by --timing), median.
+parse_median() {
+  local set="$1" i
+  : >"$WORK/$set.parse"
+  for ((i = 0; i < BENCH_RUNS; i++)); do
+    { "$TFGATE_BIN" --policy-dir "$ROOT/policies" policy test "$set" "$PLAN" --timing 2>&1 >/dev/null || true; } \
+      | sed -n 's/.* into the interpreter, measured apart: \([0-9.]*\) ms/\1/p' >>"$WORK/$set.parse"
+  done
+  awk '{ print $1 / 1000 }' "$WORK/$set.parse" | median
+}
+
+declare -A whole evalonly parse
 for set in "${SETS[@]}"; do
   log "timing tfgate policy test $set (median of $BENCH_RUNS)"
   whole[$set]="$(time_median "$set" "'$TFGATE_BIN' --policy-dir '$ROOT/policies' policy test $set '$PLAN' > /dev/null || true")"
   evalonly[$set]="$(eval_median "$set")"
+  parse[$set]="$(parse_median "$set")"
 done
 log "timing jq . (median of $BENCH_RUNS)"
 t_jq="$(time_median jq "jq . '$PLAN' > /dev/null")"
 
 echo
 machine_line
-printf '%-20s %12s %12s %10s\n' "command" "whole s" "eval s" "whole/jq"
+printf '%-20s %10s %10s %14s %10s\n' "command" "whole s" "eval s" "of which parse" "whole/jq"
 for set in "${SETS[@]}"; do
-  awk -v n="$set" -v w="${whole[$set]}" -v e="${evalonly[$set]}" -v j="$t_jq" \
-    'BEGIN { printf "%-20s %12.3f %12.3f %10.2f\n", n, w, e, w / j }'
+  awk -v n="$set" -v w="${whole[$set]}" -v e="${evalonly[$set]}" -v p="${parse[$set]}" -v j="$t_jq" \
+    'BEGIN { printf "%-20s %10.3f %10.3f %14.3f %10.2f\n", n, w, e, p, w / j }'
 done
-awk -v j="$t_jq" 'BEGIN { printf "%-20s %12.3f %12s %10s\n", "jq .", j, "-", "1.00" }'
+awk -v j="$t_jq" 'BEGIN { printf "%-20s %10.3f %10s %14s %10s\n", "jq .", j, "-", "-", "1.00" }'
 for set in "${SETS[@]}"; do
-  awk -v n="$set" -v w="${whole[$set]}" -v e="${evalonly[$set]}" -v j="$t_jq" -v f="$SIZE" -v r="$RESOURCES" \
-    'BEGIN { printf "BENCH_RESULT bench=policy set=%s resources=%d file_bytes=%d whole_s=%.3f eval_s=%.3f jq_s=%.3f\n", n, r, f, w, e, j
+  awk -v n="$set" -v w="${whole[$set]}" -v e="${evalonly[$set]}" -v p="${parse[$set]}" -v j="$t_jq" -v f="$SIZE" -v r="$RESOURCES" \
+    'BEGIN { printf "BENCH_RESULT bench=policy set=%s resources=%d file_bytes=%d whole_s=%.3f eval_s=%.3f parse_s=%.3f jq_s=%.3f\n", n, r, f, w, e, p, j
              printf "BENCH_RATIO set=%s whole_over_jq=%.2f eval_over_jq=%.2f target_eval_s<=1\n", n, w / j, e / j }'
 done

@@ -104,7 +104,12 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
         teams: a.teams,
         is_bot: false,
     };
-    let plan_project = plan_policy_project(policy, &a.project, &a.target_dir, &a.workspace);
+    let plan_project = plan_policy_project(
+        policy,
+        a.project.as_deref(),
+        a.target_dir.as_deref(),
+        a.workspace.as_deref(),
+    );
     let target = Target {
         project: a.project,
         dir: a.target_dir,
@@ -139,15 +144,15 @@ fn read_facts(path: Option<&Path>) -> Result<PrFacts> {
 /// (and workspace) given; `None` lists every set of the policy.
 fn plan_policy_project(
     policy: &RepoPolicy,
-    project: &Option<String>,
-    dir: &Option<String>,
-    workspace: &Option<String>,
+    project: Option<&str>,
+    dir: Option<&str>,
+    workspace: Option<&str>,
 ) -> Option<String> {
-    project.clone().or_else(|| {
-        let dir = dir.as_deref()?;
-        let at = policy.project_at(dir, workspace.as_deref().unwrap_or("default"))?;
-        Some(at.spec.id.as_str().to_string())
-    })
+    if let Some(project) = project {
+        return Some(project.to_string());
+    }
+    let at = policy.project_at(dir?, workspace.unwrap_or("default"))?;
+    Some(at.spec.id.as_str().to_string())
 }
 
 /// Convert an Atlantis repo config; prints the layout, the policy skeleton and warnings.
