@@ -75,10 +75,7 @@ pub fn test_cmd(a: TestArgs) -> Result<i32> {
             );
         }
     }
-    let failed = !outcome.failures.is_empty() || outcome.error.is_some();
-    Ok(i32::from(
-        failed && outcome.enforcement == Enforcement::Deny,
-    ))
+    Ok(i32::from(outcome.blocks_apply()))
 }
 
 fn timing_line(bytes: usize, read: Duration, evaluated: Duration) -> String {
@@ -190,11 +187,10 @@ fn summary_line(outcome: &SetOutcome) -> String {
         plural(outcome.failures.len(), "failure"),
         plural(outcome.warnings.len(), "warning")
     );
-    let failed = !outcome.failures.is_empty() || outcome.error.is_some();
     if outcome.error.is_some() {
         line.push_str(", error: the set fails closed");
     }
-    if failed && outcome.enforcement == Enforcement::Warn {
+    if outcome.failed() && outcome.enforcement == Enforcement::Warn {
         line.push_str(" (a warn set: its failures are shown, never block; exit 0)");
     }
     line
