@@ -34,7 +34,7 @@ enum Cmd {
     /// Validate, explain and import admin policies.
     Policy {
         #[command(subcommand)]
-        command: PolicyCmd,
+        command: cli::policy_cmd::PolicyCmd,
     },
     /// Print the markdown tfgate would post for a plan JSON or an apply -json stream.
     Render {
@@ -168,47 +168,6 @@ enum RenderCmd {
     },
 }
 
-#[derive(Subcommand)]
-// Parsed once per process: the size of its largest variant does not matter.
-#[allow(clippy::large_enum_variant)]
-enum PolicyCmd {
-    /// Validate every policy file; prints `file:line:col: message` per problem, exits 1 on any.
-    Check {
-        /// Policy directory (default: the configured TFGATE_POLICY_DIR).
-        dir: Option<std::path::PathBuf>,
-    },
-    /// Print the decision for one command and the rule behind it (exit 0 allow, 3 deny).
-    Explain {
-        #[arg(long)]
-        repo: String,
-        #[arg(long)]
-        user: String,
-        /// The user's permission on the repository.
-        #[arg(long, default_value = "write")]
-        permission: String,
-        /// Team slugs the user belongs to (repeatable).
-        #[arg(long = "team")]
-        teams: Vec<String>,
-        #[arg(long)]
-        command: String,
-        #[arg(long)]
-        project: Option<String>,
-        #[arg(long)]
-        dir: Option<String>,
-        #[arg(long)]
-        workspace: Option<String>,
-        /// JSON file with the PR's facts (author, head_sha, reviews, check_runs, changed_files…).
-        #[arg(long)]
-        pr_facts: Option<std::path::PathBuf>,
-        /// The repository's `tfgate.yaml` (as on its base branch), merged when the policy has
-        /// `allow_repo_layout`.
-        #[arg(long)]
-        layout: Option<std::path::PathBuf>,
-    },
-    /// Turn an Atlantis repo config into a tfgate layout and policy skeleton.
-    ImportAtlantis { file: std::path::PathBuf },
-}
-
 fn main() {
     // Inside an egress sandbox: relay loopback connections to tfgate's proxy and run the
     // program. Before any runtime, configuration or logging: it decides nothing.
@@ -248,7 +207,7 @@ async fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Run { what } => run_local(&config, what).await,
-        Cmd::Policy { command } => policy(&config, command),
+        Cmd::Policy { command } => cli::policy_cmd::run(&config, command),
         Cmd::Gitops { what } => cli::gitops::run(what),
         Cmd::Locks { release, json } => {
             cli::operator_cmd::locks(&config, release.as_deref(), json).await
@@ -366,39 +325,6 @@ async fn run_local(config: &Config, what: RunCmd) -> Result<i32> {
     .await?;
     print!("{md}");
     Ok(code)
-}
-
-fn policy(config: &Config, command: PolicyCmd) -> Result<i32> {
-    match command {
-        PolicyCmd::Check { dir } => {
-            cli::policy::check(dir.as_deref().unwrap_or(&config.policy_dir))
-        }
-        PolicyCmd::Explain {
-            repo,
-            user,
-            permission,
-            teams,
-            command,
-            project,
-            dir,
-            workspace,
-            pr_facts,
-            layout,
-        } => cli::policy::explain_cmd(cli::policy::ExplainArgs {
-            dir: &config.policy_dir,
-            repo: &repo,
-            user: &user,
-            permission: &permission,
-            teams,
-            command: &command,
-            project,
-            target_dir: dir,
-            workspace,
-            pr_facts: pr_facts.as_deref(),
-            layout: layout.as_deref(),
-        }),
-        PolicyCmd::ImportAtlantis { file } => cli::policy::import_atlantis(&file),
-    }
 }
 
 async fn worker(config: Config) -> Result<()> {

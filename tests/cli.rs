@@ -219,3 +219,125 @@ fn import_atlantis_maps_workflow_arguments_and_warns_about_run_steps() {
         "{err}"
     );
 }
+
+fn policy_test(args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["policy", "test"];
+    all.extend_from_slice(args);
+    tfgate(&all)
+}
+
+#[test]
+fn policy_test_prints_each_failure_and_exits_1_on_a_failed_deny_set() {
+    let (code, out, err) = policy_test(&[
+        "no-public-exposure",
+        "tests/fixtures/plan-policy/checkov-for-each-sg.tfplan.json",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let ssh = "ingress open to the world on port 22 (SSH): allow a known address range, or use SSM Session Manager";
+    assert_eq!(
+        out,
+        format!(
+            "FAIL deny: module.sg[\"awful_example\"].aws_security_group.bad: {ssh}\n\
+             FAIL deny: module.sg[\"bad_example\"].aws_security_group.bad: {ssh}\n\
+             FAIL deny: module.sg[\"terrible_example\"].aws_security_group.bad: {ssh}\n\
+             set `no-public-exposure` (deny): 3 failures, 0 warnings\n"
+        )
+    );
+    // A passing plan, with the set looked up in the policy covering a repository.
+    let (code, out, err) = policy_test(&[
+        "no-public-exposure",
+        "tests/fixtures/plan-policy/checkov-change-keys.tfplan.json",
+        "--repo=acme/web",
+        "--timing",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        out,
+        "set `no-public-exposure` (deny): 0 failures, 0 warnings\n"
+    );
+    assert!(err.starts_with("timing: plan 8126 bytes"), "{err}");
+}
+
+#[test]
+fn policy_test_of_a_warn_set_exits_0_and_says_why() {
+    let (code, out, err) = policy_test(&[
+        "required-tags",
+        "tests/fixtures/plan-policy/checkov-for-each-sg.tfplan.json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("WARN warn: aws_route53_zone.example[\"example.com\"]: missing required tags: owner, cost-center\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("set `required-tags` (warn): 0 failures, 5 warnings\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn policy_test_fails_closed_on_an_erroring_set_and_exits_2_on_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan_dir = dir.path().join("plan");
+    std::fs::create_dir(&plan_dir).unwrap();
+    std::fs::write(
+        plan_dir.join("p.rego"),
+        "package main\nimport rego.v1\ndeny contains msg if {\n  msg := sprintf(\"%d\", [input.x / 0])\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("r.yaml"),
+        "repos: [\"o/r\"]\nplan_policies:\n  - name: broken\n    path: plan\n  - name: soft\n    path: plan\n    enforcement: warn\n",
+    )
+    .unwrap();
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r#"{"x": 1}"#).unwrap();
+    let policies = format!("--policy-dir={}", dir.path().display());
+    let run = |set: &str, file: &str| tfgate(&[&policies, "policy", "test", set, file]);
+    let (code, out, _) = run("broken", plan.to_str().unwrap());
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("ERROR rule `main.deny` failed with an error at plan/p.rego:4:33")
+            && out.ends_with(
+                "set `broken` (deny): 0 failures, 0 warnings, error: the set fails closed\n"
+            ),
+        "{out}"
+    );
+    let (code, out, _) = run("soft", plan.to_str().unwrap());
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("a warn set"), "{out}");
+    let (code, _, err) = run("nope", plan.to_str().unwrap());
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no plan policy set `nope`; known sets: `broken`, `soft`"),
+        "{err}"
+    );
+    let yaml = dir.path().join("r.yaml");
+    let (code, _, err) = run("broken", yaml.to_str().unwrap());
+    assert_eq!(code, 2);
+    assert!(err.contains("is not JSON"), "{err}");
+}
+
+#[test]
+fn policy_explain_lists_the_plan_policy_sets_of_the_project() {
+    let args = [
+        "policy",
+        "explain",
+        "--repo=acme/web",
+        "--user=alice",
+        "--command=plan",
+    ];
+    let (_, out, _) = tfgate(&args);
+    assert!(
+        out.contains("plan policy sets of this policy:\n  `no-public-exposure` (plan/security, policies/example-org-default.yaml): deny; owners: team acme/security\n    applies to: every project\n    rules: main.deny_s3_bucket_without_public_access_block, main.deny_s3_public_access_block, main.deny_world_ssh\n"),
+        "{out}"
+    );
+    assert!(out.contains("  `required-tags` (plan/tags, policies/example-org-default.yaml): warn; owners: nobody\n    applies to: every project\n    rules: main.warn_required_tags\n"), "{out}");
+    let mut with_project = args.to_vec();
+    with_project.extend(["-p", "web"]);
+    let (_, out, _) = tfgate(&with_project);
+    assert!(
+        out.contains("plan policy sets for project `web`:\n  `no-public-exposure`"),
+        "{out}"
+    );
+}

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use crate::policy::{explain, Actor, GitHubPermission, PolicyCommand, PrFacts, Target};
+use super::plan_policy::explain_sets_text;
+use crate::policy::{explain, Actor, GitHubPermission, PolicyCommand, PrFacts, RepoPolicy, Target};
 use crate::policy_repo::store::load_dir;
 
 /// Validate a policy directory; prints `file:line:col: message` per problem. Exit code.
@@ -96,20 +97,19 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
                 a.permission
             )
         })?;
-    let facts: PrFacts = match a.pr_facts {
-        Some(path) => serde_json::from_str(
-            &std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?,
-        )
-        .with_context(|| format!("parsing {}", path.display()))?,
-        None => PrFacts::hypothetical(),
-    };
+    let facts = read_facts(a.pr_facts)?;
     let actor = Actor {
         login: a.user.to_string(),
         permission,
         teams: a.teams,
         is_bot: false,
     };
+    let plan_project = plan_policy_project(
+        policy,
+        a.project.as_deref(),
+        a.target_dir.as_deref(),
+        a.workspace.as_deref(),
+    );
     let target = Target {
         project: a.project,
         dir: a.target_dir,
@@ -127,7 +127,32 @@ pub fn explain_cmd(a: ExplainArgs) -> Result<i32> {
         "{}",
         explain(&actor, command, &target, &facts, policy, reply)
     );
+    print!("{}", explain_sets_text(policy, plan_project.as_deref()));
     Ok(if decision.is_allowed() { 0 } else { 3 })
+}
+
+fn read_facts(path: Option<&Path>) -> Result<PrFacts> {
+    let Some(path) = path else {
+        return Ok(PrFacts::hypothetical());
+    };
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// The project whose plan policy sets `explain` lists: the one named, or the one at the dir
+/// (and workspace) given; `None` lists every set of the policy.
+fn plan_policy_project(
+    policy: &RepoPolicy,
+    project: Option<&str>,
+    dir: Option<&str>,
+    workspace: Option<&str>,
+) -> Option<String> {
+    if let Some(project) = project {
+        return Some(project.to_string());
+    }
+    let at = policy.project_at(dir?, workspace.unwrap_or("default"))?;
+    Some(at.spec.id.as_str().to_string())
 }
 
 /// Convert an Atlantis repo config; prints the layout, the policy skeleton and warnings.

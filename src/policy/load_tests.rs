@@ -223,6 +223,19 @@ fn not_enabled_notice_names_the_repo() {
     assert!(how_to_enable.contains("`acme/web`") && how_to_enable.contains("policies/"));
 }
 
+/// The `.rego` files under `dir`, named `prefix/relative/path.rego`.
+fn shipped_rego(dir: &std::path::Path, prefix: &str, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = format!("{prefix}/{}", path.file_name().unwrap().to_string_lossy());
+        if path.is_dir() {
+            shipped_rego(&path, &name, out);
+        } else if is_rego_file_name(&name) {
+            out.push((name, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+}
+
 /// Every shipped example in `policies/` loads with zero problems, together.
 #[test]
 fn shipped_examples_load() {
@@ -240,6 +253,8 @@ fn shipped_examples_load() {
         .collect();
     files.sort();
     assert!(files.len() >= 3, "expected the shipped examples");
+    // The Rego of their plan policy sets (`policies/plan/…`), as the server reads it.
+    shipped_rego(std::path::Path::new(dir), "policies", &mut files);
     let set = load_policies(&files).unwrap_or_else(|p| {
         panic!(
             "{}",
