@@ -328,6 +328,8 @@ impl Renderer {
         {
             self.render_notice(&notice).map_err(as_template_error)?;
         }
+        self.render_plan_policy_check(&plan_policy_check::sample_plan_policy_check())
+            .map_err(as_template_error)?;
         self.render_text_samples().map_err(as_template_error)
     }
 }

@@ -3,8 +3,7 @@
 use minijinja::context;
 
 use super::template_names::PLAN_POLICY_CHECK;
-use super::texts::CheckTitleSummary;
-use super::{RenderError, Renderer};
+use super::{CheckTitleSummary, RenderError, Renderer};
 use crate::model::view::PlanPolicyCheckText;
 
 impl Renderer {

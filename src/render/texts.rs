@@ -120,7 +120,6 @@ impl Renderer {
         }
         self.render_drift_report(&samples::drift_report())?;
         self.render_stale_banner(&super::stale_banner::sample_banner())?;
-        self.render_plan_policy_check(&super::plan_policy_check::sample_plan_policy_check())?;
         Ok(())
     }
 }

@@ -3,12 +3,12 @@
 //! check of the head (`run_planner::apply_status`, pure). A PR merged while roots were left
 //! gets one comment naming them, and an audit record; its locks are released as on any close.
 
-use super::installation_client;
 use super::notice_outbox::{record_notice, NoticeTarget};
 use super::pr_snapshot::{read_snapshot, Reading};
-use super::publish_checks::post_head_check;
+use super::{github_error, installation_client};
 use crate::db::audit::{self, AuditEvent};
 use crate::db::runs;
+use crate::github::api::{create_check_run, CheckRunRequest};
 use crate::github::InstallationClient;
 use crate::jobs::{ClaimedJob, JobError, RunCommand};
 use crate::model::short_sha;
@@ -58,7 +58,19 @@ async fn post_check(
         .renderer
         .render_apply_check(&check.text)
         .map_err(|e| JobError::Permanent(anyhow::anyhow!("rendering the apply check: {e}")))?;
-    post_head_check(gh, repo, (CHECK_NAME, &head), check.conclusion, &text).await
+    let request = CheckRunRequest {
+        name: CHECK_NAME,
+        head_sha: &head,
+        external_id: None,
+        conclusion: check.conclusion,
+        title: &text.title,
+        summary: &text.summary,
+        text: "",
+        annotations: &[],
+    };
+    create_check_run(gh, repo, &request)
+        .await
+        .map_err(github_error)
 }
 
 /// A push: the new head's check (its roots are not planned yet, unless unchanged), on the

@@ -3,8 +3,9 @@
 //! that head (`run_planner::policy_gate::plan_policy_check` decides its conclusion and text).
 //! A head whose plans no policy set checked gets none.
 
-use super::publish_checks::post_head_check;
+use super::github_error;
 use crate::db::{policy_approvals, runs};
+use crate::github::api::{create_check_run, CheckRunRequest};
 use crate::github::InstallationClient;
 use crate::jobs::{JobError, RunCommand};
 use crate::model::{short_sha, RepoRef};
@@ -37,8 +38,19 @@ pub(super) async fn post(
         .map_err(|e| {
             JobError::Permanent(anyhow::anyhow!("rendering the plan policy check: {e}"))
         })?;
-    let name_head = (PLAN_POLICY_CHECK_NAME, head);
-    post_head_check(gh, repo, name_head, conclusion, &text).await
+    let request = CheckRunRequest {
+        name: PLAN_POLICY_CHECK_NAME,
+        head_sha: head,
+        external_id: None,
+        conclusion,
+        title: &text.title,
+        summary: &text.summary,
+        text: "",
+        annotations: &[],
+    };
+    create_check_run(gh, repo, &request)
+        .await
+        .map_err(github_error)
 }
 
 /// Each root's latest plan run of the PR, with its policy outcomes, and the approvals of those

@@ -47,30 +47,6 @@ impl<'a> Target<'a> {
     }
 }
 
-/// Create a check run with a title and summary only (the `tfgate/apply` and
-/// `tfgate/plan-policy` checks of a head): GitHub shows the newest of a name.
-pub(super) async fn post_head_check(
-    gh: &InstallationClient,
-    repo: &RepoRef,
-    (name, head): (&str, &str),
-    conclusion: &str,
-    text: &crate::render::CheckTitleSummary,
-) -> Result<(), JobError> {
-    let request = CheckRunRequest {
-        name,
-        head_sha: head,
-        external_id: None,
-        conclusion,
-        title: &text.title,
-        summary: &text.summary,
-        text: "",
-        annotations: &[],
-    };
-    api::create_check_run(gh, repo, &request)
-        .await
-        .map_err(super::github_error)
-}
-
 /// The run result a publication row holds.
 pub(super) fn open_result(key: &SealKey, row: &PublicationRow) -> Result<RunResult, JobError> {
     RunResult::open_sealed(key, &row.result)
