@@ -140,9 +140,17 @@ async fn deny_blocks_until_an_owner_approves(h: Harness) {
         "{blocked}"
     );
     assert!(
-        blocked.contains("- `no-open`: 1 failure (listed in the plan comment); may approve: @"),
+        blocked.contains("- `no-open`: 1 failure; may approve: @"),
         "{blocked}"
     );
+    let rule_message = "  - `fake_thing.sg`: fake\\_thing.sg is open to the world (&lt;cidr-1&gt;";
+    assert!(
+        blocked.contains(rule_message),
+        "the rule's message: {blocked}"
+    );
+    for secret in ["10.20.0.0", "123456789012", "arn:aws:iam"] {
+        assert!(!blocked.contains(secret), "{secret} leaked: {blocked}");
+    }
     assert_eq!(
         count(&h, "SELECT COUNT(*) FROM runs WHERE command = 'apply'").await,
         0
@@ -227,6 +235,8 @@ async fn warn_never_blocks_and_a_broken_set_fails_closed(h: Harness) {
         "{blocked}"
     );
     assert!(blocked.contains("may approve: nobody yet"), "{blocked}");
+    let reason = "  - rule `main.deny` failed with an error at plan/broken/policy.rego:";
+    assert!(blocked.contains(reason), "{blocked}");
     let nobody = say(&h, "sam", "/approve-policies -p legacy").await;
     assert!(nobody.contains("the set names no owners"), "{nobody}");
 

@@ -103,6 +103,10 @@ pub fn sets_to_approve(
     }
 }
 
+/// How many failed rules' messages the blocked-apply notice repeats per set (the plan
+/// comment lists them all).
+pub const BLOCKED_MESSAGES: usize = 5;
+
 /// The notice of an apply blocked by `outcomes` (the blocking sets), with each set's owners
 /// from the policy in force.
 pub fn blocked_notice(
@@ -117,6 +121,8 @@ pub fn blocked_notice(
             .map(|o| BlockedSet {
                 set: o.set.clone(),
                 failures: o.failures.len(),
+                messages: o.failures.iter().take(BLOCKED_MESSAGES).cloned().collect(),
+                error: o.error.clone(),
                 failed_closed: o.error.is_some(),
                 owners: owners_of(sets, &o.set),
             })

@@ -74,6 +74,12 @@ pub struct BlockedSet {
     pub failed_closed: bool,
     /// `@login` / `@org/team`; empty when the policy names no owner.
     pub owners: Vec<String>,
+    /// The first failed rules' messages (redacted, as stored with the plan).
+    #[serde(default)]
+    pub messages: Vec<PolicyMessage>,
+    /// Why it failed closed, when it did.
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// The answer to `/approve-policies`.

@@ -91,12 +91,20 @@ pub(super) fn policy_blocked() -> NoticeBody {
                 failures: 2,
                 failed_closed: false,
                 owners: vec!["@alice".into(), "@acme/security".into()],
+                messages: vec![message(
+                    "deny",
+                    Some("aws_security_group.admin"),
+                    "security group is open to the world on port 22",
+                )],
+                error: None,
             },
             BlockedSet {
                 set: "s3".into(),
                 failures: 0,
                 failed_closed: true,
                 owners: vec![],
+                messages: vec![],
+                error: Some("rule `main.deny` ran out of time at plan/s3.rego:4:1; the set fails closed until its policy is fixed".into()),
             },
         ],
     })
