@@ -71,6 +71,18 @@ pub struct SetOutcome {
 }
 
 impl SetOutcome {
+    /// The outcome of `set` when it could not be evaluated: no messages, `reason` (fails
+    /// closed).
+    pub fn failed_closed(set: &PlanPolicySet, reason: &str) -> SetOutcome {
+        SetOutcome {
+            set: set.name.clone(),
+            enforcement: set.enforcement,
+            failures: Vec::new(),
+            warnings: Vec::new(),
+            error: Some(reason.to_string()),
+        }
+    }
+
     /// The set failed (a failure message, or an error: fail closed).
     pub fn failed(&self) -> bool {
         !self.failures.is_empty() || self.error.is_some()

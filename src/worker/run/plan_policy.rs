@@ -9,6 +9,10 @@ use crate::plan_policy::{evaluate, Budget, CompiledSet};
 use crate::policy::RepoPolicy;
 use crate::redact::{Placeholders, Redactor};
 
+const NOT_COMPILED: &str = "the set is not compiled in the policy in force (its Rego files did \
+     not load); it fails closed until an admin fixes it (`tfgate policy check`)";
+const PANICKED: &str = "the evaluation of the set stopped with an internal error; it fails closed";
+
 /// One set to evaluate: its name and enforcement, and its compiled form when it has one.
 struct SetToRun {
     outcome_if_missing: SetOutcome,
@@ -25,17 +29,7 @@ pub(super) async fn evaluate_sets(
         .plan_policies_for(project)
         .into_iter()
         .map(|set| SetToRun {
-            outcome_if_missing: SetOutcome {
-                set: set.name.clone(),
-                enforcement: set.enforcement,
-                failures: Vec::new(),
-                warnings: Vec::new(),
-                error: Some(
-                    "the set is not compiled in the policy in force (its Rego files did not \
-                     load); it fails closed until an admin fixes it (`tfgate policy check`)"
-                        .to_string(),
-                ),
-            },
+            outcome_if_missing: SetOutcome::failed_closed(set, NOT_COMPILED),
             compiled: policy.compiled_plan_policy(&set.name).cloned(),
         })
         .collect();
@@ -59,16 +53,7 @@ pub(super) async fn evaluate_sets(
             policy
                 .plan_policies_for(project)
                 .into_iter()
-                .map(|set| SetOutcome {
-                    set: set.name.clone(),
-                    enforcement: set.enforcement,
-                    failures: Vec::new(),
-                    warnings: Vec::new(),
-                    error: Some(
-                        "the evaluation of the set stopped with an internal error; it fails closed"
-                            .into(),
-                    ),
-                })
+                .map(|set| SetOutcome::failed_closed(set, PANICKED))
                 .collect()
         }
     }
